@@ -1,0 +1,34 @@
+/** The actor runtime: mailbox, refs (ask/tell), supervision, timers, snapshots, passivation. */
+export { ActorSystem, type ActorSystemOptions, type RuntimeEvents } from "./actor-system.ts";
+export { ErrorCodes, errorCodeList, isRetryable, type ErrorCode } from "./error-codes.ts";
+export { createHarness, type Delivered, type Harness, type MutableNode } from "./harness.ts";
+export { ManualScheduler, settle } from "./manual-scheduler.ts";
+export { MemoryActorStore } from "./memory-actor-store.ts";
+export {
+  PersistError,
+  type ActorStore,
+  type NodeState,
+  type Outbox,
+  type PersistFailure,
+  type Scheduler,
+  type Snapshot,
+  type SnapshotResult,
+  type SnapshotTimer,
+  type StampedFrame,
+  type StoredSnapshot,
+} from "./ports.ts";
+export { seededRandom } from "./seeded-random.ts";
+export type {
+  ActorContext,
+  ActorKind,
+  AskResult,
+  Effect,
+  NodeView,
+  PushFrame,
+  Random,
+  RequestId,
+  Restored,
+  TimerFired,
+  TimerKind,
+  Transition,
+} from "./types.ts";

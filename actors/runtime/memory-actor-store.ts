@@ -1,0 +1,61 @@
+import { PersistError, type ActorStore, type Snapshot, type StoredSnapshot } from "./ports.ts";
+
+interface Row {
+  snapshot: Snapshot;
+  revision: number;
+  epoch: number;
+}
+
+/**
+ * The smallest ActorStore: claims and snapshots in a Map, with compare-and-set revisions. Used by the
+ * actor harness; embedded nodes use fleet's KvActorStore over the in-memory KV instead, so the same
+ * code path runs with and without NATS.
+ */
+export class MemoryActorStore implements ActorStore {
+  private rows = new Map<string, Row>();
+  private revision = 0;
+  /** Number of successful writes, for tests that count persistence. */
+  writes = 0;
+  /** When set, every write fails this way (to test unavailable stores and fencing). */
+  failWith: "fenced" | "unavailable" | undefined;
+
+  create(key: string, snapshot: (epoch: number) => Snapshot): Promise<{ epoch: number; revision: number }> {
+    if (this.rows.has(key)) return Promise.reject(new PersistError("exists", `${key} exists`));
+    const epoch = ++this.revision;
+    const revision = ++this.revision;
+    this.rows.set(key, { snapshot: structuredClone(snapshot(epoch)), revision, epoch });
+    this.writes++;
+    return Promise.resolve({ epoch, revision });
+  }
+
+  read(key: string): Promise<(StoredSnapshot & { epoch: number }) | null> {
+    const row = this.rows.get(key);
+    if (!row) return Promise.resolve(null);
+    return Promise.resolve({ snapshot: structuredClone(row.snapshot), revision: row.revision, epoch: row.epoch });
+  }
+
+  write(key: string, snapshot: Snapshot, revision: number): Promise<number> {
+    if (this.failWith) return Promise.reject(new PersistError(this.failWith, `write of ${key} refused`));
+    const row = this.rows.get(key);
+    if (row?.revision !== revision) return Promise.reject(new PersistError("fenced", `${key} moved`));
+    row.snapshot = structuredClone(snapshot);
+    row.revision = ++this.revision;
+    this.writes++;
+    return Promise.resolve(row.revision);
+  }
+
+  remove(key: string, _revision: number): Promise<void> {
+    this.rows.delete(key);
+    return Promise.resolve();
+  }
+
+  /** The stored snapshot of a key, for assertions. */
+  peek(key: string): Snapshot | undefined {
+    return this.rows.get(key)?.snapshot;
+  }
+
+  /** Keys with a snapshot. */
+  keys(): string[] {
+    return [...this.rows.keys()];
+  }
+}

@@ -1,0 +1,114 @@
+import type { ErrorCode } from "./error-codes.ts";
+import type { PushFrame, TimerKind } from "./types.ts";
+
+/**
+ * The runtime's ports: the interfaces it needs from the outside world, owned here and implemented in
+ * fleet/ (in-process for embedded mode, NATS for the fleet) and gateway/. Nothing here does I/O.
+ */
+
+/** A timer armed in an actor, as written in its snapshot. */
+export interface SnapshotTimer {
+  readonly name: string;
+  readonly kind: TimerKind;
+  /** game: absolute wall-clock deadline (ms). */
+  readonly at?: number;
+  /** grace: milliseconds left when the snapshot was written. */
+  readonly remainingMs?: number;
+}
+
+/** A request answered by the actor, kept so a retry is answered with the first result. */
+export interface SnapshotResult {
+  readonly session: string;
+  readonly id: number;
+  /** Wall-clock ms when it was answered; results are kept by time, not by count. */
+  readonly at: number;
+  readonly ok: boolean;
+  readonly value?: unknown;
+  readonly code?: ErrorCode;
+  readonly message?: string;
+}
+
+/** An actor's last acknowledged state: what a snapshot write carries. Plain data. */
+export interface Snapshot {
+  /** Snapshot format version (of this envelope). */
+  readonly format: 1;
+  readonly kind: string;
+  /** The kind's schema version of `state`. */
+  readonly schemaVersion: number;
+  readonly key: string;
+  /** The owner's epoch when this was written. */
+  readonly epoch: number;
+  /** The last sequence number stamped on a frame about this key. */
+  readonly seq: number;
+  /** A unique id of this write, for reading back after an unknown outcome. */
+  readonly writeId: string;
+  readonly state: unknown;
+  readonly timers: readonly SnapshotTimer[];
+  readonly results: readonly SnapshotResult[];
+}
+
+/** A snapshot as read, with the store revision it was read at. */
+export interface StoredSnapshot {
+  readonly snapshot: Snapshot;
+  readonly revision: number;
+}
+
+/** Why a snapshot write did not succeed (FLEET-PROTOCOL, "What a KV write's outcome means"). */
+export type PersistFailure =
+  /** Another owner with a newer epoch holds the key: stop the actor, acknowledge nothing. */
+  | "fenced"
+  /** The store cannot take writes now: acknowledge nothing, retry later. */
+  | "unavailable"
+  /** The key already exists (on create). */
+  | "exists";
+
+/** Thrown by an ActorStore when a write does not succeed. */
+export class PersistError extends Error {
+  constructor(
+    readonly failure: PersistFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "PersistError";
+  }
+}
+
+/**
+ * Where actors are claimed and their snapshots kept. `claim` + `write` + `read` are enough for one node;
+ * the fleet's implementation also settles timeouts by reading back and fences older epochs.
+ */
+export interface ActorStore {
+  /** Claims a new key for this node and writes its first snapshot; returns the epoch and revision. Throws `exists`. */
+  create(key: string, snapshot: (epoch: number) => Snapshot): Promise<{ epoch: number; revision: number }>;
+  /** Reads the snapshot of a key this node owns or is about to own; null when there is none. */
+  read(key: string): Promise<(StoredSnapshot & { epoch: number }) | null>;
+  /** Compare-and-set write of the next snapshot; returns the new revision. Throws PersistError. */
+  write(key: string, snapshot: Snapshot, revision: number): Promise<number>;
+  /** Deletes a finished actor's snapshot and releases its claim. */
+  remove(key: string, revision: number): Promise<void>;
+}
+
+/** Carries frames to players' sessions, wherever they are connected. */
+export interface Outbox {
+  push(players: readonly string[], frame: StampedFrame): void;
+}
+
+/** A frame about a key, stamped by the runtime. */
+export type StampedFrame = PushFrame & { readonly key: string; readonly epoch: number; readonly seq: number };
+
+/** Clock and timers. The real one uses the wall clock and setTimeout; tests use a manual one. */
+export interface Scheduler {
+  /** Wall-clock ms. */
+  now(): number;
+  /** Calls `fn` at wall-clock `at` (or at once if past); returns a cancel function. */
+  at(at: number, fn: () => void): () => void;
+}
+
+/** Node-level facts an actor may see (room capacity, draining) and the lease check of the fleet. */
+export interface NodeState {
+  canOpenRoom(): boolean;
+  draining(): boolean;
+  /** False when this node must not act (its lease is stale); the runtime then refuses with UNAVAILABLE. */
+  mayAct(): boolean;
+}

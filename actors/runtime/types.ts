@@ -1,0 +1,116 @@
+import type { ErrorCode } from "./error-codes.ts";
+
+/**
+ * The vocabulary shared by every actor kind and the runtime that drives them.
+ * A handler is pure: `(state, message, ctx) → { state, effects }`. It never touches a socket, a timer or
+ * the wall clock; the runtime carries the effects out after the handler returns (and after the new state
+ * is persisted, so nothing a client hears is ever lost).
+ */
+
+/** Deterministic or cryptographic randomness, injected so tests are repeatable. */
+export interface Random {
+  /** An integer in [0, maxExclusive). */
+  int(maxExclusive: number): number;
+}
+
+/** What the node tells an actor about itself when it handles a message. */
+export interface NodeView {
+  /** The node can open another room (`maxRooms` not reached). */
+  readonly canOpenRoom: boolean;
+  /** The node is draining: it opens no new rooms and lobbies move away. */
+  readonly draining: boolean;
+}
+
+/** Everything a handler may read besides its state and its message. */
+export interface ActorContext {
+  /** The actor's key, e.g. `lobby/ABC123`. */
+  readonly key: string;
+  /** Wall-clock milliseconds, from the injected clock. Game deadlines are absolute in this clock. */
+  readonly now: number;
+  readonly random: Random;
+  readonly node: NodeView;
+}
+
+/** A frame for players; the runtime stamps it with the key, its epoch and the next sequence number. */
+export interface PushFrame {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * Timers are absolute deadlines. A `game` timer (countdowns, start rules, room end) keeps its deadline
+ * across a failover; a `grace` timer (a disconnected member's seat) is stored as remaining time and does
+ * not run while the actor is frozen or being restored.
+ */
+export type TimerKind = "game" | "grace";
+
+/** What a handler asks the runtime to do. Carried out in order, after the state is persisted. */
+export type Effect =
+  /** Send a frame to players (by player id) wherever their sessions are. */
+  | { readonly type: "push"; readonly to: readonly string[]; readonly frame: PushFrame }
+  /** Answer the message being handled with success and an optional small value. */
+  | { readonly type: "reply"; readonly value?: unknown }
+  /** Refuse the message being handled; the state must not have changed. */
+  | { readonly type: "reject"; readonly code: ErrorCode; readonly message: string; readonly retryAfterMs?: number }
+  /** Arm (or re-arm) the timer `name`; when it fires the actor receives `{ type: "timer", name }`. */
+  | { readonly type: "timer"; readonly name: string; readonly at: number; readonly kind: TimerKind }
+  | { readonly type: "cancelTimer"; readonly name: string }
+  /** Send a message to another actor, fire and forget. */
+  | { readonly type: "tell"; readonly to: string; readonly message: unknown }
+  /** Create a new actor of the kind its key names, with an initial argument for the kind's `create`. */
+  | { readonly type: "spawn"; readonly key: string; readonly init: unknown }
+  /** The actor is finished (a lobby whose last member left): its snapshot is deleted. */
+  | { readonly type: "stop" };
+
+/** The result of handling one message. */
+export interface Transition<S> {
+  readonly state: S;
+  readonly effects: readonly Effect[];
+}
+
+/** The message the runtime delivers when a timer fires. */
+export interface TimerFired {
+  readonly type: "timer";
+  readonly name: string;
+}
+
+/**
+ * Delivered after an actor is restored on a node that did not run it a moment ago (failover, migration),
+ * listing the players whose sessions are on this node. Passivation restores do not send it.
+ */
+export interface Restored {
+  readonly type: "restored";
+  readonly reason: "failover" | "migration";
+  readonly connected: readonly string[];
+}
+
+/**
+ * An actor kind: how to create, handle, snapshot and restore one. State must be plain data (objects,
+ * arrays, strings, numbers, booleans, null) so it can be written as a snapshot and read by another node.
+ */
+export interface ActorKind<S, M> {
+  /** The key prefix this kind serves, without the slash: `lobby`, `room`, `player`. */
+  readonly kind: string;
+  /** Bumped whenever the state's shape changes; `upgrade` reads older versions. */
+  readonly schemaVersion: number;
+  /** The state of a new actor; may return effects (the creator's welcome, first timers). */
+  create(init: unknown, ctx: ActorContext): Transition<S>;
+  /** Validates a message coming from outside the actor; returns undefined when it is not one of ours. */
+  parse(message: unknown): M | TimerFired | Restored | undefined;
+  handle(state: S, message: M | TimerFired | Restored, ctx: ActorContext): Transition<S>;
+  /** Reads a snapshot's state written by this or an earlier schema version. */
+  upgrade(state: unknown, version: number): S;
+  /** True when the actor has nothing to do and may be passivated (dropped from memory, kept in the store). */
+  idle(state: S): boolean;
+}
+
+/** Outcome of an ask, as the gateway and other actors see it. */
+export type AskResult =
+  | { readonly ok: true; readonly value?: unknown }
+  | { readonly ok: false; readonly code: ErrorCode; readonly message: string; readonly retryAfterMs?: number };
+
+/** A request's identity: its session and the request id the client chose. Used to apply a retry once. */
+export interface RequestId {
+  readonly session: string;
+  readonly id: number;
+}
