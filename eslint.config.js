@@ -22,11 +22,25 @@ export default tseslint.config(
     // actors/ is pure: no I/O, no wall clock, no ambient randomness. Effects leave through the runtime.
     files: ["actors/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: io.map((group) => ({ group: [group], message: "actors/ is pure; effects go out through the runtime" })) }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: io.map((group) => ({
+            group: [group],
+            message: "actors/ is pure; effects go out through the runtime",
+          })),
+        },
+      ],
       "no-restricted-syntax": [
         "error",
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: "use ctx.now" },
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: "use ctx.random" },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: "use ctx.now",
+        },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: "use ctx.random",
+        },
         { selector: "CallExpression[callee.name='setTimeout']", message: "return a timer effect" },
         { selector: "CallExpression[callee.name='setInterval']", message: "return a timer effect" },
       ],
@@ -38,6 +52,8 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
       "@typescript-eslint/no-unsafe-assignment": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",
+      // `eventually(() => expect(...))` reads best as a shorthand arrow.
+      "@typescript-eslint/no-confusing-void-expression": "off",
     },
   },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },

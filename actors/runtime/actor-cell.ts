@@ -4,6 +4,8 @@ import type { SnapshotResult } from "./ports.ts";
 /** A message waiting in an actor's mailbox, with whoever waits for its answer. */
 export interface Envelope {
   readonly message: unknown;
+  /** Set only by the runtime's own timers: a timer message without it (or of a re-armed timer) is stale. */
+  readonly timer?: ArmedTimer;
   readonly request?: RequestId;
   readonly resolve?: (result: AskResult) => void;
 }

@@ -1,4 +1,4 @@
-import { ActorCell, requestKey, resultToAnswer, type Envelope } from "./actor-cell.ts";
+import { ActorCell, requestKey, resultToAnswer, type ArmedTimer, type Envelope } from "./actor-cell.ts";
 import type { ErrorCode } from "./error-codes.ts";
 import {
   PersistError,
@@ -20,6 +20,10 @@ export interface RuntimeEvents {
   persistFailed?(key: string, error: unknown): void;
   /** A tell to a key with no actor and no snapshot. */
   deadLetter?(key: string, message: unknown): void;
+  /** A new actor was created (its first snapshot written). */
+  created?(key: string): void;
+  /** An actor finished (`stop`) and its snapshot was removed. */
+  stopped?(key: string): void;
 }
 
 /** Options of an ActorSystem. Every dependency is passed in. */
@@ -64,6 +68,7 @@ export class ActorSystem {
   private readonly kinds = new Map<string, Registration>();
   private readonly cells = new Map<string, ActorCell>();
   private readonly loading = new Map<string, Promise<ActorCell | null>>();
+  private readonly waiting = new Map<string, Envelope[]>();
   private readonly askTimeoutMs: number;
   private readonly retentionMs: number;
   private readonly passivateAfterMs: number;
@@ -83,14 +88,18 @@ export class ActorSystem {
   /** Makes a kind addressable under `<kind.kind>/…`. */
   register<S, M>(kind: ActorKind<S, M>, opts: { createOnDemand?: boolean } = {}): this {
     this.kinds.set(kind.kind, {
-      kind: kind as unknown as ActorKind<unknown, unknown>,
+      kind: kind,
       createOnDemand: opts.createOnDemand ?? false,
     });
     return this;
   }
 
   /** Sends a message and waits for the actor's answer (or the deadline). Never rejects. */
-  ask(key: string, message: unknown, opts: { request?: RequestId; timeoutMs?: number } = {}): Promise<AskResult> {
+  ask(
+    key: string,
+    message: unknown,
+    opts: { request?: RequestId; timeoutMs?: number } = {},
+  ): Promise<AskResult> {
     return new Promise<AskResult>((resolve) => {
       let done = false;
       const cancel = this.options.scheduler.at(
@@ -174,8 +183,13 @@ export class ActorSystem {
       return { created: true, result: unavailable("the store did not take the new actor") };
     }
     this.cells.set(key, cell);
+    this.options.events?.created?.(key);
     this.applyTimers(cell, pending.changes);
-    this.runEffects(cell, { envelope: { message: init }, effects: this.stampPushes(cell, transition.effects) }, now);
+    this.runEffects(
+      cell,
+      { envelope: { message: init }, effects: this.stampPushes(cell, transition.effects) },
+      now,
+    );
     this.kick(cell);
     return { created: true, result: answer ?? { ok: true } };
   }
@@ -229,20 +243,32 @@ export class ActorSystem {
       envelope.resolve?.(unavailable("the node is stopping"));
       return;
     }
+    const waiting = this.waiting.get(key);
+    if (waiting) {
+      waiting.push(envelope);
+      return;
+    }
     const cell = this.cells.get(key);
-    if (cell) {
+    if (cell && !this.loading.has(key)) {
       cell.mailbox.push(envelope);
       this.kick(cell);
       return;
     }
+    // The key is not in memory (or still being created): messages wait here, in arrival order, and move
+    // to the mailbox together once it is loaded, so none can overtake another.
+    const queue = [envelope];
+    this.waiting.set(key, queue);
     void this.load(key).then((loaded) => {
+      this.waiting.delete(key);
       if (loaded) {
-        loaded.mailbox.push(envelope);
+        loaded.mailbox.push(...queue);
         this.kick(loaded);
-      } else if (envelope.resolve) {
-        envelope.resolve({ ok: false, code: "NOT_FOUND", message: `${key} does not exist` });
-      } else {
-        this.options.events?.deadLetter?.(key, envelope.message);
+        return;
+      }
+      for (const waiter of queue) {
+        if (waiter.resolve)
+          waiter.resolve({ ok: false, code: "NOT_FOUND", message: `${key} does not exist` });
+        else this.options.events?.deadLetter?.(key, waiter.message);
       }
     });
   }
@@ -277,7 +303,15 @@ export class ActorSystem {
     const { snapshot } = stored;
     const now = this.options.scheduler.now();
     const state = registration.kind.upgrade(snapshot.state, snapshot.schemaVersion);
-    const cell = new ActorCell(key, registration.kind, state, stored.epoch, stored.revision, snapshot.seq, now);
+    const cell = new ActorCell(
+      key,
+      registration.kind,
+      state,
+      stored.epoch,
+      stored.revision,
+      snapshot.seq,
+      now,
+    );
     for (const result of snapshot.results) cell.results.set(requestKey(result), result);
     for (const timer of snapshot.timers) {
       const at = timer.kind === "game" ? (timer.at ?? now) : now + (timer.remainingMs ?? 0);
@@ -338,7 +372,10 @@ export class ActorSystem {
       cell.state = state;
       this.applyTimers(cell, timers.changes);
       for (const outcome of stamped) this.runEffects(cell, outcome, now);
-      if (stopping) this.forget(cell);
+      if (stopping) {
+        this.forget(cell);
+        this.options.events?.stopped?.(cell.key);
+      }
     }
   }
 
@@ -354,11 +391,16 @@ export class ActorSystem {
     }
     const message = cell.kind.parse(envelope.message);
     if (message === undefined) {
-      return { state, outcome: { envelope, effects: [rejectEffect("INVALID", "not a message this actor takes")] } };
+      return {
+        state,
+        outcome: { envelope, effects: [rejectEffect("INVALID", "not a message this actor takes")] },
+      };
     }
     if (isTimerMessage(message)) {
-      const armed = cell.timers.get(message.name);
-      if (!armed || armed.at > now) return { state, outcome: { envelope, effects: [] } };
+      // Only the runtime fires timers, and only the one still armed under that name counts.
+      if (!envelope.timer || cell.timers.get(message.name) !== envelope.timer) {
+        return { state, outcome: { envelope, effects: [] } };
+      }
       cell.timers.delete(message.name);
       cell.timersFired++;
     }
@@ -405,7 +447,8 @@ export class ActorSystem {
       if (outcome.envelope.request) cell.results.delete(requestKey(outcome.envelope.request));
     }
     if (cell.stopped) {
-      for (const envelope of batch) envelope.resolve?.({ ok: false, code: "MOVED", message: `${cell.key} moved` });
+      for (const envelope of batch)
+        envelope.resolve?.({ ok: false, code: "MOVED", message: `${cell.key} moved` });
       return;
     }
     this.deferBatch(cell, batch, "the store is not taking writes");
@@ -447,7 +490,8 @@ export class ActorSystem {
           break;
         case "spawn":
           void this.spawn(effect.key, effect.init).then((spawned) => {
-            if (!spawned.created) this.options.events?.persistFailed?.(effect.key, new Error("spawn: key exists"));
+            if (!spawned.created)
+              this.options.events?.persistFailed?.(effect.key, new Error("spawn: key exists"));
           });
           break;
         case "timer":
@@ -509,10 +553,15 @@ export class ActorSystem {
 
   private arm(cell: ActorCell, name: string, kind: "game" | "grace", at: number): void {
     cell.timers.get(name)?.cancel();
-    const cancel = this.options.scheduler.at(at, () => {
-      if (cell.timers.get(name)?.cancel === cancel) this.deliver(cell.key, { message: { type: "timer", name } });
-    });
-    cell.timers.set(name, { kind, at, cancel });
+    const timer: ArmedTimer = {
+      kind,
+      at,
+      cancel: this.options.scheduler.at(at, () => {
+        if (cell.timers.get(name) === timer)
+          this.deliver(cell.key, { message: { type: "timer", name }, timer });
+      }),
+    };
+    cell.timers.set(name, timer);
   }
 
   private pruneResults(cell: ActorCell, now: number): boolean {
@@ -582,7 +631,8 @@ function isTimerMessage(message: unknown): message is { type: "timer"; name: str
 
 function answerOf(effects: readonly Effect[]): AskResult | undefined {
   for (const effect of effects) {
-    if (effect.type === "reply") return effect.value === undefined ? { ok: true } : { ok: true, value: effect.value };
+    if (effect.type === "reply")
+      return effect.value === undefined ? { ok: true } : { ok: true, value: effect.value };
     if (effect.type === "reject") return rejection(effect);
   }
   return undefined;
@@ -600,7 +650,14 @@ function toResult(request: RequestId, at: number, answer: AskResult): SnapshotRe
       ? { session: request.session, id: request.id, at, ok: true }
       : { session: request.session, id: request.id, at, ok: true, value: answer.value };
   }
-  return { session: request.session, id: request.id, at, ok: false, code: answer.code, message: answer.message };
+  return {
+    session: request.session,
+    id: request.id,
+    at,
+    ok: false,
+    code: answer.code,
+    message: answer.message,
+  };
 }
 
 function rejectEffect(code: ErrorCode, message: string): Effect {

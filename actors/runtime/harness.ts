@@ -80,7 +80,7 @@ export function createHarness(options: {
     },
   });
   for (const { kind, createOnDemand } of options.kinds) {
-    system.register(kind as ActorKind<unknown, unknown>, { createOnDemand: createOnDemand ?? false });
+    system.register(kind, { createOnDemand: createOnDemand ?? false });
   }
   const framesOf = (player: string): StampedFrame[] =>
     delivered.filter((d) => d.player === player).map((d) => d.frame);
@@ -92,7 +92,10 @@ export function createHarness(options: {
     delivered,
     reported,
     framesOf,
-    lastOf: (player, type) => framesOf(player).filter((f) => f.type === type).at(-1),
+    lastOf: (player, type) =>
+      framesOf(player)
+        .filter((f) => f.type === type)
+        .at(-1),
     settle: () => settle(10),
   };
 }

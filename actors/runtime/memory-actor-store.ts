@@ -31,7 +31,11 @@ export class MemoryActorStore implements ActorStore {
   read(key: string): Promise<(StoredSnapshot & { epoch: number }) | null> {
     const row = this.rows.get(key);
     if (!row) return Promise.resolve(null);
-    return Promise.resolve({ snapshot: structuredClone(row.snapshot), revision: row.revision, epoch: row.epoch });
+    return Promise.resolve({
+      snapshot: structuredClone(row.snapshot),
+      revision: row.revision,
+      epoch: row.epoch,
+    });
   }
 
   write(key: string, snapshot: Snapshot, revision: number): Promise<number> {

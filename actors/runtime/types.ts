@@ -51,7 +51,12 @@ export type Effect =
   /** Answer the message being handled with success and an optional small value. */
   | { readonly type: "reply"; readonly value?: unknown }
   /** Refuse the message being handled; the state must not have changed. */
-  | { readonly type: "reject"; readonly code: ErrorCode; readonly message: string; readonly retryAfterMs?: number }
+  | {
+      readonly type: "reject";
+      readonly code: ErrorCode;
+      readonly message: string;
+      readonly retryAfterMs?: number;
+    }
   /** Arm (or re-arm) the timer `name`; when it fires the actor receives `{ type: "timer", name }`. */
   | { readonly type: "timer"; readonly name: string; readonly at: number; readonly kind: TimerKind }
   | { readonly type: "cancelTimer"; readonly name: string }
@@ -107,7 +112,12 @@ export interface ActorKind<S, M> {
 /** Outcome of an ask, as the gateway and other actors see it. */
 export type AskResult =
   | { readonly ok: true; readonly value?: unknown }
-  | { readonly ok: false; readonly code: ErrorCode; readonly message: string; readonly retryAfterMs?: number };
+  | {
+      readonly ok: false;
+      readonly code: ErrorCode;
+      readonly message: string;
+      readonly retryAfterMs?: number;
+    };
 
 /** A request's identity: its session and the request id the client chose. Used to apply a retry once. */
 export interface RequestId {

@@ -9,7 +9,9 @@ const messageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("add"), by: z.number(), to: z.string().optional() }).strict(),
   z.object({ type: z.literal("boom") }).strict(),
   z.object({ type: z.literal("get") }).strict(),
-  z.object({ type: z.literal("arm"), name: z.string(), at: z.number(), kind: z.enum(["game", "grace"]) }).strict(),
+  z
+    .object({ type: z.literal("arm"), name: z.string(), at: z.number(), kind: z.enum(["game", "grace"]) })
+    .strict(),
   z.object({ type: z.literal("timer"), name: z.string() }).strict(),
   z.object({ type: z.literal("end") }).strict(),
 ]);
@@ -37,9 +39,15 @@ const counterKind: ActorKind<Counter, CounterMessage> = {
       case "get":
         return { state, effects: [{ type: "reply", value: state.n }] };
       case "arm":
-        return { state, effects: [{ type: "timer", name: message.name, at: message.at, kind: message.kind }] };
+        return {
+          state,
+          effects: [{ type: "timer", name: message.name, at: message.at, kind: message.kind }],
+        };
       case "timer":
-        return { state: { n: state.n + 1000 }, effects: [{ type: "push", to: ["p1"], frame: { type: "fired", name: message.name } }] };
+        return {
+          state: { n: state.n + 1000 },
+          effects: [{ type: "push", to: ["p1"], frame: { type: "fired", name: message.name } }],
+        };
       case "end":
         return { state, effects: [{ type: "stop" }] };
       case "restored":
@@ -48,7 +56,7 @@ const counterKind: ActorKind<Counter, CounterMessage> = {
   },
   upgrade: (state) => z.object({ n: z.number() }).parse(state),
   idle: () => true,
-} as ActorKind<Counter, CounterMessage>;
+};
 
 function harness(): Harness {
   return createHarness({ kinds: [{ kind: counterKind as never }], passivateAfterMs: 10_000 });
@@ -63,7 +71,9 @@ describe("actor runtime", () => {
   it("handles messages one at a time, in order, stamping pushes with epoch and sequence", async () => {
     const h = harness();
     await made(h);
-    const answers = await Promise.all([1, 2, 3, 4, 5].map((by) => h.system.ask("counter/a", { type: "add", by })));
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5].map((by) => h.system.ask("counter/a", { type: "add", by })),
+    );
     expect(answers.map((a) => (a.ok ? a.value : a.code))).toEqual([1, 3, 6, 10, 15]);
     const frames = h.framesOf("p1");
     expect(frames.map((f) => f.n)).toEqual([1, 3, 6, 10, 15]);
@@ -84,9 +94,15 @@ describe("actor runtime", () => {
   it("refuses unknown keys with NOT_FOUND and malformed messages with INVALID", async () => {
     const h = harness();
     await made(h);
-    expect(await h.system.ask("counter/none", { type: "get" })).toMatchObject({ ok: false, code: "NOT_FOUND" });
+    expect(await h.system.ask("counter/none", { type: "get" })).toMatchObject({
+      ok: false,
+      code: "NOT_FOUND",
+    });
     expect(await h.system.ask("nokind/x", { type: "get" })).toMatchObject({ ok: false, code: "NOT_FOUND" });
-    expect(await h.system.ask("counter/a", { type: "add", by: "x" })).toMatchObject({ ok: false, code: "INVALID" });
+    expect(await h.system.ask("counter/a", { type: "add", by: "x" })).toMatchObject({
+      ok: false,
+      code: "INVALID",
+    });
     expect(await h.system.ask("counter/a", { type: "get" })).toEqual({ ok: true, value: 0 });
   });
 
@@ -116,7 +132,10 @@ describe("actor runtime", () => {
     const h = harness();
     await made(h);
     h.store.failWith = "fenced";
-    expect(await h.system.ask("counter/a", { type: "add", by: 1 })).toMatchObject({ ok: false, code: "MOVED" });
+    expect(await h.system.ask("counter/a", { type: "add", by: 1 })).toMatchObject({
+      ok: false,
+      code: "MOVED",
+    });
     expect(h.system.isLive("counter/a")).toBe(false);
     expect(h.framesOf("p1")).toHaveLength(0);
   });
@@ -125,13 +144,24 @@ describe("actor runtime", () => {
     const h = harness();
     await made(h);
     const request = { session: "s1", id: 7 };
-    expect(await h.system.ask("counter/a", { type: "add", by: 4 }, { request })).toEqual({ ok: true, value: 4 });
-    expect(await h.system.ask("counter/a", { type: "add", by: 4 }, { request })).toEqual({ ok: true, value: 4 });
+    expect(await h.system.ask("counter/a", { type: "add", by: 4 }, { request })).toEqual({
+      ok: true,
+      value: 4,
+    });
+    expect(await h.system.ask("counter/a", { type: "add", by: 4 }, { request })).toEqual({
+      ok: true,
+      value: 4,
+    });
     await h.settle();
     expect(h.system.passivateIdle()).toBe(1);
-    expect(await h.system.ask("counter/a", { type: "add", by: 4 }, { request })).toEqual({ ok: true, value: 4 });
+    expect(await h.system.ask("counter/a", { type: "add", by: 4 }, { request })).toEqual({
+      ok: true,
+      value: 4,
+    });
     expect(await h.system.ask("counter/a", { type: "get" })).toEqual({ ok: true, value: 4 });
-    expect(await h.system.ask("counter/a", { type: "add", by: 4 }, { request: { session: "s1", id: 8 } })).toEqual({
+    expect(
+      await h.system.ask("counter/a", { type: "add", by: 4 }, { request: { session: "s1", id: 8 } }),
+    ).toEqual({
       ok: true,
       value: 8,
     });

@@ -1,0 +1,25 @@
+import type { ActorKind } from "../runtime/types.ts";
+import { handleDirectory } from "./directory-machine.ts";
+import type { DirectoryMessage } from "./directory-messages.ts";
+import { parseDirectoryMessage } from "./directory-messages.ts";
+import type { DirectoryState } from "./directory-state.ts";
+import { directorySchemaVersion, upgradeDirectoryState } from "./directory-state.ts";
+
+/** The directory kind (`directory/lobbies`): the browse list of public lobbies. */
+
+/** Options of the directory kind; none yet, kept so every kind is made the same way. */
+export type DirectoryOptions = Record<string, never>;
+
+/** Makes the directory kind. */
+export function directoryKind(_options: DirectoryOptions = {}): ActorKind<DirectoryState, DirectoryMessage> {
+  return {
+    kind: "directory",
+    schemaVersion: directorySchemaVersion,
+    create: () => ({ state: { listings: {} }, effects: [] }),
+    parse: parseDirectoryMessage,
+    handle: handleDirectory,
+    upgrade: upgradeDirectoryState,
+    // No timers: the list is kept by the lobbies' own listing and unlist messages.
+    idle: () => true,
+  };
+}

@@ -1,0 +1,92 @@
+import type { Effect, Restored, Transition } from "../runtime/types.ts";
+import { departAndPush } from "./departures.ts";
+import { pushState, pushStateTo } from "./lobby-frames.ts";
+import type { LobbyMessageOf } from "./lobby-messages.ts";
+import type { LobbyOptions } from "./lobby-options.ts";
+import type { LobbyState, Member } from "./lobby-state.ts";
+import { findMember, roomRunning } from "./lobby-state.ts";
+import { armGrace, cancelGrace } from "./lobby-timers.ts";
+import { updateMember } from "./members.ts";
+import type { LobbyEnv } from "./transition.ts";
+import { reply, withEffects } from "./transition.ts";
+
+/** Sessions dropping and coming back: a dropped member keeps its place for a grace, then leaves. */
+
+type Step = Transition<LobbyState>;
+
+/** A dropped member is back: connected again, its grace cancelled, everyone told. */
+export function reconnect(state: LobbyState, player: string): Step {
+  const next = updateMember(state, player, { connected: true });
+  return { state: next, effects: [cancelGrace(player), pushState(next)] };
+}
+
+/** The gateway reports a member's session dropping or coming back. Unknown players change nothing. */
+export function connection(state: LobbyState, message: LobbyMessageOf<"connection">, env: LobbyEnv): Step {
+  const { player, connected } = message;
+  const member = findMember(state, player);
+  if (member === undefined) return { state, effects: [reply()] };
+  if (connected) {
+    // A session resumed without the lobby noticing a drop still wants the current state.
+    if (member.connected) return { state, effects: [pushStateTo(state, player), reply()] };
+    return withEffects(reconnect(state, player), reply());
+  }
+  if (!member.connected) return { state, effects: [reply()] };
+  return withEffects(disconnect(state, member, env), reply());
+}
+
+function inRunningRoom(state: LobbyState, member: Member): boolean {
+  return member.inRoom && roomRunning(state);
+}
+
+/**
+ * A member's session dropped: in a running room it keeps its seat for the room's reconnect grace;
+ * otherwise for the lobby grace, or it leaves at once when that is 0 (the seed's behaviour).
+ */
+function disconnect(state: LobbyState, member: Member, env: LobbyEnv): Step {
+  const { options, ctx } = env;
+  const inRoom = inRunningRoom(state, member);
+  if (!inRoom && options.lobbyGraceSeconds === 0) return departAndPush(state, member.player, "leave", env);
+  const seconds = inRoom ? options.reconnectGraceSeconds : options.lobbyGraceSeconds;
+  const next = updateMember(state, member.player, { connected: false });
+  return { state: next, effects: [armGrace(member.player, ctx.now, seconds), pushState(next)] };
+}
+
+/**
+ * The grace after a restore. The system caused the drop, so nobody may lose a seat to it: even with a
+ * lobby grace of 0 the member gets a real grace to reconnect in.
+ */
+function restoreGraceSeconds(state: LobbyState, member: Member, options: LobbyOptions): number {
+  if (inRunningRoom(state, member)) return options.reconnectGraceSeconds;
+  if (options.lobbyGraceSeconds > 0) return options.lobbyGraceSeconds;
+  return Math.max(options.lobbyGraceSeconds, options.reconnectGraceSeconds);
+}
+
+/**
+ * After a failover or migration: members whose sessions are here are connected; every other member is
+ * marked disconnected with a fresh, full grace. The state is pushed to everyone in any case, so clients
+ * hear it under the new owner's epoch.
+ */
+export function restored(state: LobbyState, message: Restored, env: LobbyEnv): Step {
+  const here = new Set(message.connected);
+  const effects: Effect[] = [];
+  let next = state;
+  for (const member of state.members) {
+    if (here.has(member.player)) {
+      if (member.connected) continue;
+      next = updateMember(next, member.player, { connected: true });
+      effects.push(cancelGrace(member.player));
+    } else {
+      if (member.connected) next = updateMember(next, member.player, { connected: false });
+      effects.push(armGrace(member.player, env.ctx.now, restoreGraceSeconds(state, member, env.options)));
+    }
+  }
+  return { state: next, effects: [...effects, pushState(next)] };
+}
+
+/** A grace ran out: the member, still away, leaves (and the host role moves on if it was the host). */
+export function graceExpired(state: LobbyState, player: string, env: LobbyEnv): Step {
+  const member = findMember(state, player);
+  // A timer that fired after the member came back or left is stale.
+  if (member?.connected !== false) return { state, effects: [] };
+  return departAndPush(state, player, "grace", env);
+}

@@ -1,0 +1,45 @@
+import type { ActorKind, Effect, Transition } from "../runtime/types.ts";
+import type { LobbyMessage } from "./lobby-messages.ts";
+import { parseLobbyMessage } from "./lobby-messages.ts";
+import { handleLobby, lobbyIdle } from "./lobby-machine.ts";
+import { createLobby } from "./lobby-membership.ts";
+import type { LobbyOptions } from "./lobby-options.ts";
+import { lobbyOptionsSchema } from "./lobby-options.ts";
+import type { LobbyState } from "./lobby-state.ts";
+import { lobbySchemaVersion, upgradeLobbyState } from "./lobby-state.ts";
+import { visibilityEffects } from "./visibility.ts";
+
+/** The private-lobby actor kind (`lobby/<CODE>`), SPEC §1. */
+
+/**
+ * Adds the directory effects a public lobby owes after a transition, and keeps `stop` last so the
+ * runtime carries out everything else before it deletes the actor.
+ */
+function withVisibility(
+  before: LobbyState | null,
+  transition: Transition<LobbyState>,
+  options: LobbyOptions,
+): Transition<LobbyState> {
+  const stopped = transition.effects.some((e) => e.type === "stop");
+  const visibility = visibilityEffects(before, transition.state, stopped, options);
+  if (visibility.length === 0 && !stopped) return transition;
+  const effects: Effect[] = transition.effects.filter((e) => e.type !== "stop");
+  effects.push(...visibility);
+  if (stopped) effects.push({ type: "stop" });
+  return { state: transition.state, effects };
+}
+
+/** Makes the lobby kind; the options are validated once here, so a bad configuration fails at start-up. */
+export function lobbyKind(options: LobbyOptions): ActorKind<LobbyState, LobbyMessage> {
+  const checked = lobbyOptionsSchema.parse(options);
+  return {
+    kind: "lobby",
+    schemaVersion: lobbySchemaVersion,
+    create: (init, ctx) => withVisibility(null, createLobby(init, ctx), checked),
+    parse: parseLobbyMessage,
+    handle: (state, message, ctx) =>
+      withVisibility(state, handleLobby(state, message, { options: checked, ctx }), checked),
+    upgrade: upgradeLobbyState,
+    idle: lobbyIdle,
+  };
+}

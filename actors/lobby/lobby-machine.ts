@@ -1,0 +1,57 @@
+import type { Restored, TimerFired, Transition } from "../runtime/types.ts";
+import { connection, graceExpired, restored } from "./lobby-connection.ts";
+import type { LobbyMessage } from "./lobby-messages.ts";
+import { join, leave, makeHost, setProfile, setReady } from "./lobby-membership.ts";
+import { returnTimerFired, returnToLobby, roomEnded, start } from "./lobby-room.ts";
+import type { LobbyState } from "./lobby-state.ts";
+import { graceTimerPlayer, returnTimerName } from "./lobby-timers.ts";
+import type { LobbyEnv } from "./transition.ts";
+
+/** The lobby's transition function: one message in, the next state and its effects out. */
+
+/** Handles one lobby message (already parsed). */
+export function handleLobby(
+  state: LobbyState,
+  message: LobbyMessage | TimerFired | Restored,
+  env: LobbyEnv,
+): Transition<LobbyState> {
+  switch (message.type) {
+    case "join":
+      return join(state, message, env);
+    case "leave":
+      return leave(state, message, env);
+    case "ready":
+      return setReady(state, message);
+    case "profile":
+      return setProfile(state, message);
+    case "makeHost":
+      return makeHost(state, message);
+    case "start":
+      return start(state, message, env);
+    case "return":
+      return returnToLobby(state, message, env);
+    case "connection":
+      return connection(state, message, env);
+    case "roomEnded":
+      return roomEnded(state, message, env);
+    case "timer":
+      return timerFired(state, message.name, env);
+    case "restored":
+      return restored(state, message, env);
+  }
+}
+
+function timerFired(state: LobbyState, name: string, env: LobbyEnv): Transition<LobbyState> {
+  if (name === returnTimerName) return returnTimerFired(state, env);
+  const player = graceTimerPlayer(name);
+  return player === undefined ? { state, effects: [] } : graceExpired(state, player, env);
+}
+
+/**
+ * True when the lobby has no timer pending: nobody is in a grace and no return is due. Timers are
+ * derived from the state (a disconnected member has its grace, an ended room its return), so the state
+ * need not list them.
+ */
+export function lobbyIdle(state: LobbyState): boolean {
+  return state.members.every((m) => m.connected) && state.room?.ended !== true;
+}

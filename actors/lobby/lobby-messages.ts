@@ -1,0 +1,56 @@
+import { z } from "zod";
+import type { Restored, TimerFired } from "../runtime/types.ts";
+import { codeSchema, metadataSchema, modeSchema, playerIdSchema, playerNameSchema } from "./fields.ts";
+import { restoredSchema, timerFiredSchema } from "./system-messages.ts";
+
+/** What a lobby accepts: from the gateway (players' requests, connection changes) and from its room. */
+
+/** A player as the gateway knows it. */
+export const playerRefSchema = z.strictObject({ id: playerIdSchema, name: playerNameSchema });
+
+/** A player's id and display name. */
+export type PlayerRef = z.output<typeof playerRefSchema>;
+
+/** The argument of the spawn that creates a lobby: its code, its host (first member) and visibility. */
+export const lobbyInitSchema = z.strictObject({
+  code: codeSchema,
+  host: playerRefSchema,
+  public: z.boolean().default(false),
+  metadata: metadataSchema.nullable().default(null),
+});
+
+/** A lobby's creation argument. */
+export type LobbyInit = z.input<typeof lobbyInitSchema>;
+
+/** Every message a lobby handles, the acting player first. */
+export const lobbyMessageSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("join"), player: playerRefSchema }),
+  z.strictObject({ type: z.literal("leave"), player: playerIdSchema }),
+  z.strictObject({ type: z.literal("ready"), player: playerIdSchema, ready: z.boolean() }),
+  z.strictObject({ type: z.literal("profile"), player: playerIdSchema, name: playerNameSchema }),
+  z.strictObject({ type: z.literal("makeHost"), player: playerIdSchema, target: playerIdSchema }),
+  z.strictObject({ type: z.literal("start"), player: playerIdSchema, mode: modeSchema }),
+  z.strictObject({ type: z.literal("return"), player: playerIdSchema }),
+  // From the gateway when a player's session drops or comes back.
+  z.strictObject({ type: z.literal("connection"), player: playerIdSchema, connected: z.boolean() }),
+  // From the lobby's room when its match is over.
+  z.strictObject({ type: z.literal("roomEnded"), room: codeSchema }),
+]);
+
+/** A lobby message. */
+export type LobbyMessage = z.output<typeof lobbyMessageSchema>;
+
+/** The lobby message with this `type`. */
+export type LobbyMessageOf<T extends LobbyMessage["type"]> = Extract<LobbyMessage, { type: T }>;
+
+const incomingSchema = z.discriminatedUnion("type", [
+  ...lobbyMessageSchema.options,
+  timerFiredSchema,
+  restoredSchema,
+]);
+
+/** Validates a message for a lobby; undefined for anything malformed or not a lobby's. */
+export function parseLobbyMessage(message: unknown): LobbyMessage | TimerFired | Restored | undefined {
+  const result = incomingSchema.safeParse(message);
+  return result.success ? result.data : undefined;
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+
+/** How private lobbies behave on this node; every field has the seed's default. */
+
+const alphabet = z.string().min(2).max(64);
+const seconds = z.number().int().min(0).max(3600);
+
+/** Validates lobby options and fills in every field left out with its default. */
+export const lobbyOptionsSchema = z.strictObject({
+  codeLength: z.number().int().min(4).max(16).default(6),
+  // No 0/O or 1/I: codes are read aloud and typed from screenshots.
+  codeAlphabet: alphabet.default("ABCDEFGHJKLMNPQRSTUVWXYZ23456789"),
+  maxMembers: z.number().int().min(1).max(100).default(8),
+  teamSizes: z
+    .record(z.string().min(1), z.number().int().min(0).max(50))
+    .default({ duel: 1, duo: 2, trio: 3, squad: 4, ffa: 0 }),
+  botSeatIdBase: z.number().int().min(0).default(50),
+  returnAfterEndSeconds: seconds.default(5),
+  reconnectGraceSeconds: seconds.default(30),
+  lobbyGraceSeconds: seconds.default(10),
+  roomCodeLength: z.number().int().min(4).max(16).default(6),
+  roomCodeAlphabet: alphabet.default("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+});
+
+/** Lobby options with every field present. */
+export type LobbyOptions = z.output<typeof lobbyOptionsSchema>;
+
+/** The seed's defaults. */
+export const defaultLobbyOptions: LobbyOptions = lobbyOptionsSchema.parse({});
+
+/** The team size of a mode, or undefined when the mode is unknown (start is then INVALID). */
+export function teamSizeOf(options: Pick<LobbyOptions, "teamSizes">, mode: string): number | undefined {
+  // hasOwn, so a mode named "constructor" is unknown rather than a function.
+  return Object.hasOwn(options.teamSizes, mode) ? options.teamSizes[mode] : undefined;
+}

@@ -1,0 +1,32 @@
+import type { PlayerRef } from "./lobby-messages.ts";
+import type { LobbyState, Member } from "./lobby-state.ts";
+
+/** The member list: join order is the order of the array, and every change makes a new one. */
+
+/** The state with one member changed; the same state when the player is not a member. */
+export function updateMember(state: LobbyState, player: string, patch: Partial<Member>): LobbyState {
+  if (!state.members.some((m) => m.player === player)) return state;
+  return { ...state, members: state.members.map((m) => (m.player === player ? { ...m, ...patch } : m)) };
+}
+
+/** The state with a new member at the end of the join order, with the next member id. */
+export function addMember(state: LobbyState, player: PlayerRef): LobbyState {
+  const member: Member = {
+    player: player.id,
+    memberId: state.nextMemberId,
+    name: player.name,
+    ready: false,
+    team: null,
+    connected: true,
+    inRoom: false,
+  };
+  return { ...state, members: [...state.members, member], nextMemberId: state.nextMemberId + 1 };
+}
+
+/**
+ * Who takes over from a host who left: the first connected member in join order, so the role goes to
+ * someone who can use it; if nobody is connected, the first member (the lobby waits for the graces).
+ */
+export function nextHost(remaining: readonly Member[]): string | null {
+  return (remaining.find((m) => m.connected) ?? remaining[0])?.player ?? null;
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { Effect } from "../runtime/types.ts";
+import { directoryKey } from "./codes.ts";
+import { codeSchema } from "./fields.ts";
+import type { LobbyOptions } from "./lobby-options.ts";
+import type { LobbyState } from "./lobby-state.ts";
+
+/** A public lobby keeps its line in the directory current; a private one is never listed anywhere. */
+
+/** What a public lobby tells the directory whenever a browse-list field changes. */
+export const lobbyListingSchema = z.strictObject({
+  type: z.literal("listing"),
+  code: codeSchema,
+  mode: z.string().max(64).nullable(),
+  map: z.string().max(256).nullable(),
+  freeSeats: z.number().int().min(0),
+  members: z.number().int().min(0),
+  playing: z.boolean(),
+});
+
+/** A lobby's line in the browse list. */
+export type LobbyListing = z.output<typeof lobbyListingSchema>;
+
+/** What a public lobby tells the directory when it closes. */
+export const lobbyUnlistSchema = z.strictObject({ type: z.literal("unlist"), code: codeSchema });
+
+/** The listing message for a lobby's current state. */
+export function listingOf(state: LobbyState, options: LobbyOptions): LobbyListing {
+  return {
+    type: "listing",
+    code: state.code,
+    mode: state.metadata?.mode ?? null,
+    map: state.metadata?.map ?? null,
+    freeSeats: Math.max(0, options.maxMembers - state.members.length),
+    members: state.members.length,
+    playing: state.room !== null,
+  };
+}
+
+function sameListing(a: LobbyListing, b: LobbyListing): boolean {
+  return a.freeSeats === b.freeSeats && a.members === b.members && a.playing === b.playing;
+}
+
+/**
+ * The directory effect owed after a transition from `before` to `after`: the listing when a listed field
+ * changed, the unlist when the lobby stopped, nothing for a private lobby.
+ */
+export function visibilityEffects(
+  before: LobbyState | null,
+  after: LobbyState,
+  stopped: boolean,
+  options: LobbyOptions,
+): Effect[] {
+  if (!after.public) return [];
+  if (stopped) return [{ type: "tell", to: directoryKey, message: { type: "unlist", code: after.code } }];
+  if (before === after) return [];
+  const listing = listingOf(after, options);
+  if (before !== null && sameListing(listingOf(before, options), listing)) return [];
+  return [{ type: "tell", to: directoryKey, message: listing }];
+}

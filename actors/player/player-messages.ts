@@ -1,0 +1,34 @@
+import { z } from "zod";
+import type { Restored, TimerFired } from "../runtime/types.ts";
+import { codeSchema, restoredSchema, timerFiredSchema } from "../lobby/index.ts";
+
+/** What a player's registry entry accepts: membership news from lobbies, and questions from gateways. */
+
+const lobbyKeySchema = z.string().min(1).max(200);
+const createRequest = { session: z.string().min(1).max(128), id: z.number().int().min(0), code: codeSchema };
+
+/** Every message a player entry handles. */
+export const playerMessageSchema = z.discriminatedUnion("type", [
+  // From a lobby the player joined or left.
+  z.strictObject({ type: z.literal("joined"), lobby: lobbyKeySchema }),
+  z.strictObject({ type: z.literal("left"), lobby: lobbyKeySchema }),
+  // From a gateway.
+  z.strictObject({ type: z.literal("get") }),
+  z.strictObject({ type: z.literal("beginCreate"), ...createRequest }),
+  z.strictObject({ type: z.literal("replaceCreate"), ...createRequest }),
+]);
+
+/** A player message. */
+export type PlayerMessage = z.output<typeof playerMessageSchema>;
+
+const incomingSchema = z.discriminatedUnion("type", [
+  ...playerMessageSchema.options,
+  timerFiredSchema,
+  restoredSchema,
+]);
+
+/** Validates a message for a player entry; undefined for anything else. */
+export function parsePlayerMessage(message: unknown): PlayerMessage | TimerFired | Restored | undefined {
+  const result = incomingSchema.safeParse(message);
+  return result.success ? result.data : undefined;
+}

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { codeSchema } from "../lobby/index.ts";
+
+/** A player's registry entry: which lobby it is in, and the lobby creates it asked for recently. */
+
+/** The version of the player state's shape. */
+export const playerSchemaVersion = 1;
+
+/** How long a create request is remembered, so a retry of it gets the same code. */
+export const createMemoryMs = 10 * 60 * 1000;
+
+/** A lobby create the player asked for: its request id and the code it was given. */
+export const createRecordSchema = z.strictObject({
+  session: z.string().min(1).max(128),
+  id: z.number().int().min(0),
+  code: codeSchema,
+  /** ctx.now when recorded; entries older than createMemoryMs are pruned. */
+  at: z.number(),
+});
+
+/** One remembered create. */
+export type CreateRecord = z.output<typeof createRecordSchema>;
+
+/** The whole player state. */
+export const playerStateSchema = z.strictObject({
+  /** The key of the lobby the player is in (`lobby/<CODE>`), or null. */
+  lobby: z.string().min(1).nullable(),
+  creates: z.array(createRecordSchema),
+});
+
+/** A player registry entry's state. */
+export type PlayerState = z.output<typeof playerStateSchema>;
+
+/** Reads a player snapshot of a known schema version. */
+export function upgradePlayerState(state: unknown, version: number): PlayerState {
+  if (version !== playerSchemaVersion) throw new RangeError(`unknown player schema version ${version}`);
+  return playerStateSchema.parse(state);
+}

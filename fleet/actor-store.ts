@@ -1,0 +1,230 @@
+import {
+  PersistError,
+  type ActorStore,
+  type Scheduler,
+  type Snapshot,
+  type StoredSnapshot,
+} from "../actors/runtime/index.ts";
+import { type NodeIdentity, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
+import { CorruptValueError } from "./corrupt-value-error.ts";
+import type { KvBucket, KvEntry } from "./kv.ts";
+import { isExists, isKvError, isWrongRevision } from "./kv-error.ts";
+import { type ReadBackPolicy, defaultReadBackPolicy, readBack } from "./read-back.ts";
+import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.ts";
+
+/** What a KvActorStore is made of. */
+export interface KvActorStoreOptions {
+  /** The bucket `claims`: key → owning node; the claim's revision is the owner's epoch. */
+  readonly claims: KvBucket;
+  /** The snapshot bucket (`lobbies`, or one of several by key hash). */
+  readonly snapshots: KvBucket;
+  /** This process, as it signs its claims. */
+  readonly identity: NodeIdentity;
+  /** Paces read-backs after an unknown outcome. */
+  readonly scheduler: Scheduler;
+  readonly readBack?: ReadBackPolicy;
+}
+
+/**
+ * The runtime's ActorStore over two KV buckets, following FLEET-PROTOCOL ("What a KV write's outcome
+ * means", "Claiming, sealing, acting"): every write is compare-and-set, and a write whose outcome is
+ * unknown is settled by reading back its write id before anything is acknowledged.
+ */
+export class KvActorStore implements ActorStore {
+  private readonly claims: KvBucket;
+  private readonly snapshots: KvBucket;
+  private readonly identity: NodeIdentity;
+  private readonly scheduler: Scheduler;
+  private readonly policy: ReadBackPolicy;
+
+  constructor(options: KvActorStoreOptions) {
+    this.claims = options.claims;
+    this.snapshots = options.snapshots;
+    this.identity = options.identity;
+    this.scheduler = options.scheduler;
+    this.policy = options.readBack ?? defaultReadBackPolicy;
+  }
+
+  async create(
+    key: string,
+    initial: (epoch: number) => Snapshot,
+  ): Promise<{ epoch: number; revision: number }> {
+    const epoch = await this.claim(key);
+    let writeId: string | undefined;
+    try {
+      const snapshot = initial(epoch);
+      writeId = snapshot.writeId;
+      const revision = await this.writeNew(key, snapshot);
+      return { epoch, revision };
+    } catch (error) {
+      await this.abandon(key, epoch, writeId);
+      throw error;
+    }
+  }
+
+  async read(key: string): Promise<(StoredSnapshot & { epoch: number }) | null> {
+    // The claim first: a snapshot read after it is at least as new as the epoch it is paired with.
+    const [claim, entry] = await unavailableOnKvError(async () => [
+      await this.claims.get(key),
+      await this.snapshots.get(key),
+    ]);
+    if (entry === null) return null;
+    if (claim === null) throw new PersistError("fenced", `${key}: a snapshot but no claim; nobody owns it`);
+    decodeClaim(claim.value);
+    return { snapshot: decodeSnapshot(entry.value), revision: entry.revision, epoch: claim.revision };
+  }
+
+  async write(key: string, snapshot: Snapshot, revision: number): Promise<number> {
+    const value = encodeSnapshot(snapshot);
+    let expected = revision;
+    // Only our own earlier write moves the revision at our epoch, and this one supersedes it: retry once.
+    for (let retries = 1; ; retries -= 1) {
+      try {
+        return await this.snapshots.update(key, value, expected);
+      } catch (error) {
+        if (!isKvError(error)) throw error;
+      }
+      const current = await this.readBackSnapshot(key);
+      if (current === null) throw new PersistError("fenced", `${key}: the snapshot was deleted`);
+      if (current.snapshot.writeId === snapshot.writeId) return current.revision;
+      const { epoch } = current.snapshot;
+      if (epoch > snapshot.epoch) {
+        throw new PersistError("fenced", `${key}: epoch ${epoch} owns it now (ours ${snapshot.epoch})`);
+      }
+      if (epoch < snapshot.epoch) {
+        // An older owner wrote after our read (a seal race): its write may have been acknowledged, so
+        // overwriting it blindly would lose it. The caller must read again and seal that.
+        throw new PersistError(
+          "unavailable",
+          `${key}: epoch ${epoch} wrote revision ${current.revision} after our read; read again and seal`,
+        );
+      }
+      if (retries === 0) {
+        throw new PersistError(
+          "unavailable",
+          `${key}: revision moved again to ${current.revision}; retry later`,
+        );
+      }
+      expected = current.revision;
+    }
+  }
+
+  async remove(key: string, revision: number): Promise<void> {
+    for (let retries = 1; ; retries -= 1) {
+      try {
+        await this.snapshots.delete(key, { expectedRevision: revision });
+        break;
+      } catch (error) {
+        if (!isKvError(error)) throw error;
+      }
+      const current = await readBack(() => this.snapshots.get(key), this.policy, this.scheduler);
+      if (current === null) break; // an earlier delete of ours landed
+      if (current.revision !== revision) {
+        throw new PersistError("fenced", `${key}: written at revision ${current.revision} since ${revision}`);
+      }
+      if (retries === 0) throw new PersistError("unavailable", `${key}: the snapshot could not be deleted`);
+    }
+    await this.releaseOwnClaim(key);
+  }
+
+  /** Takes the claim; returns its revision, the epoch. A create of ours that timed out but landed counts. */
+  private async claim(key: string): Promise<number> {
+    const value = encodeClaim(this.identity);
+    let unknownOutcome = false;
+    for (let retries = 1; ; retries -= 1) {
+      try {
+        return await this.claims.create(key, value);
+      } catch (error) {
+        if (!isKvError(error)) throw error;
+        if (isExists(error) && !unknownOutcome)
+          throw new PersistError("exists", `${key} is claimed`, { cause: error });
+        unknownOutcome = true;
+      }
+      const current = await readBack(() => this.claims.get(key), this.policy, this.scheduler);
+      if (current !== null) {
+        if (this.isOurs(current)) return current.revision;
+        throw new PersistError("exists", `${key} is claimed`);
+      }
+      if (retries === 0) throw new PersistError("unavailable", `${key}: the claim could not be written`);
+    }
+  }
+
+  /** Creates the first snapshot, settling an unknown outcome by its write id. */
+  private async writeNew(key: string, snapshot: Snapshot): Promise<number> {
+    const value = encodeSnapshot(snapshot);
+    for (let retries = 1; ; retries -= 1) {
+      let failure: unknown;
+      try {
+        return await this.snapshots.create(key, value);
+      } catch (error) {
+        if (!isKvError(error)) throw error;
+        failure = error;
+      }
+      const current = await this.readBackSnapshot(key);
+      if (current?.snapshot.writeId === snapshot.writeId) return current.revision;
+      if (current !== null || isExists(failure)) {
+        throw new PersistError("exists", `${key} already has a snapshot`, { cause: failure });
+      }
+      if (retries === 0) throw new PersistError("unavailable", `${key}: the snapshot could not be written`);
+    }
+  }
+
+  /**
+   * After a failed create, frees the key again — unless the first snapshot may have landed after all,
+   * which the read tells; if the store does not answer, the claim stays (its owner is alive, so nobody
+   * takes it, and the code is merely unused).
+   */
+  private async abandon(key: string, epoch: number, writeId: string | undefined): Promise<void> {
+    try {
+      const entry = await this.snapshots.get(key);
+      if (entry !== null && writeId !== undefined && decodeSnapshot(entry.value).writeId === writeId) return;
+      await this.claims.delete(key, { expectedRevision: epoch });
+    } catch {
+      // Best effort: the create already failed, and that failure is what the caller needs to see.
+    }
+  }
+
+  /** Deletes the claim of `key` if it is still ours; someone else's claim is left alone. */
+  private async releaseOwnClaim(key: string): Promise<void> {
+    const claim = await readBack(() => this.claims.get(key), this.policy, this.scheduler);
+    if (claim === null || !this.isOurs(claim)) return;
+    try {
+      await this.claims.delete(key, { expectedRevision: claim.revision });
+    } catch (error) {
+      if (isWrongRevision(error)) return; // taken over meanwhile: no longer ours to free
+      if (isKvError(error))
+        throw new PersistError("unavailable", `${key}: the claim was not freed`, { cause: error });
+      throw error;
+    }
+  }
+
+  /** Reads the snapshot until the store answers; a corrupt one leaves the outcome unknown. */
+  private async readBackSnapshot(key: string): Promise<StoredSnapshot | null> {
+    const entry = await readBack(() => this.snapshots.get(key), this.policy, this.scheduler);
+    if (entry === null) return null;
+    try {
+      return { snapshot: decodeSnapshot(entry.value), revision: entry.revision };
+    } catch (error) {
+      if (!(error instanceof CorruptValueError)) throw error;
+      throw new PersistError("unavailable", `${key}: the stored snapshot does not decode`, { cause: error });
+    }
+  }
+
+  private isOurs(entry: KvEntry): boolean {
+    try {
+      return sameIdentity(decodeClaim(entry.value), this.identity);
+    } catch {
+      return false; // a claim that does not decode is nobody's we know, so not ours
+    }
+  }
+}
+
+/** Runs KV reads; a KvError becomes PersistError("unavailable"). */
+async function unavailableOnKvError<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isKvError(error)) throw new PersistError("unavailable", error.message, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+/** Why a bus operation failed. Stable: matched by code, never by message. */
+export const BusErrorCodes = {
+  /** Nobody subscribes to the subject of a request: no one will ever answer it. */
+  noResponders: "no-responders",
+  /** A request was not answered in time; the responder may still have acted on it. */
+  timeout: "timeout",
+  /** The bus connection is closed (or closed while a request waited). */
+  closed: "closed",
+} as const;
+
+/** A stable bus failure code. */
+export type BusErrorCode = (typeof BusErrorCodes)[keyof typeof BusErrorCodes];
+
+/** The one error a Bus throws for an operational failure; bad subjects throw TypeError. */
+export class BusError extends Error {
+  constructor(
+    readonly code: BusErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "BusError";
+  }
+}
+
+/** True for any BusError. */
+export function isBusError(error: unknown): error is BusError {
+  return error instanceof BusError;
+}
+
+/** True when a request had no subscriber to answer it. */
+export function isNoResponders(error: unknown): error is BusError {
+  return isBusError(error) && error.code === BusErrorCodes.noResponders;
+}
+
+/** True when a request was not answered in time. */
+export function isBusTimeout(error: unknown): error is BusError {
+  return isBusError(error) && error.code === BusErrorCodes.timeout;
+}
+
+/** True when the bus connection is closed. */
+export function isBusClosed(error: unknown): error is BusError {
+  return isBusError(error) && error.code === BusErrorCodes.closed;
+}

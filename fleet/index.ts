@@ -1,0 +1,54 @@
+/** fleet/: what the node needs from the outside world — bus, KV store, actor store, clock, randomness. */
+
+export type { Bus, BusMessage, BusSubscribeOptions, BusSubscription } from "./bus.ts";
+export {
+  BusError,
+  BusErrorCodes,
+  isBusClosed,
+  isBusError,
+  isBusTimeout,
+  isNoResponders,
+} from "./bus-error.ts";
+export type { BusErrorCode } from "./bus-error.ts";
+export { assertQueueName, assertSubject, assertSubjectFilter, subjectMatches } from "./subject.ts";
+export { MemoryBusServer } from "./memory-bus-server.ts";
+export type { MemoryBusConnectOptions } from "./memory-bus-server.ts";
+export type { HandlerErrorSink } from "./handler-error.ts";
+export { throwLater } from "./handler-error.ts";
+
+export type {
+  KvBucket,
+  KvBucketOptions,
+  KvEntry,
+  KvOperation,
+  KvStore,
+  KvWatch,
+  KvWatchOptions,
+} from "./kv.ts";
+export {
+  KvError,
+  KvErrorCodes,
+  isExists,
+  isKvError,
+  isTimeout,
+  isUnavailable,
+  isWrongRevision,
+} from "./kv-error.ts";
+export type { KvErrorCode } from "./kv-error.ts";
+export { assertBucketName, assertKvKey, assertKvPrefix, assertRevision } from "./kv-key.ts";
+export { MemoryKvServer } from "./memory-kv.ts";
+export type { MemoryKvConnectOptions } from "./memory-kv.ts";
+
+export { KvActorStore } from "./actor-store.ts";
+export type { KvActorStoreOptions } from "./actor-store.ts";
+export { claimSchema, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
+export type { NodeIdentity } from "./claim.ts";
+export { decodeSnapshot, encodeSnapshot, snapshotSchema } from "./snapshot-codec.ts";
+export { CorruptValueError } from "./corrupt-value-error.ts";
+export { defaultReadBackPolicy, readBack } from "./read-back.ts";
+export type { ReadBackPolicy } from "./read-back.ts";
+
+export { realScheduler } from "./real-scheduler.ts";
+export { cryptoRandom } from "./crypto-random.ts";
+// The runtime already has the seeded source (it needs neither clock nor crypto); one copy, re-exported.
+export { seededRandom } from "../actors/runtime/index.ts";

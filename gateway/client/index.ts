@@ -1,0 +1,5 @@
+/** The Foyer SDK for browsers and Node. In Node use `createNodeClient` from `gateway/client/node.ts`. */
+export { FoyerClient, type FoyerClientOptions, type FoyerEvents, type SocketLike } from "./foyer-client.ts";
+export { EpochFilter } from "./epoch-filter.ts";
+export { FoyerError, isFoyerError } from "../foyer-error.ts";
+export type { LobbyView, RoomView } from "../protocol/server-frames.ts";

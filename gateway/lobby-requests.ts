@@ -1,0 +1,135 @@
+import type { ActorSystem, AskResult, ErrorCode, Random, RequestId } from "../actors/runtime/index.ts";
+import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
+import type { RequestFrame } from "./protocol/client-frames.ts";
+import type { Session } from "./session-registry.ts";
+
+/** Where requests go and how new lobby codes are drawn. */
+export interface LobbyRequestsDeps {
+  readonly system: ActorSystem;
+  readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet">;
+  /** Cryptographic randomness for invite codes. */
+  readonly random: Random;
+}
+
+const codePattern = /^[A-Z0-9]{1,32}$/;
+const maxCodeDraws = 8;
+
+const notInLobby: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not in a lobby" };
+
+function fail(code: ErrorCode, message: string): AskResult {
+  return { ok: false, code, message };
+}
+
+/**
+ * Turns a session's request frames into asks of the actors that own them. Each ask carries the request's
+ * session and id, so the actor applies a retried request once and answers it with the first result.
+ */
+export class LobbyRequests {
+  constructor(private readonly deps: LobbyRequestsDeps) {}
+
+  /** Answers one request of a session. Never throws. */
+  async handle(session: Session, frame: RequestFrame): Promise<AskResult> {
+    const request: RequestId = { session: session.id, id: frame.id };
+    const player = session.player;
+    switch (frame.type) {
+      case "join":
+        return this.join(session, normalizeCode(frame.code), request);
+      case "create":
+        return this.create(session, frame.public ?? false, frame.metadata ?? null, request);
+      case "leave":
+        return this.inLobby(session, { type: "leave", player }, request, () => {
+          session.lobby = null;
+          session.room = null;
+        });
+      case "ready":
+        return this.inLobby(session, { type: "ready", player, ready: frame.ready }, request);
+      case "profile":
+        session.name = frame.name;
+        return this.inLobby(session, { type: "profile", player, name: frame.name }, request);
+      case "start":
+        return this.inLobby(session, { type: "start", player, mode: frame.mode }, request);
+      case "makeHost":
+        return this.inLobby(session, { type: "makeHost", player, target: frame.player }, request);
+      case "return":
+        return this.inLobby(session, { type: "return", player }, request);
+      case "finish":
+        if (!session.room) return fail("NOT_PLAYING", "you are not seated in a room");
+        return this.deps.system.ask(session.room, { type: "finish", player }, { request });
+      case "browse":
+        return this.deps.system.ask("directory/lobbies", {
+          type: "browse",
+          ...(frame.mode === undefined ? {} : { mode: frame.mode }),
+          ...(frame.freeOnly === undefined ? {} : { freeOnly: frame.freeOnly }),
+        });
+    }
+  }
+
+  private async join(session: Session, code: string, request: RequestId): Promise<AskResult> {
+    if (code === "") return this.create(session, false, null, request);
+    if (!codePattern.test(code)) return fail("NOT_FOUND", `no lobby has the code ${code.slice(0, 32)}`);
+    const key = `lobby/${code}`;
+    const result = await this.deps.system.ask(
+      key,
+      { type: "join", player: { id: session.player, name: session.name } },
+      { request },
+    );
+    if (result.ok) session.lobby = key;
+    else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no lobby has the code ${code}`);
+    return result;
+  }
+
+  /**
+   * Creates a lobby with a fresh code. The player's registry records the code first (the create's intent),
+   * so a retried create — same session and request id — returns the same lobby instead of a second one.
+   */
+  private async create(
+    session: Session,
+    isPublic: boolean,
+    metadata: Record<string, string | number | boolean> | null,
+    request: RequestId,
+  ): Promise<AskResult> {
+    const registry = `player/${session.player}`;
+    let intent: "beginCreate" | "replaceCreate" = "beginCreate";
+    for (let draw = 0; draw < maxCodeDraws; draw++) {
+      const proposed = drawCode(this.deps.random, this.deps.lobby.codeLength, this.deps.lobby.codeAlphabet);
+      const recorded = await this.deps.system.ask(registry, {
+        type: intent,
+        session: request.session,
+        id: request.id,
+        code: proposed,
+      });
+      if (!recorded.ok) return recorded;
+      const code = (recorded.value as { code: string }).code;
+      const key = `lobby/${code}`;
+      const init = { code, host: { id: session.player, name: session.name }, public: isPublic, metadata };
+      const spawned = await this.deps.system.spawn(key, init, { request });
+      if (spawned.created) {
+        if (spawned.result.ok) session.lobby = key;
+        return spawned.result;
+      }
+      if (code !== proposed) {
+        // A retry of a create that already made its lobby: answer with it (and resend its state).
+        const again = await this.join(session, code, request);
+        return again.ok ? { ok: true, value: { code } } : again;
+      }
+      intent = "replaceCreate"; // the drawn code was taken by another lobby: draw again
+    }
+    return fail("UNAVAILABLE", "could not draw a free lobby code");
+  }
+
+  private async inLobby(
+    session: Session,
+    message: { type: string; player: string } & Record<string, unknown>,
+    request: RequestId,
+    onOk?: () => void,
+  ): Promise<AskResult> {
+    if (!session.lobby) return notInLobby;
+    const result = await this.deps.system.ask(session.lobby, message, { request });
+    if (result.ok) onOk?.();
+    else if (result.code === "NOT_FOUND") {
+      session.lobby = null;
+      return notInLobby;
+    }
+    return result;
+  }
+}

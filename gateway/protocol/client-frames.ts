@@ -1,0 +1,86 @@
+import { z } from "zod";
+
+/**
+ * Frames a client sends. Every frame is a msgpack map (or a JSON text frame) with a `type`; requests carry
+ * an `id` unique within the session, so a retry after a reconnect is applied once. Objects are strict:
+ * an unknown field is refused, so nobody can slip a player id or an epoch into a request.
+ */
+
+/** A request id: unique within a session, chosen by the client (the SDK counts up from 1). */
+export const requestIdSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 53 - 1);
+
+const text = (max: number) => z.string().max(max);
+const lobbyCode = text(32).describe("invite code; trimmed and upper-cased by the node");
+
+/** Public metadata of a lobby, shown in browse lists. */
+export const metadataSchema = z
+  .record(z.string().max(32), z.union([z.string().max(64), z.number(), z.boolean()]))
+  .refine((m) => Object.keys(m).length <= 16, "at most 16 metadata fields");
+
+export const helloFrame = z
+  .object({
+    type: z.literal("hello"),
+    protocol: z.number().int(),
+    token: text(4096),
+    resume: text(512).optional(),
+  })
+  .strict();
+
+export const joinFrame = z.object({ type: z.literal("join"), id: requestIdSchema, code: lobbyCode }).strict();
+export const createFrame = z
+  .object({
+    type: z.literal("create"),
+    id: requestIdSchema,
+    public: z.boolean().optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict();
+export const leaveFrame = z.object({ type: z.literal("leave"), id: requestIdSchema }).strict();
+export const readyFrame = z
+  .object({ type: z.literal("ready"), id: requestIdSchema, ready: z.boolean() })
+  .strict();
+export const profileFrame = z
+  .object({ type: z.literal("profile"), id: requestIdSchema, name: text(32).min(1) })
+  .strict();
+export const startFrame = z
+  .object({ type: z.literal("start"), id: requestIdSchema, mode: text(32).min(1) })
+  .strict();
+export const makeHostFrame = z
+  .object({ type: z.literal("makeHost"), id: requestIdSchema, player: text(128).min(1) })
+  .strict();
+export const returnFrame = z.object({ type: z.literal("return"), id: requestIdSchema }).strict();
+export const finishFrame = z.object({ type: z.literal("finish"), id: requestIdSchema }).strict();
+export const browseFrame = z
+  .object({
+    type: z.literal("browse"),
+    id: requestIdSchema,
+    mode: text(32).optional(),
+    freeOnly: z.boolean().optional(),
+  })
+  .strict();
+export const pingFrame = z.object({ type: z.literal("ping"), t: z.number() }).strict();
+
+/** Every frame a client may send after `hello`. */
+export const clientFrameSchema = z.discriminatedUnion("type", [
+  helloFrame,
+  joinFrame,
+  createFrame,
+  leaveFrame,
+  readyFrame,
+  profileFrame,
+  startFrame,
+  makeHostFrame,
+  returnFrame,
+  finishFrame,
+  browseFrame,
+  pingFrame,
+]);
+
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+export type HelloFrame = z.infer<typeof helloFrame>;
+/** Client frames that are requests (carry an id and are answered by `result` or `error`). */
+export type RequestFrame = Exclude<ClientFrame, HelloFrame | z.infer<typeof pingFrame>>;

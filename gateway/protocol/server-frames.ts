@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { errorCodeList, type ErrorCode } from "../../actors/runtime/index.ts";
+import { metadataSchema, requestIdSchema } from "./client-frames.ts";
+
+/**
+ * Frames a node sends. Frames about a key (`lobby`, `room`) carry the key, the owner's epoch and a
+ * per-key sequence number: a client drops a frame whose epoch is older than one it has seen.
+ */
+
+/** The current wire protocol version; a node also accepts the previous one (rolling deploys). */
+export const PROTOCOL_VERSION = 1;
+/** The oldest protocol version a node of this release accepts. */
+export const MIN_PROTOCOL_VERSION = 1;
+
+const errorCode = z.enum(errorCodeList as [ErrorCode, ...ErrorCode[]]);
+const stamp = { key: z.string(), epoch: z.number().int(), seq: z.number().int() };
+
+export const welcomeFrame = z
+  .object({
+    type: z.literal("welcome"),
+    protocol: z.number().int(),
+    session: z.string(),
+    resume: z.string(),
+    player: z.object({ id: z.string(), name: z.string() }),
+    node: z.string(),
+    resumed: z.boolean(),
+  })
+  .strict();
+
+export const resultFrame = z
+  .object({ type: z.literal("result"), id: requestIdSchema, value: z.unknown() })
+  .strict();
+
+export const errorFrame = z
+  .object({
+    type: z.literal("error"),
+    id: requestIdSchema.optional(),
+    code: errorCode,
+    message: z.string(),
+    retryAfterMs: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+export const memberSchema = z
+  .object({
+    player: z.string(),
+    memberId: z.number().int(),
+    name: z.string(),
+    ready: z.boolean(),
+    team: z.number().int().nullable(),
+    connected: z.boolean(),
+    inRoom: z.boolean(),
+  })
+  .strict();
+
+export const seatSchema = z
+  .object({ seat: z.number().int(), team: z.number().int(), player: z.string().nullable() })
+  .strict();
+
+export const lobbyFrame = z
+  .object({
+    type: z.literal("lobby"),
+    ...stamp,
+    code: z.string(),
+    public: z.boolean(),
+    metadata: metadataSchema.nullable(),
+    host: z.string().nullable(),
+    members: z.array(memberSchema),
+    playing: z.boolean(),
+    room: z
+      .object({ code: z.string(), mode: z.string(), seats: z.array(seatSchema) })
+      .strict()
+      .nullable(),
+  })
+  .strict();
+
+export const roomFrame = z
+  .object({
+    type: z.literal("room"),
+    ...stamp,
+    code: z.string(),
+    mode: z.string(),
+    seats: z.array(seatSchema),
+    host: z.string(),
+    ended: z.boolean(),
+  })
+  .strict();
+
+export const pongFrame = z.object({ type: z.literal("pong"), t: z.number(), now: z.number() }).strict();
+
+export const redirectFrame = z
+  .object({ type: z.literal("redirect"), url: z.string(), reason: z.enum(["lobby", "drain", "moved"]) })
+  .strict();
+
+export const serverDrainingFrame = z.object({ type: z.literal("serverDraining") }).strict();
+
+export const movedFrame = z.object({ type: z.literal("moved"), key: z.string(), url: z.string() }).strict();
+
+/** Every frame a node may send. */
+export const serverFrameSchema = z.discriminatedUnion("type", [
+  welcomeFrame,
+  resultFrame,
+  errorFrame,
+  lobbyFrame,
+  roomFrame,
+  pongFrame,
+  redirectFrame,
+  serverDrainingFrame,
+  movedFrame,
+]);
+
+export type ServerFrame = z.infer<typeof serverFrameSchema>;
+export type LobbyView = z.infer<typeof lobbyFrame>;
+export type RoomView = z.infer<typeof roomFrame>;
+export type ErrorFrame = z.infer<typeof errorFrame>;

@@ -1,0 +1,114 @@
+import type { Outbox, StampedFrame } from "../actors/runtime/index.ts";
+import { encodeFrame, type Encoding } from "./protocol/codec.ts";
+
+/** The socket side of a session, as the registry needs it. */
+export interface SessionSocket {
+  readonly encoding: Encoding;
+  send(data: Uint8Array | string): void;
+  close(code: number, reason: string): void;
+}
+
+/**
+ * A player's connection identity. It survives reconnects (its resume token names it), so the request
+ * ids it used stay meaningful to the actors that keep their results.
+ */
+export class Session {
+  socket: SessionSocket | null = null;
+  /** The lobby the player is in, as far as this gateway knows (`lobby/CODE`). */
+  lobby: string | null = null;
+  /** The room the player is seated in (`room/CODE`). */
+  room: string | null = null;
+  /** When the socket went away (wall ms), for expiring detached sessions. */
+  detachedAt = 0;
+
+  constructor(
+    readonly id: string,
+    readonly player: string,
+    public name: string,
+  ) {}
+
+  /** Sends an already encoded frame, or nothing when detached. */
+  send(frame: object): void {
+    this.socket?.send(encodeFrame(frame, this.socket.encoding));
+  }
+}
+
+/**
+ * Every session of this node, by id and by player; the newest login of a player wins. It is also the
+ * runtime's Outbox: frames pushed to players reach their sockets here, encoded once per encoding.
+ */
+export class SessionRegistry implements Outbox {
+  private readonly byId = new Map<string, Session>();
+  private readonly byPlayer = new Map<string, Session>();
+
+  get(id: string): Session | undefined {
+    return this.byId.get(id);
+  }
+
+  ofPlayer(player: string): Session | undefined {
+    return this.byPlayer.get(player);
+  }
+
+  /** Adds a session; returns the older session of the same player that it replaces, if any. */
+  add(session: Session): Session | undefined {
+    const older = this.byPlayer.get(session.player);
+    this.byId.set(session.id, session);
+    this.byPlayer.set(session.player, session);
+    return older && older !== session ? older : undefined;
+  }
+
+  remove(session: Session): void {
+    this.byId.delete(session.id);
+    if (this.byPlayer.get(session.player) === session) this.byPlayer.delete(session.player);
+  }
+
+  /** Drops sessions detached for longer than `maxAgeMs`; returns how many. */
+  expire(now: number, maxAgeMs: number): number {
+    let dropped = 0;
+    for (const session of this.byId.values()) {
+      if (!session.socket && now - session.detachedAt > maxAgeMs) {
+        this.remove(session);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Number of sessions with a live socket. */
+  get connected(): number {
+    let n = 0;
+    for (const s of this.byId.values()) if (s.socket) n++;
+    return n;
+  }
+
+  push(players: readonly string[], frame: StampedFrame): void {
+    const encoded: Partial<Record<Encoding, Uint8Array | string>> = {};
+    for (const player of players) {
+      const session = this.byPlayer.get(player);
+      if (!session) continue;
+      this.track(session, frame);
+      const socket = session.socket;
+      if (!socket) continue;
+      const data = (encoded[socket.encoding] ??= encodeFrame(frame, socket.encoding));
+      socket.send(data);
+    }
+  }
+
+  /** Keeps the session's idea of its lobby and room current from the frames it is sent. */
+  private track(session: Session, frame: StampedFrame): void {
+    if (frame.type !== "lobby" || frame.key !== session.lobby) return;
+    const members = frame.members as readonly { player: string; inRoom: boolean }[];
+    const me = members.find((m) => m.player === session.player);
+    const room = frame.room as { code: string } | null;
+    if (!me) {
+      session.lobby = null;
+      session.room = null;
+    } else {
+      session.room = room && me.inRoom ? `room/${room.code}` : null;
+    }
+  }
+}

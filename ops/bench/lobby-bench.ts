@@ -1,0 +1,213 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import WebSocket, { WebSocketServer } from "ws";
+import { pino } from "pino";
+import type { AddressInfo } from "node:net";
+import { signPlayerToken } from "../../gateway/auth/player-token.ts";
+import { createNodeClient } from "../../gateway/client/node.ts";
+import type { FoyerClient } from "../../gateway/client/index.ts";
+import { loadConfig } from "../config.ts";
+import { buildEmbeddedRuntime, startNode } from "../node/start-node.ts";
+import { summarize, type LatencySummary } from "./latency.ts";
+
+/** Options of `foyer bench --scenario lobby`. */
+export interface LobbyBenchOptions {
+  readonly clients: number;
+  readonly seconds: number;
+  readonly idleLobbies: number;
+  readonly json: boolean;
+}
+
+/** The figures the lobby bench prints. */
+export interface LobbyBenchResult {
+  readonly scenario: "lobby";
+  readonly clients: number;
+  readonly seconds: number;
+  readonly ops: number;
+  readonly opsPerSecond: number;
+  readonly lobby: LatencySummary;
+  readonly echo: LatencySummary;
+  readonly p50VsEcho: number;
+  readonly idleLobbies: number;
+  readonly bytesPerIdleLobby: number;
+}
+
+const benchSecret = "bench-secret-0123456789abcdef";
+
+/**
+ * N clients loop create / join / ready / leave against an embedded node over real sockets; in the same
+ * run, the floor (a raw `ws` echo round trip at the same concurrency) and the heap bytes per idle lobby
+ * of 8 members (lobby state, measured on the runtime without sockets).
+ */
+export async function runLobbyBench(options: LobbyBenchOptions): Promise<LobbyBenchResult> {
+  const say = (line: string): void => {
+    if (!options.json) process.stdout.write(`${line}\n`);
+  };
+  say(
+    `lobby bench: ${options.clients} clients, ${options.seconds} s each for the echo floor and the lobby load`,
+  );
+  const echo = await echoFloor(options.clients, options.seconds);
+  say(
+    `  ws echo floor     p50 ${echo.p50Ms.toFixed(3)} ms  p99 ${echo.p99Ms.toFixed(3)} ms  (${echo.count} round trips)`,
+  );
+  const load = await lobbyLoad(options.clients, options.seconds);
+  const lobby = summarize(load.latencies);
+  const opsPerSecond = load.latencies.length / load.elapsedS;
+  say(
+    `  lobby ops         p50 ${lobby.p50Ms.toFixed(3)} ms  p99 ${lobby.p99Ms.toFixed(3)} ms  ${opsPerSecond.toFixed(0)} ops/s`,
+  );
+  const bytesPerIdleLobby = await idleLobbyBytes(options.idleLobbies);
+  say(
+    `  idle lobby (8 members): ${bytesPerIdleLobby.toFixed(0)} heap bytes each, over ${options.idleLobbies} lobbies`,
+  );
+  const result: LobbyBenchResult = {
+    scenario: "lobby",
+    clients: options.clients,
+    seconds: options.seconds,
+    ops: load.latencies.length,
+    opsPerSecond: Math.round(opsPerSecond),
+    lobby,
+    echo,
+    p50VsEcho: Number((lobby.p50Ms / echo.p50Ms).toFixed(2)),
+    idleLobbies: options.idleLobbies,
+    bytesPerIdleLobby: Math.round(bytesPerIdleLobby),
+  };
+  say(`  p50 / echo p50 = ${result.p50VsEcho} (target ≤ 1.5); bytes per idle lobby target ≤ 4096`);
+  if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  return result;
+}
+
+/** Raw ws round trips of a lobby-sized frame at the same concurrency: the floor under any lobby op. */
+async function echoFloor(clients: number, seconds: number): Promise<LatencySummary> {
+  const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+  server.on("connection", (ws) =>
+    ws.on("message", (data, binary) => {
+      ws.send(data, { binary });
+    }),
+  );
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const payload = Buffer.alloc(300, 7);
+  const latencies: number[] = [];
+  const deadline = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
+      await new Promise((resolve) => ws.once("open", resolve));
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        ws.send(payload);
+        await new Promise((resolve) => ws.once("message", resolve));
+        latencies.push(performance.now() - t0);
+      }
+      ws.close();
+    }),
+  );
+  await new Promise((resolve) => {
+    server.close(resolve);
+  });
+  return summarize(latencies);
+}
+
+async function lobbyLoad(
+  clients: number,
+  seconds: number,
+): Promise<{ latencies: number[]; elapsedS: number }> {
+  const config = loadConfig(
+    {
+      port: "0",
+      tokenKeys: `bench:${benchSecret}`,
+      ratePerSecond: "1000000",
+      rateBurst: "1000000",
+      maxConnectionsPerIp: "100000",
+      lobbyGraceSeconds: "0",
+      logLevel: "silent",
+    },
+    {},
+  );
+  const node = await startNode(config, pino({ level: "silent" }));
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const connected: FoyerClient[] = await Promise.all(
+    Array.from({ length: clients }, async (_, i) => {
+      const token = signPlayerToken(
+        { sub: `bench-${i}`, name: `B${i}`, exp },
+        { id: "bench", secret: benchSecret },
+      );
+      const client = createNodeClient({ urls: [node.url], token });
+      await client.connect();
+      return client;
+    }),
+  );
+  const latencies: number[] = [];
+  const timed = async <T>(op: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    const value = await op();
+    latencies.push(performance.now() - t0);
+    return value;
+  };
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const pairs = Math.max(1, Math.floor(clients / 2));
+  await Promise.all(
+    Array.from({ length: pairs }, async (_, p) => {
+      const host = connected[2 * p];
+      if (!host) return;
+      const guest = connected[2 * p + 1] ?? host;
+      while (performance.now() < deadline) {
+        const { code } = await timed(() => host.create());
+        if (guest !== host) await timed(() => guest.join(code));
+        await timed(() => host.ready(true));
+        if (guest !== host) await timed(() => guest.leave());
+        await timed(() => host.leave());
+      }
+    }),
+  );
+  const elapsedS = (performance.now() - started) / 1000;
+  for (const client of connected) client.close();
+  await node.stop();
+  return { latencies, elapsedS };
+}
+
+/** Heap bytes per idle lobby of 8 members: the runtime alone (lobby state, snapshot, actor), no sockets. */
+async function idleLobbyBytes(count: number): Promise<number> {
+  const gc = exposeGc();
+  const config = loadConfig({ logLevel: "silent" }, {});
+  const node = { canOpenRoom: () => true, draining: () => false, mayAct: () => true };
+  const { system, kv } = await buildEmbeddedRuntime(config, { push: () => undefined }, node, {});
+  const fill = async (from: number, to: number): Promise<void> => {
+    for (let i = from; i < to; i++) {
+      const code = `L${i.toString(36).toUpperCase().padStart(5, "0")}`;
+      await system.spawn(`lobby/${code}`, {
+        code,
+        host: { id: `p${i}-0`, name: "Player 0" },
+        public: false,
+        metadata: null,
+      });
+      for (let m = 1; m < 8; m++) {
+        await system.ask(`lobby/${code}`, {
+          type: "join",
+          player: { id: `p${i}-${m}`, name: `Player ${m}` },
+        });
+      }
+    }
+  };
+  // Warm up the code paths first so JIT and the first maps do not count as lobby state.
+  await fill(0, 50);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  await fill(50, 50 + count);
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  system.close();
+  await kv.close();
+  return (after - before) / count;
+}
+
+function exposeGc(): () => void {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  return () => {
+    gc();
+    gc();
+  };
+}

@@ -1,0 +1,65 @@
+import { Command, Option } from "commander";
+import { ConfigError, flagOf, loadConfig, settings } from "./config.ts";
+import { createLogger } from "./logger.ts";
+import { startNode } from "./node/start-node.ts";
+import { runLobbyBench } from "./bench/lobby-bench.ts";
+
+/** `foyer`: run a node, benchmark it. */
+const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
+
+const nodeCommand = program
+  .command("node")
+  .description("run one node (embedded: no NATS needed) and print its URL");
+for (const [name, setting] of Object.entries(settings)) {
+  const flag = name === "production" ? flagOf(name) : `${flagOf(name)} <value>`;
+  nodeCommand.addOption(new Option(flag, `${setting.help} [${setting.env}]`));
+}
+nodeCommand.action(async (opts: Record<string, string | boolean>) => {
+  const flags: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts)) flags[k] = String(v);
+  let config;
+  try {
+    config = loadConfig(flags, process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`foyer: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const node = await startNode(config, logger);
+  process.stdout.write(`Foyer node ${config.nodeId} listening on ${node.url}\n`);
+  if (!config.production) {
+    process.stdout.write(`Dev tokens: ${node.httpUrl}/dev/token?name=Alice\n`);
+  }
+  const shutdown = (signal: string): void => {
+    logger.info({ signal }, "shutting down; in embedded mode lobbies end with the process");
+    void node.stop().then(() => process.exit(0));
+  };
+  process.once("SIGINT", () => {
+    shutdown("SIGINT");
+  });
+  process.once("SIGTERM", () => {
+    shutdown("SIGTERM");
+  });
+});
+
+program
+  .command("bench")
+  .description("benchmark an embedded node and print figures")
+  .addOption(new Option("--scenario <name>", "what to measure").choices(["lobby"]).default("lobby"))
+  .option("--clients <n>", "concurrent clients", "32")
+  .option("--seconds <s>", "how long to run the load", "10")
+  .option("--idle-lobbies <n>", "lobbies of 8 members for the memory figure", "2000")
+  .option("--json", "print the figures as one JSON object on the last line")
+  .action(async (opts: { clients: string; seconds: string; idleLobbies: string; json?: boolean }) => {
+    await runLobbyBench({
+      clients: Number(opts.clients),
+      seconds: Number(opts.seconds),
+      idleLobbies: Number(opts.idleLobbies),
+      json: opts.json ?? false,
+    });
+  });
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,315 @@
+import { describe, expect, it } from "vitest";
+import { PersistError, type Scheduler, type Snapshot } from "../../actors/runtime/index.ts";
+import {
+  CorruptValueError,
+  KvActorStore,
+  KvError,
+  MemoryKvServer,
+  decodeClaim,
+  decodeSnapshot,
+  encodeClaim,
+  encodeSnapshot,
+  snapshotSchema,
+} from "../../fleet/index.ts";
+import type { KvBucket, NodeIdentity } from "../../fleet/index.ts";
+
+const key = "lobby/ABC123";
+const nodeA: NodeIdentity = { node: "n1", incarnation: "i-a" };
+const nodeB: NodeIdentity = { node: "n2", incarnation: "i-b" };
+
+/** Read-backs wait on this: no real time passes, each wait is one microtask. */
+const instantScheduler: Scheduler = {
+  now: () => 0,
+  at(_at, fn) {
+    queueMicrotask(fn);
+    return () => undefined;
+  },
+};
+
+function snapshot(epoch: number, writeId: string, state: unknown = {}, seq = 0): Snapshot {
+  return {
+    format: 1,
+    kind: "lobby",
+    schemaVersion: 1,
+    key,
+    epoch,
+    seq,
+    writeId,
+    state,
+    timers: [],
+    results: [],
+  };
+}
+
+/** The same bucket with some operations replaced, to inject store faults. */
+function withFaults(
+  inner: KvBucket,
+  faults: Partial<Pick<KvBucket, "get" | "create" | "update" | "delete">>,
+): KvBucket {
+  return {
+    name: inner.name,
+    get: faults.get ?? ((k) => inner.get(k)),
+    create: faults.create ?? ((k, v) => inner.create(k, v)),
+    update: faults.update ?? ((k, v, r) => inner.update(k, v, r)),
+    put: (k, v) => inner.put(k, v),
+    delete: faults.delete ?? ((k, o) => inner.delete(k, o)),
+    keys: (p) => inner.keys(p),
+    watch: (o, f) => inner.watch(o, f),
+  };
+}
+
+async function setup() {
+  const kv = new MemoryKvServer().connect();
+  const claims = await kv.bucket("claims");
+  const snapshots = await kv.bucket("lobbies");
+  const storeOf = (identity: NodeIdentity, buckets: { claims?: KvBucket; snapshots?: KvBucket } = {}) =>
+    new KvActorStore({
+      claims: buckets.claims ?? claims,
+      snapshots: buckets.snapshots ?? snapshots,
+      identity,
+      scheduler: instantScheduler,
+      readBack: { attempts: 3, delayMs: 10 },
+    });
+  return { claims, snapshots, storeOf, a: storeOf(nodeA), b: storeOf(nodeB) };
+}
+
+/** Matches a PersistError with this failure, in `rejects.toEqual`. */
+const failure = (kind: PersistError["failure"]): unknown =>
+  expect.objectContaining({ name: "PersistError", failure: kind });
+
+describe("KvActorStore", () => {
+  it("create claims the key; the claim's revision is the epoch the first snapshot carries", async () => {
+    const { a, claims, snapshots } = await setup();
+    const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
+    const claim = (await claims.get(key))!;
+    expect(epoch).toBe(claim.revision);
+    expect(decodeClaim(claim.value)).toEqual(nodeA);
+    const stored = (await snapshots.get(key))!;
+    expect(stored.revision).toBe(revision);
+    expect(decodeSnapshot(stored.value)).toEqual(snapshot(epoch, "w0"));
+    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w0"), revision, epoch });
+  });
+
+  it("read of a key nobody created is null", async () => {
+    const { a } = await setup();
+    expect(await a.read("lobby/NONE00")).toBeNull();
+  });
+
+  it("a second create of a claimed key fails with exists and leaves the first untouched", async () => {
+    const { a, b } = await setup();
+    const first = await a.create(key, (e) => snapshot(e, "w0", { host: "p1" }));
+    let called = false;
+    const initial = (e: number): Snapshot => {
+      called = true;
+      return snapshot(e, "other");
+    };
+    await expect(b.create(key, initial)).rejects.toEqual(failure("exists"));
+    await expect(a.create(key, initial)).rejects.toEqual(failure("exists"));
+    expect(called).toBe(false);
+    expect(await a.read(key)).toMatchObject({ revision: first.revision, snapshot: { writeId: "w0" } });
+  });
+
+  it("writes chain by compare-and-set on the previous revision", async () => {
+    const { a } = await setup();
+    const { epoch, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    const r1 = await a.write(key, snapshot(epoch, "w1", { n: 1 }, 1), r0);
+    const r2 = await a.write(key, snapshot(epoch, "w2", { n: 2 }, 2), r1);
+    expect(r2).toBeGreaterThan(r1);
+    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w2", { n: 2 }, 2), revision: r2, epoch });
+  });
+
+  it("a write at our epoch whose revision our own earlier write moved is retried on the current revision", async () => {
+    const { a, snapshots } = await setup();
+    const { epoch, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    // Our earlier write w1 landed although its caller saw a timeout; w2 carries its changes and more.
+    await snapshots.update(key, encodeSnapshot(snapshot(epoch, "w1", { n: 1 }, 1)), r0);
+    const r2 = await a.write(key, snapshot(epoch, "w2", { n: 2 }, 2), r0);
+    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w2", { n: 2 }, 2), revision: r2, epoch });
+  });
+
+  it("an older owner's write after a newer owner re-claimed and sealed is fenced", async () => {
+    const { a, b, claims } = await setup();
+    const { epoch: e1, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    const r1 = await a.write(key, snapshot(e1, "w1", { n: 1 }, 1), r0);
+    // B takes the key over: CAS on the claim from A's epoch, then seal what it reads with its own epoch.
+    const e2 = await claims.update(key, encodeClaim(nodeB), e1);
+    const read = (await b.read(key))!;
+    expect(read.epoch).toBe(e2);
+    const sealed = await b.write(key, { ...read.snapshot, epoch: e2, writeId: "seal-b" }, read.revision);
+    await expect(a.write(key, snapshot(e1, "w2", { n: 2 }, 2), r1)).rejects.toEqual(failure("fenced"));
+    expect(await b.read(key)).toMatchObject({
+      revision: sealed,
+      epoch: e2,
+      snapshot: { writeId: "seal-b", state: { n: 1 } },
+    });
+  });
+
+  it("a seal that an older owner's late write beat is refused, not forced: the caller reads again", async () => {
+    const { a, b, claims, snapshots } = await setup();
+    const { epoch: e1, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    const e2 = await claims.update(key, encodeClaim(nodeB), e1);
+    const read = (await b.read(key))!;
+    // A squeezes in a write (possibly acknowledged) between B's read and B's seal.
+    await snapshots.update(key, encodeSnapshot(snapshot(e1, "w1", { n: 1 }, 1)), r0);
+    await expect(
+      b.write(key, { ...read.snapshot, epoch: e2, writeId: "seal-1" }, read.revision),
+    ).rejects.toEqual(failure("unavailable"));
+    const again = (await b.read(key))!;
+    expect(again.snapshot.writeId).toBe("w1");
+    await b.write(key, { ...again.snapshot, epoch: e2, writeId: "seal-2" }, again.revision);
+    expect(await b.read(key)).toMatchObject({ snapshot: { writeId: "seal-2", state: { n: 1 }, epoch: e2 } });
+  });
+
+  it("a timed-out write that landed is recognised by its write id", async () => {
+    const { snapshots, storeOf } = await setup();
+    let updates = 0;
+    const lossy = withFaults(snapshots, {
+      update: async (k, v, r) => {
+        updates += 1;
+        await snapshots.update(k, v, r);
+        throw new KvError("timeout", "the acknowledgement was lost");
+      },
+    });
+    const a = storeOf(nodeA, { snapshots: lossy });
+    const { epoch, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    const r1 = await a.write(key, snapshot(epoch, "w1", { n: 1 }, 1), r0);
+    expect(updates).toBe(1);
+    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w1", { n: 1 }, 1), revision: r1, epoch });
+  });
+
+  it("a timed-out write that did not land is retried once on the revision read back", async () => {
+    const { snapshots, storeOf } = await setup();
+    let updates = 0;
+    const flaky = withFaults(snapshots, {
+      update: (k, v, r) => {
+        updates += 1;
+        return updates === 1
+          ? Promise.reject(new KvError("timeout", "no answer"))
+          : snapshots.update(k, v, r);
+      },
+    });
+    const a = storeOf(nodeA, { snapshots: flaky });
+    const { epoch, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    const r1 = await a.write(key, snapshot(epoch, "w1", {}, 1), r0);
+    expect(updates).toBe(2);
+    expect(await a.read(key)).toMatchObject({ revision: r1, snapshot: { writeId: "w1" } });
+  });
+
+  it("a write is unavailable when the store keeps refusing it, or when no read back is answered", async () => {
+    const { snapshots, storeOf } = await setup();
+    const refusing = withFaults(snapshots, {
+      update: () => Promise.reject(new KvError("unavailable", "no leader")),
+    });
+    const a = storeOf(nodeA, { snapshots: refusing });
+    const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
+    await expect(a.write(key, snapshot(epoch, "w1"), revision)).rejects.toEqual(failure("unavailable"));
+
+    let gets = 0;
+    const silent = withFaults(refusing, {
+      get: () => {
+        gets += 1;
+        return Promise.reject(new KvError("timeout", "no answer"));
+      },
+    });
+    const deaf = storeOf(nodeA, { snapshots: silent });
+    await expect(deaf.write(key, snapshot(epoch, "w1"), revision)).rejects.toEqual(failure("unavailable"));
+    expect(gets).toBe(3);
+    expect(await a.read(key)).toMatchObject({ revision, snapshot: { writeId: "w0" } });
+  });
+
+  it("a corrupt snapshot is an error, never a crash", async () => {
+    const { a, snapshots } = await setup();
+    const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
+    const garbage = await snapshots.update(key, new Uint8Array([0xc1, 0xff, 0x00]), revision);
+    await expect(a.read(key)).rejects.toBeInstanceOf(CorruptValueError);
+    await expect(a.write(key, snapshot(epoch, "w1"), revision)).rejects.toEqual(failure("unavailable"));
+    expect((await snapshots.get(key))!.revision).toBe(garbage);
+  });
+
+  it("a create whose claim timed out but landed goes on with that claim", async () => {
+    const { claims, storeOf } = await setup();
+    const lossy = withFaults(claims, {
+      create: async (k, v) => {
+        await claims.create(k, v);
+        throw new KvError("timeout", "the acknowledgement was lost");
+      },
+    });
+    const a = storeOf(nodeA, { claims: lossy });
+    const { epoch } = await a.create(key, (e) => snapshot(e, "w0"));
+    expect(epoch).toBe((await claims.get(key))!.revision);
+  });
+
+  it("a create that finds a stale snapshot fails with exists and frees the claim again", async () => {
+    const { a, claims, snapshots } = await setup();
+    await snapshots.create(key, encodeSnapshot(snapshot(1, "leftover")));
+    await expect(a.create(key, (e) => snapshot(e, "w0"))).rejects.toEqual(failure("exists"));
+    expect(await claims.get(key)).toBeNull();
+  });
+
+  it("remove deletes the snapshot and the claim, so the key can be created again at a newer epoch", async () => {
+    const { a, b, claims, snapshots } = await setup();
+    const first = await a.create(key, (e) => snapshot(e, "w0"));
+    const r1 = await a.write(key, snapshot(first.epoch, "w1"), first.revision);
+    await a.remove(key, r1);
+    expect(await claims.get(key)).toBeNull();
+    expect(await snapshots.get(key)).toBeNull();
+    expect(await a.read(key)).toBeNull();
+    const second = await b.create(key, (e) => snapshot(e, "w0-b"));
+    expect(second.epoch).toBeGreaterThan(first.epoch);
+  });
+
+  it("remove on a stale revision is fenced and removes nothing", async () => {
+    const { a, claims } = await setup();
+    const { epoch, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    await a.write(key, snapshot(epoch, "w1"), r0);
+    await expect(a.remove(key, r0)).rejects.toEqual(failure("fenced"));
+    expect(await claims.get(key)).not.toBeNull();
+    expect(await a.read(key)).toMatchObject({ snapshot: { writeId: "w1" } });
+  });
+
+  it("remove leaves a claim that another node took", async () => {
+    const { a, claims } = await setup();
+    const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
+    const taken = await claims.update(key, encodeClaim(nodeB), epoch);
+    await a.remove(key, revision);
+    expect(await claims.get(key)).toMatchObject({ revision: taken });
+  });
+});
+
+describe("snapshot codec", () => {
+  it("round-trips a snapshot with timers and results", () => {
+    const full: Snapshot = {
+      ...snapshot(7, "w9", { members: ["p1", "p2"], at: 1_733_000_000_000 }, 42),
+      timers: [
+        { name: "countdown", kind: "game", at: 1_733_000_005_000 },
+        { name: "seat:p2", kind: "grace", remainingMs: 30_000 },
+      ],
+      results: [
+        { session: "s1", id: 3, at: 1_733_000_000_000, ok: true, value: { code: "ABC123" } },
+        { session: "s1", id: 4, at: 1_733_000_000_001, ok: false, code: "FULL", message: "full" },
+      ],
+    };
+    expect(decodeSnapshot(encodeSnapshot(full))).toEqual(full);
+  });
+
+  it("rejects bytes that are not a snapshot with CorruptValueError", () => {
+    const { writeId: _writeId, ...noWriteId } = snapshot(1, "w");
+    const badCode = {
+      ...snapshot(1, "w"),
+      results: [{ session: "s", id: 1, at: 0, ok: false, code: "NOPE" }],
+    };
+    for (const value of [new Uint8Array([0xc1]), new Uint8Array([1, 2, 3]), encodeClaim(nodeA)]) {
+      expect(() => decodeSnapshot(value)).toThrow(CorruptValueError);
+    }
+    expect(snapshotSchema.safeParse(noWriteId).success).toBe(false);
+    expect(snapshotSchema.safeParse(badCode).success).toBe(false);
+    expect(snapshotSchema.safeParse(snapshot(1, "w")).success).toBe(true);
+  });
+});
+
+// PersistError is the runtime's class: the store must throw that one, not a look-alike.
+it("throws the runtime's PersistError class", async () => {
+  const { a } = await setup();
+  await a.create(key, (e) => snapshot(e, "w0"));
+  await expect(a.create(key, (e) => snapshot(e, "w1"))).rejects.toBeInstanceOf(PersistError);
+});

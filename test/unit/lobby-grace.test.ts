@@ -1,0 +1,209 @@
+import { describe, expect, it } from "vitest";
+import { lobbyFrame, lobbyIdle } from "../../actors/lobby/index.ts";
+import { KEY, lobbyOf, roster, T0 } from "./support/lobby-driver.ts";
+import type { LobbyOptions } from "../../actors/lobby/index.ts";
+
+function playing(players: readonly string[], options: Partial<LobbyOptions> = {}) {
+  const d = lobbyOf(players, options);
+  d.send({ type: "start", player: players[0], mode: "ffa" });
+  return Object.assign(d, { room: d.state.room!.code });
+}
+
+describe("rejoin during a room (SPEC §1 Rejoin)", () => {
+  it("a member who drops during a room keeps its place for the reconnect grace", () => {
+    const d = playing(["alice", "bob"]);
+    const effects = d.send({ type: "connection", player: "bob", connected: false });
+    expect(roster(d.state)).toEqual([
+      ["alice", 1, 0, true, true],
+      ["bob", 2, 1, false, true],
+    ]);
+    expect(effects).toEqual([
+      { type: "timer", name: "grace:bob", at: T0 + 30_000, kind: "grace" },
+      { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },
+      { type: "reply" },
+    ]);
+    expect(lobbyIdle(d.state)).toBe(false);
+  });
+
+  it("reconnecting within the grace (by join) puts it back with the current state", () => {
+    const d = playing(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    d.ctx.advance(29_000);
+    const effects = d.send({ type: "join", player: { id: "bob", name: "Bob" } });
+    expect(roster(d.state)).toEqual([
+      ["alice", 1, 0, true, true],
+      ["bob", 2, 1, true, true],
+    ]);
+    expect(effects).toEqual([
+      { type: "cancelTimer", name: "grace:bob" },
+      { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },
+      { type: "reply", value: { code: "ABC123" } },
+    ]);
+    expect(lobbyIdle(d.state)).toBe(true);
+    // The grace timer, had it fired anyway, is stale now.
+    const back = d.state;
+    expect(d.fire("grace:bob")).toEqual([]);
+    expect(d.state).toBe(back);
+  });
+
+  it("reconnecting by a connection message does the same", () => {
+    const d = playing(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    const effects = d.send({ type: "connection", player: "bob", connected: true });
+    expect(d.state.members[1]?.connected).toBe(true);
+    expect(effects).toEqual([
+      { type: "cancelTimer", name: "grace:bob" },
+      { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },
+      { type: "reply" },
+    ]);
+  });
+
+  it("a dropped host keeps the role; when its grace runs out it leaves and the next connected member hosts", () => {
+    const d = playing(["alice", "bob", "carol"]);
+    d.send({ type: "connection", player: "alice", connected: false });
+    d.send({ type: "connection", player: "bob", connected: false });
+    expect(d.state.host).toBe("alice");
+    d.ctx.advance(30_000);
+    const effects = d.fire("grace:alice");
+    expect(d.state.host).toBe("carol");
+    expect(roster(d.state).map(([p]) => p)).toEqual(["bob", "carol"]);
+    expect(effects).toEqual([
+      { type: "tell", to: "player/alice", message: { type: "left", lobby: KEY } },
+      { type: "tell", to: `room/${d.room}`, message: { type: "leaveSeat", player: "alice" } },
+      { type: "push", to: ["bob", "carol"], frame: lobbyFrame(d.state) },
+    ]);
+  });
+
+  it("when every member drops at once the lobby waits for the graces, then closes and ends its room", () => {
+    const d = playing(["alice", "bob"]);
+    d.send({ type: "connection", player: "alice", connected: false });
+    d.ctx.advance(1000);
+    d.send({ type: "connection", player: "bob", connected: false });
+    expect(d.state.members).toHaveLength(2);
+    d.ctx.advance(29_000);
+    const first = d.fire("grace:alice");
+    expect(first.some((e) => e.type === "stop")).toBe(false);
+    expect(d.state.host).toBe("bob");
+    d.ctx.advance(1000);
+    expect(d.fire("grace:bob")).toEqual([
+      { type: "tell", to: "player/bob", message: { type: "left", lobby: KEY } },
+      { type: "tell", to: `room/${d.room}`, message: { type: "end" } },
+      { type: "stop" },
+    ]);
+  });
+
+  it("the room grace applies in a room even when the lobby grace is 0", () => {
+    const d = playing(["alice", "bob"], { lobbyGraceSeconds: 0, reconnectGraceSeconds: 45 });
+    const effects = d.send({ type: "connection", player: "bob", connected: false });
+    expect(effects[0]).toEqual({ type: "timer", name: "grace:bob", at: T0 + 45_000, kind: "grace" });
+    expect(d.state.members).toHaveLength(2);
+  });
+});
+
+describe("disconnects outside a room (SPEC §1 Disconnects)", () => {
+  it("a member keeps its place, disconnected, for lobbyGraceSeconds (default 10), then leaves", () => {
+    const d = lobbyOf(["alice", "bob"]);
+    const drop = d.send({ type: "connection", player: "bob", connected: false });
+    expect(drop).toEqual([
+      { type: "timer", name: "grace:bob", at: T0 + 10_000, kind: "grace" },
+      { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },
+      { type: "reply" },
+    ]);
+    d.ctx.advance(10_000);
+    const expiry = d.fire("grace:bob");
+    expect(roster(d.state).map(([p]) => p)).toEqual(["alice"]);
+    expect(expiry).toEqual([
+      { type: "tell", to: "player/bob", message: { type: "left", lobby: KEY } },
+      { type: "push", to: ["alice"], frame: lobbyFrame(d.state) },
+    ]);
+  });
+
+  it("lobbyGraceSeconds 0 gives the seed's behaviour: the member leaves at once", () => {
+    const d = lobbyOf(["alice", "bob"], { lobbyGraceSeconds: 0 });
+    const effects = d.send({ type: "connection", player: "alice", connected: false });
+    expect(d.state.host).toBe("bob");
+    expect(effects).toEqual([
+      { type: "tell", to: "player/alice", message: { type: "left", lobby: KEY } },
+      { type: "push", to: ["bob"], frame: lobbyFrame(d.state) },
+      { type: "reply" },
+    ]);
+  });
+
+  it("a member who leaves while away has its grace cancelled", () => {
+    const d = lobbyOf(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    expect(d.send({ type: "leave", player: "bob" }).slice(0, 2)).toEqual([
+      { type: "cancelTimer", name: "grace:bob" },
+      { type: "tell", to: "player/bob", message: { type: "left", lobby: KEY } },
+    ]);
+  });
+
+  it("repeated or unknown connection reports change nothing; a resumed session gets the state", () => {
+    const d = lobbyOf(["alice", "bob"]);
+    const before = d.state;
+    expect(d.send({ type: "connection", player: "zed", connected: false })).toEqual([{ type: "reply" }]);
+    expect(d.send({ type: "connection", player: "bob", connected: true })).toEqual([
+      { type: "push", to: ["bob"], frame: lobbyFrame(before) },
+      { type: "reply" },
+    ]);
+    expect(d.state).toBe(before);
+    d.send({ type: "connection", player: "bob", connected: false });
+    const away = d.state;
+    expect(d.send({ type: "connection", player: "bob", connected: false })).toEqual([{ type: "reply" }]);
+    expect(d.state).toBe(away);
+  });
+});
+
+describe("restored after failover or migration (SPEC §1: a system-caused disconnect costs nobody a seat)", () => {
+  it("members whose sessions are elsewhere keep their seats and get a fresh full grace, even with lobby grace 0", () => {
+    const d = lobbyOf(["alice", "bob", "carol"], { lobbyGraceSeconds: 0 });
+    d.ctx.advance(60_000);
+    const effects = d.send({ type: "restored", reason: "failover", connected: ["alice"] });
+    expect(roster(d.state).map(([p, , , connected]) => [p, connected])).toEqual([
+      ["alice", true],
+      ["bob", false],
+      ["carol", false],
+    ]);
+    expect(d.state.host).toBe("alice");
+    const now = T0 + 60_000;
+    expect(effects).toEqual([
+      { type: "timer", name: "grace:bob", at: now + 30_000, kind: "grace" },
+      { type: "timer", name: "grace:carol", at: now + 30_000, kind: "grace" },
+      { type: "push", to: ["alice", "bob", "carol"], frame: lobbyFrame(d.state) },
+    ]);
+  });
+
+  it("the host keeps the role; a room seat gets the room grace; a member back here is reconnected", () => {
+    const d = playing(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    d.ctx.advance(20_000);
+    const effects = d.send({ type: "restored", reason: "migration", connected: ["bob"] });
+    expect(d.state.host).toBe("alice");
+    expect(roster(d.state)).toEqual([
+      ["alice", 1, 0, false, true],
+      ["bob", 2, 1, true, true],
+    ]);
+    expect(effects).toEqual([
+      { type: "timer", name: "grace:alice", at: T0 + 50_000, kind: "grace" },
+      { type: "cancelTimer", name: "grace:bob" },
+      { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },
+    ]);
+  });
+
+  it("a member already away gets a fresh grace, not the rest of the old one", () => {
+    const d = lobbyOf(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    d.ctx.advance(9_000);
+    const effects = d.send({ type: "restored", reason: "failover", connected: ["alice"] });
+    expect(effects[0]).toEqual({ type: "timer", name: "grace:bob", at: T0 + 19_000, kind: "grace" });
+  });
+
+  it("a restore that finds everyone here changes nothing but resends the state", () => {
+    const d = lobbyOf(["alice", "bob"]);
+    const before = d.state;
+    expect(d.send({ type: "restored", reason: "migration", connected: ["alice", "bob"] })).toEqual([
+      { type: "push", to: ["alice", "bob"], frame: lobbyFrame(before) },
+    ]);
+    expect(d.state).toBe(before);
+  });
+});

@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import {
+  createMemoryMs,
+  playerKind,
+  playerSchemaVersion,
+  type PlayerState,
+} from "../../actors/player/index.ts";
+import { testContext } from "../../actors/runtime/test-context.ts";
+import type { Effect } from "../../actors/runtime/types.ts";
+
+const kind = playerKind();
+
+function player(id = "alice") {
+  const ctx = testContext({ key: `player/${id}`, now: 5_000_000 });
+  let state: PlayerState = kind.create(undefined, ctx).state;
+  return {
+    ctx,
+    get state() {
+      return state;
+    },
+    send(message: unknown): readonly Effect[] {
+      const parsed = kind.parse(message);
+      expect(parsed, JSON.stringify(message)).toBeDefined();
+      const t = kind.handle(state, parsed!, ctx);
+      state = t.state;
+      return t.effects;
+    },
+  };
+}
+
+describe("player registry", () => {
+  it("starts in no lobby with no creates and no effects", () => {
+    expect(kind.create(undefined, testContext())).toEqual({
+      state: { lobby: null, creates: [] },
+      effects: [],
+    });
+  });
+
+  it("records the lobby joined and answers get", () => {
+    const p = player();
+    expect(p.send({ type: "joined", lobby: "lobby/AAAAAA" })).toEqual([{ type: "reply" }]);
+    expect(p.send({ type: "get" })).toEqual([{ type: "reply", value: { lobby: "lobby/AAAAAA" } }]);
+  });
+
+  it("joining another lobby leaves the first", () => {
+    const p = player();
+    p.send({ type: "joined", lobby: "lobby/AAAAAA" });
+    expect(p.send({ type: "joined", lobby: "lobby/BBBBBB" })).toEqual([
+      { type: "tell", to: "lobby/AAAAAA", message: { type: "leave", player: "alice" } },
+      { type: "reply" },
+    ]);
+    expect(p.state.lobby).toBe("lobby/BBBBBB");
+  });
+
+  it("joined for the lobby it is already in changes nothing", () => {
+    const p = player();
+    p.send({ type: "joined", lobby: "lobby/AAAAAA" });
+    const before = p.state;
+    expect(p.send({ type: "joined", lobby: "lobby/AAAAAA" })).toEqual([{ type: "reply" }]);
+    expect(p.state).toBe(before);
+  });
+
+  it("left clears only the current lobby; a late left from an old one is ignored", () => {
+    const p = player();
+    p.send({ type: "joined", lobby: "lobby/AAAAAA" });
+    p.send({ type: "joined", lobby: "lobby/BBBBBB" });
+    const before = p.state;
+    p.send({ type: "left", lobby: "lobby/AAAAAA" });
+    expect(p.state).toBe(before);
+    p.send({ type: "left", lobby: "lobby/BBBBBB" });
+    expect(p.state.lobby).toBeNull();
+  });
+
+  it("beginCreate is idempotent per session and request id", () => {
+    const p = player();
+    expect(p.send({ type: "beginCreate", session: "s1", id: 1, code: "AAAAAA" })).toEqual([
+      { type: "reply", value: { code: "AAAAAA" } },
+    ]);
+    const before = p.state;
+    expect(p.send({ type: "beginCreate", session: "s1", id: 1, code: "BBBBBB" })).toEqual([
+      { type: "reply", value: { code: "AAAAAA" } },
+    ]);
+    expect(p.state).toBe(before);
+    expect(p.send({ type: "beginCreate", session: "s1", id: 2, code: "CCCCCC" })).toEqual([
+      { type: "reply", value: { code: "CCCCCC" } },
+    ]);
+    expect(p.send({ type: "beginCreate", session: "s2", id: 1, code: "DDDDDD" })).toEqual([
+      { type: "reply", value: { code: "DDDDDD" } },
+    ]);
+    expect(p.state.creates.map((c) => c.code)).toEqual(["AAAAAA", "CCCCCC", "DDDDDD"]);
+  });
+
+  it("replaceCreate overwrites the record after a collision", () => {
+    const p = player();
+    p.send({ type: "beginCreate", session: "s1", id: 1, code: "AAAAAA" });
+    expect(p.send({ type: "replaceCreate", session: "s1", id: 1, code: "EEEEEE" })).toEqual([
+      { type: "reply", value: { code: "EEEEEE" } },
+    ]);
+    expect(p.send({ type: "beginCreate", session: "s1", id: 1, code: "FFFFFF" })).toEqual([
+      { type: "reply", value: { code: "EEEEEE" } },
+    ]);
+    expect(p.state.creates).toEqual([{ session: "s1", id: 1, code: "EEEEEE", at: 5_000_000 }]);
+  });
+
+  it("creates older than 10 minutes are pruned", () => {
+    const p = player();
+    p.send({ type: "beginCreate", session: "s1", id: 1, code: "AAAAAA" });
+    p.ctx.advance(createMemoryMs);
+    p.send({ type: "beginCreate", session: "s1", id: 2, code: "BBBBBB" });
+    expect(p.state.creates).toEqual([
+      { session: "s1", id: 2, code: "BBBBBB", at: 5_000_000 + createMemoryMs },
+    ]);
+  });
+
+  it("parse, upgrade and idle", () => {
+    expect(kind.parse({ type: "get", extra: 1 })).toBeUndefined();
+    expect(kind.parse({ type: "beginCreate", session: "s", id: "1", code: "AAAAAA" })).toBeUndefined();
+    expect(kind.parse({ type: "joined" })).toBeUndefined();
+    expect(kind.parse({ type: "timer", name: "x" })).toEqual({ type: "timer", name: "x" });
+    const p = player();
+    p.send({ type: "joined", lobby: "lobby/AAAAAA" });
+    p.send({ type: "beginCreate", session: "s1", id: 1, code: "AAAAAA" });
+    expect(kind.upgrade(JSON.parse(JSON.stringify(p.state)), playerSchemaVersion)).toEqual(p.state);
+    expect(() => kind.upgrade(p.state, 2)).toThrow();
+    expect(kind.idle(p.state)).toBe(true);
+  });
+});
