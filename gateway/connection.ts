@@ -202,9 +202,14 @@ export class Connection implements SessionSocket {
     session.socket = this;
     this.session = session;
     const replaced = this.deps.sessions.add(session);
+    // Detach before closing: a socket closed because a newer one took over is not a disconnect.
     if (previous && previous !== this) previous.close(CloseCodes.REPLACED.code, "REPLACED");
-    if (replaced?.socket) replaced.socket.close(CloseCodes.REPLACED.code, "REPLACED");
-    if (replaced) this.deps.sessions.remove(replaced);
+    if (replaced) {
+      const older = replaced.socket;
+      replaced.socket = null;
+      this.deps.sessions.remove(replaced);
+      older?.close(CloseCodes.REPLACED.code, "REPLACED");
+    }
     this.reply({
       type: "welcome",
       protocol: Math.min(hello.protocol, PROTOCOL_VERSION),

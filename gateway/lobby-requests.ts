@@ -38,6 +38,7 @@ export class LobbyRequests {
         return this.create(session, frame.public ?? false, frame.metadata ?? null, request);
       case "leave":
         return this.inLobby(session, { type: "leave", player }, request, () => {
+          session.lastLobby = session.lobby ?? session.lastLobby;
           session.lobby = null;
           session.room = null;
         });
@@ -53,8 +54,7 @@ export class LobbyRequests {
       case "return":
         return this.inLobby(session, { type: "return", player }, request);
       case "finish":
-        if (!session.room) return fail("NOT_PLAYING", "you are not seated in a room");
-        return this.deps.system.ask(session.room, { type: "finish", player }, { request });
+        return this.finish(session, request);
       case "browse":
         return this.deps.system.ask("directory/lobbies", {
           type: "browse",
@@ -62,6 +62,15 @@ export class LobbyRequests {
           ...(frame.freeOnly === undefined ? {} : { freeOnly: frame.freeOnly }),
         });
     }
+  }
+
+  /** Reports a match over. A room that already ended (another player's finish, or a retry) is done. */
+  private async finish(session: Session, request: RequestId): Promise<AskResult> {
+    const room = session.room ?? session.lastRoom;
+    if (!room) return fail("NOT_PLAYING", "you are not seated in a room");
+    const result = await this.deps.system.ask(room, { type: "finish", player: session.player }, { request });
+    if (!result.ok && result.code === "NOT_FOUND") return { ok: true };
+    return result;
   }
 
   private async join(session: Session, code: string, request: RequestId): Promise<AskResult> {
@@ -73,8 +82,10 @@ export class LobbyRequests {
       { type: "join", player: { id: session.player, name: session.name } },
       { request },
     );
-    if (result.ok) session.lobby = key;
-    else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no lobby has the code ${code}`);
+    if (result.ok) {
+      if (session.lobby && session.lobby !== key) session.lastLobby = session.lobby;
+      session.lobby = key;
+    } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no lobby has the code ${code}`);
     return result;
   }
 
@@ -123,11 +134,14 @@ export class LobbyRequests {
     request: RequestId,
     onOk?: () => void,
   ): Promise<AskResult> {
-    if (!session.lobby) return notInLobby;
-    const result = await this.deps.system.ask(session.lobby, message, { request });
+    // Without a current lobby the request still goes to the last one: if it is a retry whose answer
+    // was lost, the lobby answers with its first result; otherwise it refuses NOT_IN_LOBBY itself.
+    const key = session.lobby ?? session.lastLobby;
+    if (!key) return notInLobby;
+    const result = await this.deps.system.ask(key, message, { request });
     if (result.ok) onOk?.();
     else if (result.code === "NOT_FOUND") {
-      session.lobby = null;
+      if (session.lobby === key) session.lobby = null;
       return notInLobby;
     }
     return result;

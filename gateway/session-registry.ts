@@ -16,8 +16,12 @@ export class Session {
   socket: SessionSocket | null = null;
   /** The lobby the player is in, as far as this gateway knows (`lobby/CODE`). */
   lobby: string | null = null;
+  /** The lobby the player was in last: a request re-sent after its answer was lost goes there. */
+  lastLobby: string | null = null;
   /** The room the player is seated in (`room/CODE`). */
   room: string | null = null;
+  /** The room the player was seated in last (a finish re-sent after the room ended). */
+  lastRoom: string | null = null;
   /** When the socket went away (wall ms), for expiring detached sessions. */
   detachedAt = 0;
 
@@ -104,7 +108,9 @@ export class SessionRegistry implements Outbox {
     const members = frame.members as readonly { player: string; inRoom: boolean }[];
     const me = members.find((m) => m.player === session.player);
     const room = frame.room as { code: string } | null;
+    if (session.room) session.lastRoom = session.room;
     if (!me) {
+      session.lastLobby = session.lobby;
       session.lobby = null;
       session.room = null;
     } else {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lobbyOptionsSchema } from "../actors/lobby/index.ts";
 
 /**
  * A node's configuration: every setting has a flag, an environment variable and a default, and is
@@ -189,6 +190,27 @@ function parseTeamSizes(raw: string): Record<string, number> {
   return out;
 }
 
+/** The lobby's own schema decides the lobby limits; a refusal names the setting it came from. */
+function checkLobbyLimits(config: NodeConfig): void {
+  const checked = lobbyOptionsSchema.safeParse({
+    codeLength: config.codeLength,
+    maxMembers: config.maxMembers,
+    teamSizes: config.teamSizes,
+    botSeatIdBase: config.botSeatIdBase,
+    returnAfterEndSeconds: config.returnAfterEndSeconds,
+    reconnectGraceSeconds: config.reconnectGraceSeconds,
+    lobbyGraceSeconds: config.lobbyGraceSeconds,
+  });
+  if (checked.success) return;
+  const issue = checked.error.issues[0];
+  const name = String(issue?.path[0] ?? "lobby");
+  const setting = (settings as Record<string, { env: string } | undefined>)[name];
+  throw new ConfigError(
+    name,
+    `invalid setting ${flagOf(name)}${setting ? ` (${setting.env})` : ""}: ${issue?.message ?? "invalid"}`,
+  );
+}
+
 /** The flag of a setting: `maxFrameBytes` → `--max-frame-bytes`. */
 export function flagOf(name: string): string {
   return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -241,6 +263,7 @@ export function loadConfig(flags: Partial<Record<string, string>>, env: NodeJS.P
       );
     }
   }
+  checkLobbyLimits(config);
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw new ConfigError("tlsCert", "--tls-cert and --tls-key go together");
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { metadataSchema } from "../../actors/lobby/index.ts";
 
 /**
  * Frames a client sends. Every frame is a msgpack map (or a JSON text frame) with a `type`; requests carry
@@ -16,10 +17,8 @@ export const requestIdSchema = z
 const text = (max: number) => z.string().max(max);
 const lobbyCode = text(32).describe("invite code; trimmed and upper-cased by the node");
 
-/** Public metadata of a lobby, shown in browse lists. */
-export const metadataSchema = z
-  .record(z.string().max(32), z.union([z.string().max(64), z.number(), z.boolean()]))
-  .refine((m) => Object.keys(m).length <= 16, "at most 16 metadata fields");
+/** Public metadata of a lobby, shown in browse lists: the lobby's own schema, so both sides agree. */
+export { metadataSchema };
 
 export const helloFrame = z
   .object({

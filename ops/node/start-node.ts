@@ -118,7 +118,7 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
       port: config.port,
       allowedOrigins: config.allowedOrigins,
       maxConnectionsPerIp: config.maxConnectionsPerIp,
-      dev: !config.production,
+      dev: !config.production && config.tokenKeys.length === 0,
       ...(config.tlsCert && config.tlsKey
         ? { tls: { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } }
         : {}),

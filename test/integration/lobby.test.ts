@@ -238,3 +238,38 @@ describe("private lobbies over real sockets", () => {
     expect((await c.browse({ mode: "duel" })).lobbies).toHaveLength(0);
   });
 });
+
+describe("sessions and retries across connections", () => {
+  it("a newer login of the same player takes over without costing the seat", async () => {
+    await setup({ lobbyGraceSeconds: "1" });
+    const [a, b] = [await player("a"), await player("b")];
+    const { code } = await a.create();
+    await b.join(code);
+    const closed = b.next("closed");
+    const b2 = await player("b");
+    expect((await closed).code).toBe(4031);
+    await eventually(() => expect(lobbyOf(b2).members[1]).toMatchObject({ player: "b", connected: true }));
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(lobbyOf(a).members.map((m) => [m.player, m.connected])).toEqual([
+      ["a", true],
+      ["b", true],
+    ]);
+  });
+
+  it("a leave re-sent after its answer was lost is answered with its first result", async () => {
+    const n = await setup();
+    const host = await player("h");
+    const { code } = await host.create();
+    const first = await rawSocket(n, { player: "a" });
+    const welcome = await waitFrame<{ resume: string }>(first.frames, (f) => f.type === "welcome");
+    first.ws.send(encodeFrame({ type: "join", id: 1, code }, "msgpack"));
+    await waitFrame(first.frames, (f) => f.type === "result" && f.id === 1);
+    first.ws.send(encodeFrame({ type: "leave", id: 2 }, "msgpack"));
+    await waitFrame(first.frames, (f) => f.type === "result" && f.id === 2);
+    first.ws.terminate();
+    const again = await rawSocket(n, { player: "a", resume: welcome.resume });
+    again.ws.send(encodeFrame({ type: "leave", id: 2 }, "msgpack"));
+    expect(await waitFrame(again.frames, (f) => f.id === 2)).toMatchObject({ type: "result" });
+    again.ws.close();
+  });
+});
