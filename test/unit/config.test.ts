@@ -40,9 +40,15 @@ describe("node configuration", () => {
 
   it("refuses production without a token key or a session secret", () => {
     expect(refusal({ production: "true" }).setting).toBe("tokenKeys");
-    expect(refusal({ production: "true", tokenKeys: "k1:0123456789abcdefXYZ" }).setting).toBe("sessionSecret");
+    expect(refusal({ production: "true", tokenKeys: "k1:0123456789abcdefXYZ" }).setting).toBe(
+      "sessionSecret",
+    );
     const ok = loadConfig(
-      { production: "true", tokenKeys: "k1:0123456789abcdefXYZ,k2:abcdefghijklmnopqrs", sessionSecret: "s".repeat(32) },
+      {
+        production: "true",
+        tokenKeys: "k1:0123456789abcdefXYZ,k2:abcdefghijklmnopqrs",
+        sessionSecret: "s".repeat(32),
+      },
       {},
     );
     expect(ok.tokenKeys).toHaveLength(2);
