@@ -28,6 +28,8 @@ export class ActorCell {
   pausedUntil = 0;
   /** Timers that fired in the batch being handled (their removal must be written). */
   timersFired = 0;
+  /** Volatile changes not yet written: a flush is scheduled. */
+  dirty = false;
   lastActive: number;
 
   constructor(
@@ -42,6 +44,9 @@ export class ActorCell {
     this.lastActive = now;
   }
 }
+
+/** The message of the runtime's own flush of volatile changes. */
+export const flushMessage: unique symbol = Symbol("flush");
 
 /** The results-table key of a request. */
 export function requestKey(request: RequestId): string {

@@ -1,4 +1,11 @@
-import { ActorCell, requestKey, resultToAnswer, type ArmedTimer, type Envelope } from "./actor-cell.ts";
+import {
+  ActorCell,
+  flushMessage,
+  requestKey,
+  resultToAnswer,
+  type ArmedTimer,
+  type Envelope,
+} from "./actor-cell.ts";
 import type { ErrorCode } from "./error-codes.ts";
 import {
   PersistError,
@@ -42,6 +49,8 @@ export interface ActorSystemOptions {
   readonly passivateAfterMs?: number;
   /** At most this many messages of one actor share one snapshot write (group commit). */
   readonly maxBatch?: number;
+  /** Volatile changes are written at most this long after the first of them. */
+  readonly volatileFlushMs?: number;
 }
 
 interface Registration {
@@ -55,6 +64,10 @@ interface Outcome {
   readonly envelope: Envelope;
   readonly effects: readonly Effect[];
   readonly cached?: AskResult;
+  /** The change may run its effects before it is written (see Transition.volatile). */
+  readonly volatile: boolean;
+  /** The runtime's flush: write even though nothing changed in this batch. */
+  readonly flush?: boolean;
 }
 
 const retryLaterMs = 500;
@@ -73,6 +86,7 @@ export class ActorSystem {
   private readonly retentionMs: number;
   private readonly passivateAfterMs: number;
   private readonly maxBatch: number;
+  private readonly volatileFlushMs: number;
   private sweepCancel: (() => void) | undefined;
   private writeCounter = 0;
   private closed = false;
@@ -82,6 +96,7 @@ export class ActorSystem {
     this.retentionMs = options.resultRetentionMs ?? 120_000;
     this.passivateAfterMs = options.passivateAfterMs ?? 60_000;
     this.maxBatch = options.maxBatch ?? 64;
+    this.volatileFlushMs = options.volatileFlushMs ?? 3_000;
     this.scheduleSweep();
   }
 
@@ -187,7 +202,7 @@ export class ActorSystem {
     this.applyTimers(cell, pending.changes);
     this.runEffects(
       cell,
-      { envelope: { message: init }, effects: this.stampPushes(cell, transition.effects) },
+      { envelope: { message: init }, effects: this.stampPushes(cell, transition.effects), volatile: false },
       now,
     );
     this.kick(cell);
@@ -214,7 +229,7 @@ export class ActorSystem {
     const now = this.options.scheduler.now();
     let dropped = 0;
     for (const cell of this.cells.values()) {
-      if (cell.running || cell.mailbox.length > 0 || cell.timers.size > 0) continue;
+      if (cell.running || cell.dirty || cell.mailbox.length > 0 || cell.timers.size > 0) continue;
       if (now - cell.lastActive < olderThanMs || !cell.kind.idle(cell.state)) continue;
       this.cells.delete(cell.key);
       dropped++;
@@ -362,12 +377,16 @@ export class ActorSystem {
         cell.timersFired > 0 ||
         cell.results.size !== resultsBefore ||
         pruned;
-      if (stopping || changed) {
+      const mustWrite = stopping || outcomes.some((o) => o.flush === true || (!o.volatile && changed));
+      if (mustWrite && (changed || cell.dirty || stopping)) {
         const persisted = await this.persist(cell, state, timers.table, now, stopping);
         if (!persisted) {
           this.failBatch(cell, before, batch, stamped);
           return;
         }
+        cell.dirty = false;
+      } else if (changed) {
+        this.markDirty(cell, now);
       }
       cell.state = state;
       this.applyTimers(cell, timers.changes);
@@ -385,21 +404,30 @@ export class ActorSystem {
     envelope: Envelope,
     now: number,
   ): { state: unknown; outcome: Outcome } {
+    if (envelope.message === flushMessage) {
+      return { state, outcome: { envelope, effects: [], volatile: false, flush: true } };
+    }
     if (envelope.request) {
       const earlier = cell.results.get(requestKey(envelope.request));
-      if (earlier) return { state, outcome: { envelope, effects: [], cached: resultToAnswer(earlier) } };
+      if (earlier) {
+        return { state, outcome: { envelope, effects: [], cached: resultToAnswer(earlier), volatile: true } };
+      }
     }
     const message = cell.kind.parse(envelope.message);
     if (message === undefined) {
       return {
         state,
-        outcome: { envelope, effects: [rejectEffect("INVALID", "not a message this actor takes")] },
+        outcome: {
+          envelope,
+          effects: [rejectEffect("INVALID", "not a message this actor takes")],
+          volatile: true,
+        },
       };
     }
     if (isTimerMessage(message)) {
       // Only the runtime fires timers, and only the one still armed under that name counts.
       if (!envelope.timer || cell.timers.get(message.name) !== envelope.timer) {
-        return { state, outcome: { envelope, effects: [] } };
+        return { state, outcome: { envelope, effects: [], volatile: true } };
       }
       cell.timers.delete(message.name);
       cell.timersFired++;
@@ -409,13 +437,28 @@ export class ActorSystem {
       transition = cell.kind.handle(state, message, this.context(cell.key, now));
     } catch (error) {
       this.options.events?.handlerFailed?.(cell.key, error);
-      return { state, outcome: { envelope, effects: [rejectEffect("INTERNAL", "the handler failed")] } };
+      return {
+        state,
+        outcome: { envelope, effects: [rejectEffect("INTERNAL", "the handler failed")], volatile: true },
+      };
     }
     const answer = answerOf(transition.effects);
     if (envelope.request && answer && transition.state !== state) {
       cell.results.set(requestKey(envelope.request), toResult(envelope.request, now, answer));
     }
-    return { state: transition.state, outcome: { envelope, effects: transition.effects } };
+    return {
+      state: transition.state,
+      outcome: { envelope, effects: transition.effects, volatile: transition.volatile === true },
+    };
+  }
+
+  /** Schedules the write of volatile changes, once per dirty period. */
+  private markDirty(cell: ActorCell, now: number): void {
+    if (cell.dirty) return;
+    cell.dirty = true;
+    this.options.scheduler.at(now + this.volatileFlushMs, () => {
+      if (cell.dirty && !cell.stopped) this.deliver(cell.key, { message: flushMessage });
+    });
   }
 
   private async persist(

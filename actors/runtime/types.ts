@@ -71,6 +71,12 @@ export type Effect =
 export interface Transition<S> {
   readonly state: S;
   readonly effects: readonly Effect[];
+  /**
+   * True when this change need not be written before its effects run: a relay room's turns are
+   * acknowledged by being received, not by being persisted. The runtime writes volatile changes within
+   * `volatileFlushMs`, or with the next change that is not volatile.
+   */
+  readonly volatile?: boolean;
 }
 
 /** The message the runtime delivers when a timer fires. */

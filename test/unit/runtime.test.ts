@@ -14,6 +14,7 @@ const messageSchema = z.discriminatedUnion("type", [
     .strict(),
   z.object({ type: z.literal("timer"), name: z.string() }).strict(),
   z.object({ type: z.literal("end") }).strict(),
+  z.object({ type: z.literal("tick") }).strict(),
 ]);
 type CounterMessage = z.infer<typeof messageSchema>;
 
@@ -50,6 +51,12 @@ const counterKind: ActorKind<Counter, CounterMessage> = {
         };
       case "end":
         return { state, effects: [{ type: "stop" }] };
+      case "tick":
+        return {
+          state: { n: state.n + 1 },
+          effects: [{ type: "push", to: ["p1"], frame: { type: "tick", n: state.n + 1 } }],
+          volatile: true,
+        };
       case "restored":
         return { state, effects: [] };
     }
@@ -247,5 +254,30 @@ describe("actor runtime", () => {
     h.node.leaseFresh = true;
     await h.clock.advance(1_000);
     expect(h.framesOf("p1").map((f) => f.n)).toEqual([2]);
+  });
+
+  it("runs volatile changes' effects at once and writes them within the flush interval", async () => {
+    const h = harness();
+    await made(h);
+    const writes = h.store.writes;
+    for (let i = 0; i < 5; i++) h.system.tell("counter/a", { type: "tick" });
+    await h.settle();
+    expect(h.framesOf("p1").map((f) => f.n)).toEqual([1, 2, 3, 4, 5]);
+    expect(h.store.writes).toBe(writes);
+    expect(h.system.passivateIdle()).toBe(0);
+    await h.clock.advance(3_000);
+    expect(h.store.writes).toBe(writes + 1);
+    expect(h.store.peek("counter/a")?.state).toEqual({ n: 5 });
+  });
+
+  it("a durable change writes the volatile ones before it", async () => {
+    const h = harness();
+    await made(h);
+    h.system.tell("counter/a", { type: "tick" });
+    expect(await h.system.ask("counter/a", { type: "add", by: 10 })).toEqual({ ok: true, value: 11 });
+    expect(h.store.peek("counter/a")?.state).toEqual({ n: 11 });
+    const writes = h.store.writes;
+    await h.clock.advance(5_000);
+    expect(h.store.writes).toBe(writes);
   });
 });
