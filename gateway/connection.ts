@@ -47,6 +47,7 @@ export class Connection implements SessionSocket {
   encoding: Encoding = "msgpack";
   private session: Session | undefined;
   private closed = false;
+  private corked = false;
   private readonly limiter: RateLimiter;
   private readonly helloTimer: NodeJS.Timeout;
 
@@ -71,8 +72,25 @@ export class Connection implements SessionSocket {
 
   send(data: Uint8Array | string): void {
     if (this.closed) return;
+    this.cork();
     this.ws.send(data);
     if (this.ws.bufferedAmount > this.deps.limits.maxBufferedBytes) this.closeWith("SLOW_CONSUMER");
+  }
+
+  /**
+   * Frames sent in one turn of the event loop (a push, then the result it answered) leave in one write:
+   * the socket is corked at the first and uncorked after the turn's promise continuations have run.
+   */
+  private cork(): void {
+    if (this.corked) return;
+    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (!socket) return;
+    this.corked = true;
+    socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   close(code: number, reason: string): void {

@@ -5,6 +5,7 @@ export { parsePlayerMessage, playerMessageSchema } from "./player-messages.ts";
 export type { PlayerMessage } from "./player-messages.ts";
 export {
   createMemoryMs,
+  maxRememberedCreates,
   playerSchemaVersion,
   playerStateSchema,
   upgradePlayerState,

@@ -2,7 +2,7 @@ import type { ActorContext, Restored, TimerFired, Transition } from "../runtime/
 import { keyName } from "../lobby/index.ts";
 import type { PlayerMessage } from "./player-messages.ts";
 import type { CreateRecord, PlayerState } from "./player-state.ts";
-import { createMemoryMs } from "./player-state.ts";
+import { createMemoryMs, maxRememberedCreates } from "./player-state.ts";
 
 /** The player registry's transition function. */
 
@@ -38,7 +38,7 @@ function beginCreate(state: PlayerState, request: CreateRequest, now: number): S
   const fresh = state.creates.filter((r) => now - r.at < createMemoryMs);
   const record: CreateRecord = { session: request.session, id: request.id, code: request.code, at: now };
   return {
-    state: { ...state, creates: [...fresh, record] },
+    state: { ...state, creates: [...fresh, record].slice(-maxRememberedCreates) },
     effects: [{ type: "reply", value: { code: request.code } }],
   };
 }
@@ -48,7 +48,7 @@ function replaceCreate(state: PlayerState, request: CreateRequest, now: number):
   const others = state.creates.filter((r) => !sameRequest(r, request) && now - r.at < createMemoryMs);
   const record: CreateRecord = { session: request.session, id: request.id, code: request.code, at: now };
   return {
-    state: { ...state, creates: [...others, record] },
+    state: { ...state, creates: [...others, record].slice(-maxRememberedCreates) },
     effects: [{ type: "reply", value: { code: request.code } }],
   };
 }

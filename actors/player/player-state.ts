@@ -6,8 +6,14 @@ import { codeSchema } from "../lobby/index.ts";
 /** The version of the player state's shape. */
 export const playerSchemaVersion = 1;
 
-/** How long a create request is remembered, so a retry of it gets the same code. */
-export const createMemoryMs = 10 * 60 * 1000;
+/**
+ * How long a create request is remembered, so a retry of it gets the same code: as long as the runtime
+ * keeps request results (the SDK's retry deadline plus the failure timeout).
+ */
+export const createMemoryMs = 2 * 60 * 1000;
+
+/** At most this many creates are remembered, so a player who creates lobby after lobby keeps a small state. */
+export const maxRememberedCreates = 16;
 
 /** A lobby create the player asked for: its request id and the code it was given. */
 export const createRecordSchema = z.strictObject({

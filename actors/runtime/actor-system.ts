@@ -224,11 +224,12 @@ export class ActorSystem {
     return this.cells.size;
   }
 
-  /** Drops every idle actor now (their snapshots stay); returns how many were dropped. */
-  passivateIdle(olderThanMs = 0): number {
+  /** Drops every idle actor now (their snapshots stay), optionally only keys under `prefix`; returns how many. */
+  passivateIdle(olderThanMs = 0, prefix = ""): number {
     const now = this.options.scheduler.now();
     let dropped = 0;
     for (const cell of this.cells.values()) {
+      if (!cell.key.startsWith(prefix)) continue;
       if (cell.running || cell.dirty || cell.mailbox.length > 0 || cell.timers.size > 0) continue;
       if (now - cell.lastActive < olderThanMs || !cell.kind.idle(cell.state)) continue;
       this.cells.delete(cell.key);

@@ -1,5 +1,5 @@
 import { FoyerError } from "../foyer-error.ts";
-import { decodeServerFrame, encodeFrame } from "../protocol/codec.ts";
+import { decodeServerFrame, encodeFrame, readServerFrame } from "../protocol/codec.ts";
 import type { RequestFrame } from "../protocol/client-frames.ts";
 import { CloseCodes } from "../protocol/close-codes.ts";
 import {
@@ -38,6 +38,12 @@ export interface FoyerClientOptions {
   readonly reconnectMaxMs?: number;
   /** Send JSON text frames instead of msgpack (for debugging). */
   readonly json?: boolean;
+  /**
+   * Validate every frame from the node against the full zod schemas (for debugging a custom node or a
+   * protocol mismatch). Off by default: the SDK trusts the node it authenticated to and only checks a
+   * frame's type, which keeps a browser's main thread free.
+   */
+  readonly validate?: boolean;
 }
 
 /** Events a client emits. */
@@ -248,7 +254,7 @@ export class FoyerClient extends Emitter<FoyerEvents> {
 
   private onFrame(data: unknown): void {
     const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
-    const decoded = decodeServerFrame(raw);
+    const decoded = this.options.validate === true ? decodeServerFrame(raw) : readServerFrame(raw);
     if (!decoded.ok) return;
     this.dispatch(decoded.frame);
   }

@@ -29,6 +29,9 @@ function decodeWith<T>(
   } catch {
     return { ok: false, message: typeof data === "string" ? "malformed JSON" : "malformed msgpack" };
   }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return { ok: false, message: "a frame is a map with a type" };
+  }
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { ok: true, frame: parsed.data };
   return { ok: false, message: describeIssues(parsed.error.issues) };
@@ -42,6 +45,25 @@ export function decodeClientFrame(data: Uint8Array | string): Decoded<ClientFram
 /** Decodes and validates a frame from a node (the SDK's side). Never throws. */
 export function decodeServerFrame(data: Uint8Array | string): Decoded<ServerFrame> {
   return decodeWith(serverFrameSchema, data);
+}
+
+const serverFrameTypes = new Set<string>(serverFrameSchema.options.map((o) => o.shape.type.value));
+
+/**
+ * Reads a frame from a node, checking only that it is an object with a known `type` (the SDK's fast
+ * path; `decodeServerFrame` validates every field). Never throws.
+ */
+export function readServerFrame(data: Uint8Array | string): Decoded<ServerFrame> {
+  let raw: unknown;
+  try {
+    raw = unpackRaw(data);
+  } catch {
+    return { ok: false, message: "malformed frame" };
+  }
+  const type = (raw as { type?: unknown } | null)?.type;
+  if (typeof type !== "string" || !serverFrameTypes.has(type))
+    return { ok: false, message: "unknown frame type" };
+  return { ok: true, frame: raw as ServerFrame };
 }
 
 /** Encodes a frame for the wire in the connection's encoding. */

@@ -7,7 +7,11 @@ import { signPlayerToken } from "../../gateway/auth/player-token.ts";
 import { createNodeClient } from "../../gateway/client/node.ts";
 import type { FoyerClient } from "../../gateway/client/index.ts";
 import { loadConfig } from "../config.ts";
-import { buildEmbeddedRuntime, startNode } from "../node/start-node.ts";
+import { lobbyOptionsOf, startNode } from "../node/start-node.ts";
+import { lobbyKind } from "../../actors/lobby/index.ts";
+import { playerKind } from "../../actors/player/index.ts";
+import { ActorSystem, settle } from "../../actors/runtime/index.ts";
+import { KvActorStore, MemoryKvServer, cryptoRandom, realScheduler } from "../../fleet/index.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
 
 /** Options of `foyer bench --scenario lobby`. */
@@ -30,6 +34,7 @@ export interface LobbyBenchResult {
   readonly p50VsEcho: number;
   readonly idleLobbies: number;
   readonly bytesPerIdleLobby: number;
+  readonly bytesPerPlayerEntry: number;
 }
 
 const benchSecret = "bench-secret-0123456789abcdef";
@@ -56,9 +61,13 @@ export async function runLobbyBench(options: LobbyBenchOptions): Promise<LobbyBe
   say(
     `  lobby ops         p50 ${lobby.p50Ms.toFixed(3)} ms  p99 ${lobby.p99Ms.toFixed(3)} ms  ${opsPerSecond.toFixed(0)} ops/s`,
   );
-  const bytesPerIdleLobby = await idleLobbyBytes(options.idleLobbies);
+  const memory = await idleLobbyBytes(options.idleLobbies);
+  const bytesPerIdleLobby = memory.lobby;
   say(
     `  idle lobby (8 members): ${bytesPerIdleLobby.toFixed(0)} heap bytes each, over ${options.idleLobbies} lobbies`,
+  );
+  say(
+    `  player registry entry: ${memory.player.toFixed(0)} heap bytes per player while live (passivates when idle)`,
   );
   const result: LobbyBenchResult = {
     scenario: "lobby",
@@ -71,6 +80,7 @@ export async function runLobbyBench(options: LobbyBenchOptions): Promise<LobbyBe
     p50VsEcho: Number((lobby.p50Ms / echo.p50Ms).toFixed(2)),
     idleLobbies: options.idleLobbies,
     bytesPerIdleLobby: Math.round(bytesPerIdleLobby),
+    bytesPerPlayerEntry: Math.round(memory.player),
   };
   say(`  p50 / echo p50 = ${result.p50VsEcho} (target ≤ 1.5); bytes per idle lobby target ≤ 4096`);
   if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -168,21 +178,38 @@ async function lobbyLoad(
   return { latencies, elapsedS };
 }
 
-/** Heap bytes per idle lobby of 8 members: the runtime alone (lobby state, snapshot, actor), no sockets. */
-async function idleLobbyBytes(count: number): Promise<number> {
+/**
+ * Heap bytes per idle lobby of 8 members: the lobby's live actor plus its snapshot and claim in the
+ * embedded store — lobby state, no sockets. The members' player-registry entries are per player, not
+ * per lobby; they are measured apart (`bytesPerPlayerEntry`) and passivate when idle.
+ */
+async function idleLobbyBytes(count: number): Promise<{ lobby: number; player: number }> {
   const gc = exposeGc();
+  const lobbyOnly = await memoryRun(count, false, gc);
+  const withPlayers = await memoryRun(count, true, gc);
+  return { lobby: lobbyOnly, player: (withPlayers - lobbyOnly) / 8 };
+}
+
+async function memoryRun(count: number, players: boolean, gc: () => void): Promise<number> {
   const config = loadConfig({ logLevel: "silent" }, {});
+  const scheduler = realScheduler();
+  const kv = new MemoryKvServer().connect();
+  const store = new KvActorStore({
+    claims: await kv.bucket("claims"),
+    snapshots: await kv.bucket("lobbies"),
+    identity: { node: "bench", incarnation: "bench" },
+    scheduler,
+  });
   const node = { canOpenRoom: () => true, draining: () => false, mayAct: () => true };
-  const { system, kv } = await buildEmbeddedRuntime(config, { push: () => undefined }, node, {});
+  const outbox = { push: () => undefined };
+  const system = new ActorSystem({ store, outbox, scheduler, random: cryptoRandom(), node });
+  system.register(lobbyKind(lobbyOptionsOf(config)));
+  if (players) system.register(playerKind({}), { createOnDemand: true });
   const fill = async (from: number, to: number): Promise<void> => {
     for (let i = from; i < to; i++) {
       const code = `L${i.toString(36).toUpperCase().padStart(5, "0")}`;
-      await system.spawn(`lobby/${code}`, {
-        code,
-        host: { id: `p${i}-0`, name: "Player 0" },
-        public: false,
-        metadata: null,
-      });
+      const host = { id: `p${i}-0`, name: "Player 0" };
+      await system.spawn(`lobby/${code}`, { code, host, public: false, metadata: null });
       for (let m = 1; m < 8; m++) {
         await system.ask(`lobby/${code}`, {
           type: "join",
@@ -190,6 +217,7 @@ async function idleLobbyBytes(count: number): Promise<number> {
         });
       }
     }
+    await settle();
   };
   // Warm up the code paths first so JIT and the first maps do not count as lobby state.
   await fill(0, 50);

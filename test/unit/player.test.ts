@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   createMemoryMs,
+  maxRememberedCreates,
   playerKind,
   playerSchemaVersion,
   type PlayerState,
@@ -123,5 +124,17 @@ describe("player registry", () => {
     expect(kind.upgrade(JSON.parse(JSON.stringify(p.state)), playerSchemaVersion)).toEqual(p.state);
     expect(() => kind.upgrade(p.state, 2)).toThrow();
     expect(kind.idle(p.state)).toBe(true);
+  });
+
+  it("remembers at most maxRememberedCreates creates, the newest", () => {
+    const p = player();
+    for (let id = 1; id <= maxRememberedCreates + 5; id++) {
+      p.send({ type: "beginCreate", session: "s1", id, code: `C${id}` });
+    }
+    expect(p.state.creates).toHaveLength(maxRememberedCreates);
+    expect(p.state.creates[0]?.id).toBe(6);
+    expect(p.send({ type: "beginCreate", session: "s1", id: 21, code: "OTHER" })).toEqual([
+      { type: "reply", value: { code: "C21" } },
+    ]);
   });
 });
