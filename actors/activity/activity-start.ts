@@ -1,0 +1,104 @@
+import { drawCode, roomKey } from "../lobby/index.ts";
+import type { RoomInit, Seat } from "../lobby/index.ts";
+import type { Effect, Random } from "../runtime/types.ts";
+import type { ActivityEnv, Step } from "./activity-env.ts";
+import { pushTo } from "./activity-frames.ts";
+import type { ActivityLobbyState, Transfer } from "./activity-lobby-state.ts";
+import { transferTimerName } from "./activity-timers.ts";
+import { countdownTimerName } from "./countdown.ts";
+
+/** The countdown at 0: every player of the lobby goes to one new room, with a token of its own. */
+
+/** How soon a start the node could not take is tried again; the countdown stays at 0 meanwhile. */
+export const startRetryMs = 1000;
+
+const tokenAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+/** 24 characters of 62: about 143 bits, from the node's cryptographic random source. */
+const tokenLength = 24;
+
+function drawToken(random: Random): string {
+  let token = "";
+  for (let i = 0; i < tokenLength; i++) token += tokenAlphabet.charAt(random.int(tokenAlphabet.length));
+  return token;
+}
+
+/** True when the players of a match are made a team: 2 or 3 of them, as the seed's worlds could hold. */
+export function makesTeam(players: number): boolean {
+  return players >= 2 && players <= 3;
+}
+
+/**
+ * The seats of the match, in join order with seat ids 1, 2, 3…: one team (0) when the players are made a
+ * team or there is one player, otherwise each player on a team of its own.
+ */
+export function activitySeats(transfers: readonly Transfer[]): Seat[] {
+  const teamed = transfers.length === 1 || makesTeam(transfers.length);
+  return transfers.map((t, i) => ({ seat: i + 1, team: teamed ? 0 : i, player: t.player }));
+}
+
+/** The transfer frame for one player of a started lobby (none for a player who is not in it). */
+export function transferPush(state: ActivityLobbyState, player: string): Effect[] {
+  if (state.stage.phase !== "started") return [];
+  const transfer = state.stage.transfers.find((t) => t.player === player);
+  if (transfer === undefined) return [];
+  const team = makesTeam(state.stage.transfers.length) ? state.stage.transfers.map((t) => t.player) : null;
+  return pushTo([player], {
+    type: "activityTransfer",
+    activity: state.settings.id,
+    map: state.settings.map,
+    room: state.stage.room,
+    token: transfer.token,
+    team,
+  });
+}
+
+/**
+ * The countdown timer fired. With a room to be had, the room is spawned for every player (host: the
+ * first in join order), each player is sent its transfer, and the lobby waits `transferSeconds` for
+ * them to load into it. A node that cannot open a room now (full, draining) holds the countdown at 0 and
+ * tries again shortly.
+ */
+export function countdownFired(state: ActivityLobbyState, env: ActivityEnv): Step {
+  const { ctx, options } = env;
+  if (state.stage.phase !== "waiting" || !state.stage.countdown.running) return { state, effects: [] };
+  const { deadline } = state.stage.countdown;
+  const rearm = (at: number): Step => ({
+    state,
+    effects: [{ type: "timer", name: countdownTimerName, at, kind: "game" }],
+  });
+  // A fire before the deadline (not one the runtime sends) keeps the deadline.
+  if (deadline > ctx.now) return rearm(deadline);
+  if (!ctx.node.canOpenRoom || ctx.node.draining) return rearm(ctx.now + startRetryMs);
+  const host = state.players[0];
+  if (host === undefined) return { state, effects: [] };
+  const code = drawCode(ctx.random, options.roomCodeLength, options.roomCodeAlphabet);
+  const transfers = state.players.map((p) => ({ player: p.id, token: drawToken(ctx.random) }));
+  const init: RoomInit = {
+    code,
+    lobby: ctx.key,
+    mode: state.settings.id,
+    host: host.id,
+    seats: activitySeats(transfers),
+  };
+  const next: ActivityLobbyState = { ...state, stage: { phase: "started", room: code, transfers } };
+  return {
+    state: next,
+    effects: [
+      { type: "spawn", key: roomKey(code), init },
+      ...state.players.flatMap((p) => transferPush(next, p.id)),
+      { type: "timer", name: transferTimerName, at: ctx.now + options.transferSeconds * 1000, kind: "game" },
+    ],
+  };
+}
+
+/** The transfer window is over: players who have not loaded into the room by now lose their place. */
+export function transferEnded(state: ActivityLobbyState): Step {
+  return state.stage.phase === "started" ? { state, effects: [{ type: "stop" }] } : { state, effects: [] };
+}
+
+/** The room reports its match is over: a started lobby has nobody left to see off. */
+export function roomEnded(state: ActivityLobbyState, room: string): Step {
+  if (state.stage.phase !== "started" || state.stage.room !== room)
+    return { state, effects: [{ type: "reply" }] };
+  return { state, effects: [{ type: "reply" }, { type: "stop" }] };
+}

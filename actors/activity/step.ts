@@ -1,0 +1,30 @@
+import type { ErrorCode } from "../runtime/error-codes.ts";
+import type { Effect, Transition } from "../runtime/types.ts";
+
+/** Small pieces the activity handlers are built from. */
+
+/** A refusal: the state untouched (same reference, so nothing is persisted) and exactly one reject. */
+export function refuse<S>(state: S, code: ErrorCode, message: string): Transition<S> {
+  return { state, effects: [{ type: "reject", code, message }] };
+}
+
+/** A success answer, with a value when the caller needs one. */
+export function reply(value?: unknown): Effect {
+  return value === undefined ? { type: "reply" } : { type: "reply", value };
+}
+
+/** Runs `next` on the state `first` produced and joins their effects in order. */
+export function andThen<S>(first: Transition<S>, next: (state: S) => Transition<S>): Transition<S> {
+  const second = next(first.state);
+  return { state: second.state, effects: [...first.effects, ...second.effects] };
+}
+
+/** The same transition with more effects after its own. */
+export function withEffects<S>(transition: Transition<S>, ...effects: Effect[]): Transition<S> {
+  return { state: transition.state, effects: [...transition.effects, ...effects] };
+}
+
+/** True when the transition closes the actor. */
+export function stops<S>(transition: Transition<S>): boolean {
+  return transition.effects.some((e) => e.type === "stop");
+}

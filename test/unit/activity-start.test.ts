@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import {
+  activityLobbyIdle,
+  activityTransferFrameSchema,
+  type ActivityLobbyState,
+  type Stage,
+} from "../../actors/activity/index.ts";
+import { roomInitSchema } from "../../actors/lobby/index.ts";
+import type { Effect } from "../../actors/runtime/types.ts";
+import { activityLobbyOf, ev, expectRefused, framesTo, KEY, ofType, T0 } from "./support/activity-driver.ts";
+
+/** SPEC §2: at 0 every player goes to one new room, each with its own token; 2 or 3 are made a team. */
+
+const stageOf = (state: ActivityLobbyState): Stage => state.stage;
+
+function started(players: readonly string[], settings = {}) {
+  const d = activityLobbyOf(players, settings);
+  if (d.state.stage.phase !== "waiting" || !d.state.stage.countdown.running) throw new Error("not counting");
+  d.ctx.now = d.state.stage.countdown.deadline;
+  const effects = d.fire("countdown");
+  const stage: Stage = stageOf(d.state);
+  if (stage.phase !== "started") throw new Error("not started");
+  const { room, transfers } = stage;
+  return { d, effects, room, tokens: new Map(transfers.map((t) => [t.player, t.token])) };
+}
+
+describe("activity lobby start", () => {
+  it("at 0 every player goes to ONE new room: the room is spawned first, then each player gets its transfer", () => {
+    const { d, effects, room, tokens } = started(["alice", "bob"]);
+    expect(room).toMatch(/^[A-Z]{6}$/);
+    const transfer = (player: string) => ({
+      type: "activityTransfer",
+      activity: "race",
+      map: "1203",
+      room,
+      token: tokens.get(player),
+      team: ["alice", "bob"],
+    });
+    expect(effects).toEqual([
+      {
+        type: "spawn",
+        key: `room/${room}`,
+        init: {
+          code: room,
+          lobby: KEY,
+          mode: "race",
+          host: "alice",
+          seats: [
+            { seat: 1, team: 0, player: "alice" },
+            { seat: 2, team: 0, player: "bob" },
+          ],
+        },
+      },
+      { type: "push", to: ["alice"], frame: transfer("alice") },
+      { type: "push", to: ["bob"], frame: transfer("bob") },
+      { type: "timer", name: "transfer", at: T0 + 120_000, kind: "game" },
+      { type: "tell", to: "activity/race", message: { type: "lobbyClosed", lobby: KEY } },
+    ]);
+    expect(activityLobbyIdle(d.state)).toBe(false);
+  });
+
+  it("the room's init is the one private lobbies give their rooms", () => {
+    const { effects } = started(["alice", "bob", "carol"]);
+    const [spawn] = ofType(effects, "spawn");
+    expect(roomInitSchema.safeParse(spawn!.init).success).toBe(true);
+  });
+
+  it("tokens are per player, drawn from the random source, and every transfer frame is valid", () => {
+    const { effects, tokens } = started(["alice", "bob", "carol", "dave"]);
+    expect(new Set(tokens.values()).size).toBe(4);
+    for (const token of tokens.values()) expect(token).toMatch(/^[A-Za-z0-9]{24}$/);
+    for (const p of ofType(effects, "push"))
+      expect(activityTransferFrameSchema.safeParse(p.frame).success).toBe(true);
+  });
+
+  it.each([
+    [
+      ["alice", "bob"],
+      ["alice", "bob"],
+      [0, 0],
+    ],
+    [
+      ["alice", "bob", "carol"],
+      ["alice", "bob", "carol"],
+      [0, 0, 0],
+    ],
+    [["alice", "bob", "carol", "dave"], null, [0, 1, 2, 3]],
+  ])("%j are made a team: %j (seat teams %j)", (players, team, seatTeams) => {
+    const { effects } = started(players);
+    for (const p of players) expect(framesTo(effects, p)).toMatchObject([{ type: "activityTransfer", team }]);
+    const [spawn] = ofType(effects, "spawn");
+    expect((spawn!.init as { seats: { team: number }[] }).seats.map((s) => s.team)).toEqual(seatTeams);
+  });
+
+  it("a solo player goes alone, not made a team", () => {
+    const { effects } = started(["alice"], { soloPlay: true });
+    expect(framesTo(effects, "alice")).toMatchObject([{ type: "activityTransfer", team: null }]);
+    const [spawn] = ofType(effects, "spawn");
+    expect(spawn!.init).toMatchObject({ host: "alice", seats: [{ seat: 1, team: 0, player: "alice" }] });
+  });
+
+  it("a node that cannot open a room holds the countdown at 0 and tries again a second later", () => {
+    const d = activityLobbyOf(["alice", "bob"]);
+    d.ctx.now = T0 + 60_000;
+    d.ctx.node = { canOpenRoom: false, draining: false };
+    const before = d.state;
+    expect(d.fire("countdown")).toEqual([
+      { type: "timer", name: "countdown", at: T0 + 61_000, kind: "game" },
+    ]);
+    expect(d.state).toBe(before);
+    // A player joining now hears 0 seconds left.
+    expect(framesTo(d.join("carol"), "carol").at(-1)).toEqual(ev.waitReady(0));
+    d.ctx.now = T0 + 61_000;
+    d.ctx.node = { canOpenRoom: true, draining: false };
+    expect(ofType(d.fire("countdown"), "spawn")).toHaveLength(1);
+  });
+
+  it("a draining node holds the start too", () => {
+    const d = activityLobbyOf(["alice", "bob"]);
+    d.ctx.now = T0 + 60_000;
+    d.ctx.node = { canOpenRoom: true, draining: true };
+    expect(d.fire("countdown")).toEqual([
+      { type: "timer", name: "countdown", at: T0 + 61_000, kind: "game" },
+    ]);
+  });
+
+  it("a countdown timer that is not due (or not running) changes nothing but keeps the deadline", () => {
+    const d = activityLobbyOf(["alice", "bob"]);
+    const before = d.state;
+    expect(d.fire("countdown")).toEqual([
+      { type: "timer", name: "countdown", at: T0 + 60_000, kind: "game" },
+    ]);
+    expect(d.state).toBe(before);
+    const held = activityLobbyOf(["alice"]);
+    expect(held.fire("countdown")).toEqual([]);
+  });
+
+  it("a started lobby takes nobody new (FULL) and resends a player's transfer to it", () => {
+    const { d, effects } = started(["alice", "bob"]);
+    expectRefused(d, { type: "join", player: { id: "carol", name: "Carol" } }, "FULL");
+    const before = d.state;
+    expect(d.join("bob")).toEqual([
+      ...ofType(effects, "push").filter((p) => p.to[0] === "bob"),
+      { type: "reply", value: { lobby: KEY } },
+    ]);
+    expect(d.state).toBe(before);
+    // Ready states no longer matter.
+    expect(d.ready("bob")).toEqual([{ type: "reply" }]);
+  });
+
+  it("players leave silently as they load into the room; the last one out stops the lobby (closed once)", () => {
+    const { d } = started(["alice", "bob"]);
+    expect(d.leave("alice")).toEqual([{ type: "reply" }]);
+    expect(d.leave("bob")).toEqual([{ type: "reply" }, { type: "stop" }]);
+  });
+
+  it("the transfer window ends the lobby; so does the room's end", () => {
+    const window = started(["alice", "bob"]);
+    window.d.ctx.advance(60_000);
+    expect(window.d.fire("transfer")).toEqual([{ type: "stop" }]);
+    const ended = started(["alice", "bob"]);
+    expect(ended.d.send({ type: "roomEnded", room: "ZZZZZZ" })).toEqual([{ type: "reply" }]);
+    expect(ended.d.send({ type: "roomEnded", room: ended.room })).toEqual([
+      { type: "reply" },
+      { type: "stop" },
+    ]);
+  });
+
+  it("a player away at the start still gets its transfer when it comes back", () => {
+    const d = activityLobbyOf(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    d.ctx.now = T0 + 60_000;
+    const effects: readonly Effect[] = d.fire("countdown");
+    const bobs = ofType(effects, "push").filter((p) => p.to[0] === "bob");
+    expect(d.send({ type: "connection", player: "bob", connected: true })).toEqual([
+      { type: "cancelTimer", name: "grace:bob" },
+      ...bobs,
+      { type: "reply" },
+    ]);
+  });
+});
