@@ -1,8 +1,14 @@
-/** The minimal room (`room/<CODE>`) a lobby starts, until the relay room lands. */
+/** The relay room (`room/<CODE>`, SPEC §5): seats, AI seats, the turn clock, checksums and chat. */
 export { roomKind } from "./room-kind.ts";
 export type { RoomOptions } from "./room-kind.ts";
-export { roomFrame } from "./room-machine.ts";
+export { directRoomInitSchema, lobbyRoomInitSchema, roomCreateSchema } from "./room-create.ts";
+export type { RoomCreate } from "./room-create.ts";
+export { roomFrame } from "./room-frames.ts";
+export { roomLimits } from "./room-limits.ts";
 export { parseRoomMessage, roomMessageSchema } from "./room-messages.ts";
-export type { RoomMessage } from "./room-messages.ts";
-export { roomSchemaVersion, roomStateSchema, seatedPlayers, upgradeRoomState } from "./room-state.ts";
-export type { RoomState } from "./room-state.ts";
+export type { RoomMessage, RoomMessageOf } from "./room-messages.ts";
+export { turnTimerName } from "./room-clock.ts";
+export { roomSchemaVersion, roomStateSchema, seatedPlayers } from "./room-state.ts";
+export type { RoomSeat, RoomState } from "./room-state.ts";
+export { upgradeRoomState } from "./room-upgrade.ts";
+export type { CommandData, TurnDurability } from "./room-fields.ts";

@@ -1,13 +1,15 @@
 import type { ActorKind } from "../runtime/types.ts";
-import { createRoom, handleRoom } from "./room-machine.ts";
+import { createRoom } from "./room-create.ts";
+import { handleRoom } from "./room-machine.ts";
 import type { RoomMessage } from "./room-messages.ts";
 import { parseRoomMessage } from "./room-messages.ts";
 import type { RoomState } from "./room-state.ts";
-import { roomSchemaVersion, upgradeRoomState } from "./room-state.ts";
+import { roomSchemaVersion } from "./room-state.ts";
+import { upgradeRoomState } from "./room-upgrade.ts";
 
-/** The minimal room kind (`room/<CODE>`) that lobbies start. */
+/** The relay room kind (`room/<CODE>`), SPEC §5. */
 
-/** Options of the room kind; none yet, kept so every kind is made the same way. */
+/** Options of the room kind; none yet (the bounds are in room-limits.ts), kept so every kind is made alike. */
 export type RoomOptions = Record<string, never>;
 
 /** Makes the room kind. */
@@ -15,11 +17,11 @@ export function roomKind(_options: RoomOptions = {}): ActorKind<RoomState, RoomM
   return {
     kind: "room",
     schemaVersion: roomSchemaVersion,
-    create: (init) => createRoom(init),
+    create: createRoom,
     parse: parseRoomMessage,
     handle: handleRoom,
     upgrade: upgradeRoomState,
-    // The minimal room arms no timers.
-    idle: () => true,
+    // A running clock has its timer armed; a room in setup or paused may rest in the store.
+    idle: (state) => state.clock.status !== "running",
   };
 }

@@ -1,76 +1,53 @@
-import type { ActorContext, Effect, PushFrame, Restored, TimerFired, Transition } from "../runtime/types.ts";
-import { roomInitSchema } from "../lobby/index.ts";
+import type { ActorContext, Restored, TimerFired } from "../runtime/types.ts";
+import { sendTurn, turnTimerName } from "./room-clock.ts";
+import { leaveSeat } from "./room-departures.ts";
+import { abort, end, finish } from "./room-ending.ts";
 import type { RoomMessage } from "./room-messages.ts";
+import { resume, connection } from "./room-presence.ts";
+import { restored, turnsReport } from "./room-recovery.ts";
+import { chat, checksum, command } from "./room-relay.ts";
+import { join, ready, setAi, setup } from "./room-setup.ts";
 import type { RoomState } from "./room-state.ts";
-import { seatedPlayers } from "./room-state.ts";
+import type { Step } from "./room-transition.ts";
 
-/** The minimal room's transition function, until the relay room (SPEC §5) replaces it. */
-
-type Step = Transition<RoomState>;
-
-/** The `room` frame seated players receive. */
-export function roomFrame(state: RoomState): PushFrame {
-  const { code, mode, seats, host, ended } = state;
-  return { type: "room", code, mode, seats, host, ended };
-}
-
-function pushToSeated(state: RoomState): Effect {
-  const present = seatedPlayers(state).filter((p) => !state.left.includes(p));
-  return { type: "push", to: present, frame: roomFrame(state) };
-}
-
-/** A room spawned by a lobby: every seated human is told where it sits. An invalid init throws (a bug). */
-export function createRoom(init: unknown): Step {
-  const state: RoomState = { ...roomInitSchema.parse(init), ended: false, left: [] };
-  return { state, effects: [pushToSeated(state)] };
-}
-
-function leaveSeat(state: RoomState, player: string): Step {
-  if (!seatedPlayers(state).includes(player) || state.left.includes(player)) {
-    return { state, effects: [{ type: "reply" }] };
-  }
-  return { state: { ...state, left: [...state.left, player] }, effects: [{ type: "reply" }] };
-}
-
-/** A seated player reports the end: the lobby is told (it brings everyone back later) and the room stops. */
-function finish(state: RoomState, player: string): Step {
-  if (!seatedPlayers(state).includes(player)) {
-    return {
-      state,
-      effects: [
-        { type: "reject", code: "NOT_IN_LOBBY", message: `${player} has no seat in room ${state.code}` },
-      ],
-    };
-  }
-  if (state.ended) return { state, effects: [{ type: "reply" }] };
-  const next: RoomState = { ...state, ended: true };
-  return {
-    state: next,
-    effects: [
-      pushToSeated(next),
-      { type: "tell", to: next.lobby, message: { type: "roomEnded", room: next.code } },
-      { type: "reply" },
-      { type: "stop" },
-    ],
-  };
-}
-
-/** Handles one room message. */
+/** The relay room's transition function (SPEC §5): one message in, the next state and its effects out. */
 export function handleRoom(
   state: RoomState,
   message: RoomMessage | TimerFired | Restored,
-  _ctx: ActorContext,
+  ctx: ActorContext,
 ): Step {
   switch (message.type) {
     case "end":
-      // The lobby already moved everyone back; it expects no roomEnded.
-      return { state: { ...state, ended: true }, effects: [{ type: "reply" }, { type: "stop" }] };
+      return end(state);
     case "leaveSeat":
-      return leaveSeat(state, message.player);
+      return leaveSeat(state, message, ctx);
     case "finish":
-      return finish(state, message.player);
-    case "timer":
+      return finish(state, message);
+    case "join":
+      return join(state, message);
+    case "setAi":
+      return setAi(state, message);
+    case "ready":
+      return ready(state, message, ctx);
+    case "setup":
+      return setup(state, message);
+    case "command":
+      return command(state, message);
+    case "checksum":
+      return checksum(state, message);
+    case "chat":
+      return chat(state, message);
+    case "resume":
+      return resume(state, message, ctx);
+    case "abort":
+      return abort(state, message);
+    case "connection":
+      return connection(state, message, ctx);
+    case "turnsReport":
+      return turnsReport(state, message, ctx);
     case "restored":
-      return { state, effects: [] };
+      return restored(state, message, ctx);
+    case "timer":
+      return message.name === turnTimerName ? sendTurn(state, ctx) : { state, effects: [] };
   }
 }

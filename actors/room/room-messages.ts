@@ -1,21 +1,83 @@
 import { z } from "zod";
 import type { Restored, TimerFired } from "../runtime/types.ts";
-import { playerIdSchema, restoredSchema, timerFiredSchema } from "../lobby/index.ts";
+import {
+  modeSchema,
+  playerIdSchema,
+  playerRefSchema,
+  restoredSchema,
+  timerFiredSchema,
+} from "../lobby/index.ts";
+import {
+  chatChannelSchema,
+  checksumValueSchema,
+  commandDataSchema,
+  mapSchema,
+  roomOptionsSchema,
+  sideSchema,
+  teamSchema,
+  turnSchema,
+} from "./room-fields.ts";
+import { roomLimits } from "./room-limits.ts";
 
-/** What the minimal room accepts: its lobby's orders and its players' reports. */
+/** What a relay room accepts: its lobby's orders, its players' requests and the gateway's reports. */
 
-/** Every message a room handles. */
+const player = playerIdSchema;
+
+/** Every message a room handles. `player` is always the sender, as the gateway authenticated it. */
 export const roomMessageSchema = z.discriminatedUnion("type", [
   // From the lobby: the host returned or the lobby closed; the room ends at once.
   z.strictObject({ type: z.literal("end") }),
-  // From the lobby: a guest stepped out; the room plays on.
-  z.strictObject({ type: z.literal("leaveSeat"), player: playerIdSchema }),
+  // From the lobby or the player: it leaves; before the start its seat is freed, after it goes to AI.
+  z.strictObject({ type: z.literal("leaveSeat"), player }),
   // From a seated player: the match is over.
-  z.strictObject({ type: z.literal("finish"), player: playerIdSchema }),
+  z.strictObject({ type: z.literal("finish"), player }),
+  // Before the start (a room created directly): take the next free seat, or the one named.
+  z.strictObject({ type: z.literal("join"), player: playerRefSchema, side: sideSchema.optional() }),
+  z.strictObject({ type: z.literal("setAi"), player, side: sideSchema, ai: z.boolean() }),
+  z.strictObject({ type: z.literal("ready"), player, ready: z.boolean() }),
+  z.strictObject({
+    type: z.literal("setup"),
+    player,
+    mode: modeSchema.optional(),
+    map: mapSchema.nullable().optional(),
+    /** The team of every seat, in seat order. */
+    teams: z.array(teamSchema).optional(),
+    /** Replaces the options as a whole. */
+    options: roomOptionsSchema.optional(),
+  }),
+  // The match.
+  z.strictObject({ type: z.literal("command"), player, data: commandDataSchema }),
+  z.strictObject({
+    type: z.literal("checksum"),
+    player,
+    turn: turnSchema.min(1),
+    value: checksumValueSchema,
+  }),
+  z.strictObject({
+    type: z.literal("chat"),
+    player,
+    channel: chatChannelSchema,
+    text: z.string().min(1).max(roomLimits.maxChatLength),
+  }),
+  // The host: play on after a pause (handing the missing players' seats to AI if asked), or end it.
+  z.strictObject({ type: z.literal("resume"), player, handToAi: z.boolean().optional() }),
+  z.strictObject({ type: z.literal("abort"), player }),
+  // From the gateway: a seated player's connection came or went.
+  z.strictObject({ type: z.literal("connection"), player, connected: z.boolean() }),
+  // From the gateway, after a failover: the last turn a seat holds and a digest of turns 1..lastTurn.
+  z.strictObject({
+    type: z.literal("turnsReport"),
+    player,
+    lastTurn: turnSchema,
+    digest: z.string().min(1).max(roomLimits.maxDigestLength),
+  }),
 ]);
 
 /** A room message. */
 export type RoomMessage = z.output<typeof roomMessageSchema>;
+
+/** The room message of one type. */
+export type RoomMessageOf<T extends RoomMessage["type"]> = Extract<RoomMessage, { type: T }>;
 
 const incomingSchema = z.discriminatedUnion("type", [
   ...roomMessageSchema.options,

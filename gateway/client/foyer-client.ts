@@ -5,6 +5,7 @@ import { CloseCodes } from "../protocol/close-codes.ts";
 import {
   PROTOCOL_VERSION,
   type LobbyView,
+  type RoomEventFrame,
   type RoomView,
   type ServerFrame,
 } from "../protocol/server-frames.ts";
@@ -50,6 +51,8 @@ export interface FoyerClientOptions {
 export interface FoyerEvents {
   lobby: LobbyView;
   room: RoomView;
+  /** A relay room's turn, pause, resume, checksum, desync or chat frame. */
+  roomEvent: RoomEventFrame;
   left: { code: string };
   serverDraining: undefined;
   connected: { resumed: boolean; node: string };
@@ -282,6 +285,14 @@ export class FoyerClient extends Emitter<FoyerEvents> {
         return;
       case "room":
         if (this.epochs.admit(frame)) this.emit("room", frame);
+        return;
+      case "turn":
+      case "paused":
+      case "resumed":
+      case "checksum":
+      case "desync":
+      case "chat":
+        if (this.epochs.admit(frame)) this.emit("roomEvent", frame);
         return;
       case "redirect":
       case "moved":

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { errorCodeList, type ErrorCode } from "../../actors/runtime/index.ts";
 import { metadataSchema, requestIdSchema } from "./client-frames.ts";
+import { roomFrame, roomFrames } from "./room-frames.ts";
 
 /**
  * Frames a node sends. Frames about a key (`lobby`, `room`) carry the key, the owner's epoch and a
@@ -74,18 +75,6 @@ export const lobbyFrame = z
   })
   .strict();
 
-export const roomFrame = z
-  .object({
-    type: z.literal("room"),
-    ...stamp,
-    code: z.string(),
-    mode: z.string(),
-    seats: z.array(seatSchema),
-    host: z.string(),
-    ended: z.boolean(),
-  })
-  .strict();
-
 export const pongFrame = z.object({ type: z.literal("pong"), t: z.number(), now: z.number() }).strict();
 
 export const redirectFrame = z
@@ -102,7 +91,7 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
   resultFrame,
   errorFrame,
   lobbyFrame,
-  roomFrame,
+  ...roomFrames,
   pongFrame,
   redirectFrame,
   serverDrainingFrame,
@@ -112,4 +101,9 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
 export type ServerFrame = z.infer<typeof serverFrameSchema>;
 export type LobbyView = z.infer<typeof lobbyFrame>;
 export type RoomView = z.infer<typeof roomFrame>;
+/** A relay room's frames other than its state. */
+export type RoomEventFrame = Extract<
+  ServerFrame,
+  { type: "turn" | "paused" | "resumed" | "checksum" | "desync" | "chat" }
+>;
 export type ErrorFrame = z.infer<typeof errorFrame>;

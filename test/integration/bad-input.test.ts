@@ -115,7 +115,8 @@ describe("bad input changes nothing and gets its error or close code", () => {
         host.ws.send(encodeFrame({ type: "ready", id, ready: id % 2 === 0 }, "msgpack"));
       await new Promise((r) => setTimeout(r, 10));
     }
-    await eventually(() => expect(refusals.get("close:SLOW_CONSUMER")).toBe(1), 10_000);
+    // (The host's socket, busy sending, may cross the bound too; the slow reader must.)
+    await eventually(() => expect(refusals.get("close:SLOW_CONSUMER")).toBeGreaterThanOrEqual(1), 10_000);
     // The node has given up on it; once the client reads again it finds the close frame behind its backlog.
     socket.resume();
     expect((await slow.closed).code).toBe(CloseCodes.SLOW_CONSUMER.code);

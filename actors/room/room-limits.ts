@@ -1,0 +1,21 @@
+/** The bounds of a relay room: what one player may put into it, and how much of the match it keeps. */
+export const roomLimits = {
+  /** The turn length when the creator names none (SPEC §5: 100 ms). */
+  defaultTurnMs: 100,
+  minTurnMs: 10,
+  maxTurnMs: 10_000,
+  /** Seats of a room created directly (SPEC §5: 1 to 4). */
+  maxDirectSeats: 4,
+  /** One command's data, in characters (a string) or bytes (a byte array). */
+  maxCommandSize: 4096,
+  /** Commands one side may queue for one turn; past it the sender is told to retry after the turn. */
+  maxCommandsPerSideAndTurn: 32,
+  maxChatLength: 500,
+  maxChecksumLength: 128,
+  maxDigestLength: 128,
+  /** Turns whose checksums are remembered for the desync check. */
+  checksumTurnsKept: 16,
+  /** The last turns sent, kept in the state so a turn is written with it and can be sent again. */
+  recentTurnsKept: 10,
+  maxOptions: 32,
+} as const;
