@@ -26,8 +26,6 @@ export class ActorCell {
   stopped = false;
   /** Set while the store refuses writes: the mailbox waits until then. */
   pausedUntil = 0;
-  /** Timers that fired in the batch being handled (their removal must be written). */
-  timersFired = 0;
   /** Volatile changes not yet written: a flush is scheduled. */
   dirty = false;
   lastActive: number;
@@ -48,13 +46,10 @@ export class ActorCell {
 /** The message of the runtime's own flush of volatile changes. */
 export const flushMessage: unique symbol = Symbol("flush");
 
-/** The results-table key of a request. */
-export function requestKey(request: RequestId): string {
-  return `${request.session}#${request.id}`;
-}
-
-/** The answer a stored result gives to a retry. */
-export function resultToAnswer(result: SnapshotResult): AskResult {
-  if (result.ok) return result.value === undefined ? { ok: true } : { ok: true, value: result.value };
-  return { ok: false, code: result.code ?? "INTERNAL", message: result.message ?? "" };
+/** What one batch changed besides the state, so a failed write can be undone exactly. */
+export interface BatchBookkeeping {
+  /** Timers that fired in the batch, by name: forgotten only once the batch is written. */
+  readonly fired: Map<string, ArmedTimer>;
+  /** Result keys the batch added: removed again if the write fails. */
+  readonly added: string[];
 }

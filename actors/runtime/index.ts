@@ -18,6 +18,7 @@ export {
   type StoredSnapshot,
 } from "./ports.ts";
 export { seededRandom } from "./seeded-random.ts";
+export { maxResultsPerSession } from "./request-results.ts";
 export type {
   ActorContext,
   ActorKind,

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createHarness, type ActorKind, type Effect, type Harness } from "../../actors/runtime/index.ts";
+import {
+  createHarness,
+  maxResultsPerSession,
+  type ActorKind,
+  type Effect,
+  type Harness,
+} from "../../actors/runtime/index.ts";
 
 interface Counter {
   readonly n: number;
@@ -15,6 +21,7 @@ const messageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("timer"), name: z.string() }).strict(),
   z.object({ type: z.literal("end") }).strict(),
   z.object({ type: z.literal("tick") }).strict(),
+  z.object({ type: z.literal("echo") }).strict(),
 ]);
 type CounterMessage = z.infer<typeof messageSchema>;
 
@@ -51,6 +58,8 @@ const counterKind: ActorKind<Counter, CounterMessage> = {
         };
       case "end":
         return { state, effects: [{ type: "stop" }] };
+      case "echo":
+        return { state, effects: [{ type: "push", to: ["p1"], frame: { type: "count", n: state.n } }] };
       case "tick":
         return {
           state: { n: state.n + 1 },
@@ -279,5 +288,81 @@ describe("actor runtime", () => {
     const writes = h.store.writes;
     await h.clock.advance(5_000);
     expect(h.store.writes).toBe(writes);
+  });
+
+  it("writes the sequence number of a push that changed nothing, so a restore never reuses it", async () => {
+    const h = harness();
+    await made(h);
+    await h.system.ask("counter/a", { type: "add", by: 1 });
+    await h.system.ask("counter/a", { type: "echo" });
+    await h.settle();
+    expect(h.system.passivateIdle()).toBe(1);
+    await h.system.ask("counter/a", { type: "add", by: 1 });
+    expect(h.framesOf("p1").map((f) => f.seq)).toEqual([1, 2, 3]);
+  });
+
+  it("a failed write keeps the results of earlier batches: a retry is still answered, not applied again", async () => {
+    const h = harness();
+    await made(h);
+    const first = { session: "s", id: 1 };
+    expect(await h.system.ask("counter/a", { type: "add", by: 5 }, { request: first })).toEqual({
+      ok: true,
+      value: 5,
+    });
+    h.store.failWith = "unavailable";
+    const [retry, fresh] = await Promise.all([
+      h.system.ask("counter/a", { type: "add", by: 5 }, { request: first }),
+      h.system.ask("counter/a", { type: "add", by: 1 }, { request: { session: "s", id: 2 } }),
+    ]);
+    expect(retry).toEqual({ ok: true, value: 5 });
+    expect(fresh).toMatchObject({ ok: false, code: "UNAVAILABLE" });
+    h.store.failWith = undefined;
+    await h.clock.advance(1_000);
+    expect(await h.system.ask("counter/a", { type: "add", by: 5 }, { request: first })).toEqual({
+      ok: true,
+      value: 5,
+    });
+    expect(await h.system.ask("counter/a", { type: "get" })).toEqual({ ok: true, value: 5 });
+  });
+
+  it("a timer that fires while the store refuses writes fires again once it takes them", async () => {
+    const h = harness();
+    await made(h);
+    await h.system.ask("counter/a", { type: "arm", name: "t", at: h.clock.now() + 1_000, kind: "game" });
+    h.store.failWith = "unavailable";
+    await h.clock.advance(1_000);
+    expect(h.framesOf("p1")).toHaveLength(0);
+    h.store.failWith = undefined;
+    await h.clock.advance(1_000);
+    expect(h.framesOf("p1").map((f) => f.type)).toEqual(["fired"]);
+    expect(h.store.peek("counter/a")?.timers).toEqual([]);
+  });
+
+  it("keeps at most maxResultsPerSession results per session", async () => {
+    const h = harness();
+    await made(h);
+    for (let id = 1; id <= maxResultsPerSession + 8; id++) {
+      await h.system.ask("counter/a", { type: "add", by: 1 }, { request: { session: "busy", id } });
+    }
+    await h.system.ask("counter/a", { type: "add", by: 1 }, { request: { session: "calm", id: 1 } });
+    const results = h.store.peek("counter/a")?.results ?? [];
+    expect(results.filter((r) => r.session === "busy")).toHaveLength(maxResultsPerSession);
+    expect(results.filter((r) => r.session === "calm")).toHaveLength(1);
+  });
+
+  it("a snapshot that cannot be restored answers INTERNAL and a store that cannot be read UNAVAILABLE", async () => {
+    const h = harness();
+    await made(h);
+    await h.settle();
+    h.system.passivateIdle();
+    const snapshot = h.store.peek("counter/a");
+    if (!snapshot) throw new Error("no snapshot");
+    (snapshot as { state: unknown }).state = { n: "corrupt" };
+    expect(await h.system.ask("counter/a", { type: "get" })).toMatchObject({ ok: false, code: "INTERNAL" });
+    h.store.read = () => Promise.reject(new Error("store down"));
+    expect(await h.system.ask("counter/b", { type: "get" })).toMatchObject({
+      ok: false,
+      code: "UNAVAILABLE",
+    });
   });
 });

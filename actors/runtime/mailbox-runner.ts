@@ -1,0 +1,322 @@
+import {
+  flushMessage,
+  type ActorCell,
+  type ArmedTimer,
+  type BatchBookkeeping,
+  type Envelope,
+} from "./actor-cell.ts";
+import { forgetFired, planTimers } from "./cell-timers.ts";
+import { PersistError, type Snapshot, type SnapshotTimer } from "./ports.ts";
+import {
+  answerOf,
+  capSessionResults,
+  pruneResults,
+  rejectEffect,
+  rejection,
+  requestKey,
+  resultToAnswer,
+  retryLaterMs,
+  toResult,
+  unavailable,
+} from "./request-results.ts";
+import type { ActorSystemOptions } from "./actor-system-options.ts";
+import type { ActorContext, AskResult, Effect, Transition } from "./types.ts";
+
+/** What handling one envelope of a batch produced. */
+export interface Outcome {
+  readonly envelope: Envelope;
+  readonly effects: readonly Effect[];
+  readonly cached?: AskResult;
+  /** The change may run its effects before it is written (see Transition.volatile). */
+  readonly volatile: boolean;
+  /** The runtime's flush: write even though nothing changed in this batch. */
+  readonly flush?: boolean;
+}
+
+/** What the runner needs from the system that owns the cells. */
+export interface RunnerHost {
+  deliver(key: string, envelope: Envelope): void;
+  spawnFromEffect(key: string, init: unknown): void;
+  /** The actor is gone from this node (stopped or fenced): drop it and re-route its mailbox. */
+  forget(cell: ActorCell): void;
+  context(key: string, now: number): ActorContext;
+  snapshotOf(
+    cell: ActorCell,
+    state: unknown,
+    timers: readonly SnapshotTimer[],
+    epoch: number,
+    now: number,
+  ): Snapshot;
+  isClosed(): boolean;
+}
+
+/**
+ * Runs an actor's mailbox: takes a batch, folds it through the handler, writes one snapshot (group
+ * commit), and only then carries out the effects in order — nothing a client hears is ever unwritten.
+ */
+export class MailboxRunner {
+  constructor(
+    private readonly options: ActorSystemOptions,
+    private readonly host: RunnerHost,
+  ) {}
+
+  /** Starts the mailbox if it has work and is not running or paused. */
+  kick(cell: ActorCell): void {
+    if (cell.running || cell.mailbox.length === 0) return;
+    if (cell.pausedUntil > this.options.scheduler.now()) return;
+    cell.running = true;
+    void this.drain(cell).finally(() => {
+      cell.running = false;
+      if (!cell.stopped && cell.mailbox.length > 0 && !this.host.isClosed()) this.kick(cell);
+    });
+  }
+
+  /** Carries out one outcome's effects in order and answers its asker (once). */
+  runEffects(outcome: Outcome): void {
+    let answered = false;
+    const answer = (result: AskResult): void => {
+      if (answered) return;
+      answered = true;
+      outcome.envelope.resolve?.(result);
+    };
+    if (outcome.cached) answer(outcome.cached);
+    for (const effect of outcome.effects) {
+      switch (effect.type) {
+        case "push":
+          this.options.outbox.push(effect.to, effect.frame as never);
+          break;
+        case "reply":
+          answer(effect.value === undefined ? { ok: true } : { ok: true, value: effect.value });
+          break;
+        case "reject":
+          answer(rejection(effect));
+          break;
+        case "tell":
+          this.host.deliver(effect.to, { message: effect.message });
+          break;
+        case "spawn":
+          this.host.spawnFromEffect(effect.key, effect.init);
+          break;
+        case "timer":
+        case "cancelTimer":
+        case "stop":
+          break;
+      }
+    }
+    answer({ ok: true });
+  }
+
+  /** Gives every push the key, epoch and next sequence number; the snapshot then carries the last seq. */
+  stampPushes(cell: ActorCell, effects: readonly Effect[]): Effect[] {
+    return effects.map((effect) => {
+      if (effect.type !== "push") return effect;
+      cell.seq++;
+      return { ...effect, frame: { ...effect.frame, key: cell.key, epoch: cell.epoch, seq: cell.seq } };
+    });
+  }
+
+  /** Arms (or re-arms) a timer; when it fires, the actor gets `{ type: "timer", name }` tagged with it. */
+  arm(cell: ActorCell, name: string, kind: "game" | "grace", at: number): void {
+    cell.timers.get(name)?.cancel();
+    const timer: ArmedTimer = {
+      kind,
+      at,
+      cancel: this.options.scheduler.at(at, () => {
+        if (cell.timers.get(name) === timer)
+          this.host.deliver(cell.key, { message: { type: "timer", name }, timer });
+      }),
+    };
+    cell.timers.set(name, timer);
+  }
+
+  /** Arms and cancels timers as the written effects say. */
+  applyTimers(cell: ActorCell, changes: readonly Effect[]): void {
+    for (const change of changes) {
+      if (change.type === "timer") this.arm(cell, change.name, change.kind, change.at);
+      else if (change.type === "cancelTimer") {
+        cell.timers.get(change.name)?.cancel();
+        cell.timers.delete(change.name);
+      }
+    }
+  }
+
+  private async drain(cell: ActorCell): Promise<void> {
+    while (cell.mailbox.length > 0 && !cell.stopped && !this.host.isClosed()) {
+      const batch = cell.mailbox.splice(0, this.options.maxBatch ?? 64);
+      const now = this.options.scheduler.now();
+      cell.lastActive = now;
+      if (!this.options.node.mayAct()) {
+        this.deferBatch(cell, batch, "this node's lease is not fresh");
+        return;
+      }
+      if (!(await this.runBatch(cell, batch, now))) return;
+    }
+  }
+
+  /** One batch: fold, write if needed, then effects. False when the write failed (the batch was deferred). */
+  private async runBatch(cell: ActorCell, batch: Envelope[], now: number): Promise<boolean> {
+    const before = cell.state;
+    const seqBefore = cell.seq;
+    const bookkeeping: BatchBookkeeping = { fired: new Map(), added: [] };
+    const outcomes: Outcome[] = [];
+    let state = cell.state;
+    for (const envelope of batch) {
+      const handled = this.handleOne(cell, state, envelope, now, bookkeeping);
+      outcomes.push(handled.outcome);
+      state = handled.state;
+    }
+    const allEffects = outcomes.flatMap((o) => o.effects);
+    const stopping = allEffects.some((e) => e.type === "stop");
+    const stamped = outcomes.map((o) => ({ ...o, effects: this.stampPushes(cell, o.effects) }));
+    const timers = planTimers(cell, allEffects, bookkeeping.fired, now);
+    const pruned = pruneResults(cell.results, now, this.options.resultRetentionMs ?? 120_000);
+    // A push's sequence number is a change too: a restored actor must never reuse one.
+    const changed =
+      state !== before ||
+      timers.changes.length > 0 ||
+      bookkeeping.fired.size > 0 ||
+      bookkeeping.added.length > 0 ||
+      cell.seq !== seqBefore ||
+      pruned;
+    const mustWrite = stopping || outcomes.some((o) => o.flush === true || (!o.volatile && changed));
+    if (mustWrite && (changed || cell.dirty || stopping)) {
+      if (!(await this.persist(cell, state, timers.table, now, stopping))) {
+        // Retries answered from results written earlier keep their answer; the rest learn nothing was done.
+        for (const outcome of outcomes) if (outcome.cached) outcome.envelope.resolve?.(outcome.cached);
+        this.failBatch(cell, before, batch, bookkeeping);
+        return false;
+      }
+      cell.dirty = false;
+    } else if (changed) {
+      this.markDirty(cell, now);
+    }
+    cell.state = state;
+    forgetFired(cell, bookkeeping.fired);
+    this.applyTimers(cell, timers.changes);
+    for (const outcome of stamped) this.runEffects(outcome);
+    cell.lastActive = now;
+    if (stopping) {
+      this.host.forget(cell);
+      this.options.events?.stopped?.(cell.key);
+    }
+    return true;
+  }
+
+  private handleOne(
+    cell: ActorCell,
+    state: unknown,
+    envelope: Envelope,
+    now: number,
+    bookkeeping: BatchBookkeeping,
+  ): { state: unknown; outcome: Outcome } {
+    const unchanged = (
+      effects: readonly Effect[],
+      cached?: AskResult,
+    ): { state: unknown; outcome: Outcome } => ({
+      state,
+      outcome: cached ? { envelope, effects, cached, volatile: true } : { envelope, effects, volatile: true },
+    });
+    if (envelope.message === flushMessage)
+      return { state, outcome: { envelope, effects: [], volatile: false, flush: true } };
+    if (envelope.request) {
+      const earlier = cell.results.get(requestKey(envelope.request));
+      if (earlier) return unchanged([], resultToAnswer(earlier));
+    }
+    const message = cell.kind.parse(envelope.message);
+    if (message === undefined) return unchanged([rejectEffect("INVALID", "not a message this actor takes")]);
+    if (isTimerMessage(message)) {
+      // Only the runtime fires timers, and only the one still armed under that name counts. It is
+      // forgotten once the batch is written, so a failed write leaves it armed for the retry.
+      if (!envelope.timer || cell.timers.get(message.name) !== envelope.timer) return unchanged([]);
+      bookkeeping.fired.set(message.name, envelope.timer);
+    }
+    let transition: Transition<unknown>;
+    try {
+      transition = cell.kind.handle(state, message, this.host.context(cell.key, now));
+    } catch (error) {
+      this.options.events?.handlerFailed?.(cell.key, error);
+      return unchanged([rejectEffect("INTERNAL", "the handler failed")]);
+    }
+    const answer = answerOf(transition.effects);
+    if (envelope.request && answer && transition.state !== state) {
+      const id = requestKey(envelope.request);
+      cell.results.set(id, toResult(envelope.request, now, answer));
+      bookkeeping.added.push(id);
+      capSessionResults(cell.results, envelope.request.session);
+    }
+    return {
+      state: transition.state,
+      outcome: { envelope, effects: transition.effects, volatile: transition.volatile === true },
+    };
+  }
+
+  /** Schedules the write of volatile changes, once per dirty period. */
+  private markDirty(cell: ActorCell, now: number): void {
+    if (cell.dirty) return;
+    cell.dirty = true;
+    this.options.scheduler.at(now + (this.options.volatileFlushMs ?? 3_000), () => {
+      if (cell.dirty && !cell.stopped) this.host.deliver(cell.key, { message: flushMessage });
+    });
+  }
+
+  private async persist(
+    cell: ActorCell,
+    state: unknown,
+    timers: readonly SnapshotTimer[],
+    now: number,
+    stopping: boolean,
+  ): Promise<boolean> {
+    try {
+      if (stopping) {
+        await this.options.store.remove(cell.key, cell.revision);
+      } else {
+        const snapshot = this.host.snapshotOf(cell, state, timers, cell.epoch, now);
+        cell.revision = await this.options.store.write(cell.key, snapshot, cell.revision);
+      }
+      return true;
+    } catch (error) {
+      this.options.events?.persistFailed?.(cell.key, error);
+      if (error instanceof PersistError && error.failure === "fenced") this.host.forget(cell);
+      return false;
+    }
+  }
+
+  /** A write that did not succeed: nothing is acknowledged, the state stays what was last written. */
+  private failBatch(
+    cell: ActorCell,
+    before: unknown,
+    batch: Envelope[],
+    bookkeeping: BatchBookkeeping,
+  ): void {
+    cell.state = before;
+    // Only the results this batch added: a retry answered from an earlier, written result keeps it.
+    for (const id of bookkeeping.added) cell.results.delete(id);
+    if (cell.stopped) {
+      const moved: AskResult = {
+        ok: false,
+        code: "MOVED",
+        message: `${cell.key} moved`,
+        retryAfterMs: retryLaterMs,
+      };
+      for (const envelope of batch) envelope.resolve?.(moved);
+      return;
+    }
+    this.deferBatch(cell, batch, "the store is not taking writes");
+  }
+
+  /** Asks get a retryable refusal; tells wait and are tried again, so no internal message is lost. */
+  private deferBatch(cell: ActorCell, batch: Envelope[], why: string): void {
+    const tells = batch.filter((e) => !e.resolve);
+    for (const envelope of batch) envelope.resolve?.(unavailable(why));
+    if (tells.length === 0) return;
+    cell.mailbox.unshift(...tells);
+    cell.pausedUntil = this.options.scheduler.now() + retryLaterMs;
+    this.options.scheduler.at(cell.pausedUntil, () => {
+      this.kick(cell);
+    });
+  }
+}
+
+function isTimerMessage(message: unknown): message is { type: "timer"; name: string } {
+  return (message as { type?: unknown }).type === "timer";
+}
