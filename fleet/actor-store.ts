@@ -11,6 +11,7 @@ import type { KvBucket, KvEntry } from "./kv.ts";
 import { isExists, isKvError, isWrongRevision } from "./kv-error.ts";
 import { type ReadBackPolicy, defaultReadBackPolicy, readBack } from "./read-back.ts";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.ts";
+import { withEscapedKeys } from "./escaped-keys.ts";
 
 /** What a KvActorStore is made of. */
 export interface KvActorStoreOptions {
@@ -38,8 +39,9 @@ export class KvActorStore implements ActorStore {
   private readonly policy: ReadBackPolicy;
 
   constructor(options: KvActorStoreOptions) {
-    this.claims = options.claims;
-    this.snapshots = options.snapshots;
+    // Actor keys may hold any player id; the buckets see them escaped to what KV keys allow.
+    this.claims = withEscapedKeys(options.claims);
+    this.snapshots = withEscapedKeys(options.snapshots);
     this.identity = options.identity;
     this.scheduler = options.scheduler;
     this.policy = options.readBack ?? defaultReadBackPolicy;
