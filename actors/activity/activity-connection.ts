@@ -1,4 +1,4 @@
-import type { Effect, Restored } from "../runtime/types.ts";
+import type { Effect, Restored } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import type { ActivityLobbyMessageOf } from "./activity-lobby-messages.ts";
 import type { ActivityLobbyState } from "./activity-lobby-state.ts";

@@ -1,4 +1,4 @@
-import type { ActorContext, ActorKind, Transition } from "../runtime/types.ts";
+import type { ActorContext, ActorKind, Transition } from "../runtime/index.ts";
 import { activityOfDirectoryKey } from "./activity-keys.ts";
 import type { ActivityDirectoryMessage } from "./activity-directory-messages.ts";
 import { parseActivityDirectoryMessage } from "./activity-directory-messages.ts";

@@ -1,4 +1,4 @@
-import type { ActorContext, Effect, Restored, TimerFired, Transition } from "../runtime/types.ts";
+import type { ActorContext, Effect, Restored, TimerFired, Transition } from "../runtime/index.ts";
 import type { ActivityDirectoryMessage, ActivityDirectoryMessageOf } from "./activity-directory-messages.ts";
 import type { ActivityDirectoryState, DirectoryLobby } from "./activity-directory-state.ts";
 import { hasRoom } from "./activity-directory-state.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { playerRefSchema, restoredSchema, timerFiredSchema } from "../lobby/index.ts";
-import type { Restored, TimerFired } from "../runtime/types.ts";
+import type { Restored, TimerFired } from "../runtime/index.ts";
 import { vehicleSchema } from "./activity-frames.ts";
 import { activityLobbyKeySchema } from "./activity-keys.ts";
 import { lobbyClosedSchema, lobbyStatusSchema } from "./lobby-status.ts";

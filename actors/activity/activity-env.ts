@@ -1,4 +1,4 @@
-import type { ActorContext, Transition } from "../runtime/types.ts";
+import type { ActorContext, Transition } from "../runtime/index.ts";
 import type { ActivityLobbyOptions } from "./activity-lobby-options.ts";
 import type { ActivityLobbyState } from "./activity-lobby-state.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { codeSchema, playerIdSchema, playerNameSchema } from "../lobby/index.ts";
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 import { activityIdSchema } from "./activity-settings.ts";
 
 /**

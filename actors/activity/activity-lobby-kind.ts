@@ -1,4 +1,4 @@
-import type { ActorContext, ActorKind } from "../runtime/types.ts";
+import type { ActorContext, ActorKind } from "../runtime/index.ts";
 import type { Step } from "./activity-env.ts";
 import type { ActivityLobbyMessage } from "./activity-lobby-messages.ts";
 import { activityLobbyInitSchema, parseActivityLobbyMessage } from "./activity-lobby-messages.ts";

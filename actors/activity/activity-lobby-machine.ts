@@ -1,4 +1,4 @@
-import type { Restored, TimerFired } from "../runtime/types.ts";
+import type { Restored, TimerFired } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import { connection, graceExpired, restored } from "./activity-connection.ts";
 import type { ActivityLobbyMessage } from "./activity-lobby-messages.ts";

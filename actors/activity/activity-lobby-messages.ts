@@ -6,7 +6,7 @@ import {
   restoredSchema,
   timerFiredSchema,
 } from "../lobby/index.ts";
-import type { Restored, TimerFired } from "../runtime/types.ts";
+import type { Restored, TimerFired } from "../runtime/index.ts";
 import { vehicleSchema } from "./activity-frames.ts";
 import { activitySettingsSchema } from "./activity-settings.ts";
 

@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import { phase, playerAdded, playerReadiness, playerRemoved, pushTo } from "./activity-frames.ts";
 import type { ActivityLobbyMessageOf } from "./activity-lobby-messages.ts";

@@ -1,6 +1,6 @@
 import { drawCode, roomKey } from "../lobby/index.ts";
 import type { RoomInit, Seat } from "../lobby/index.ts";
-import type { Effect, Random } from "../runtime/types.ts";
+import type { Effect, Random } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import { pushTo } from "./activity-frames.ts";
 import type { ActivityLobbyState, Transfer } from "./activity-lobby-state.ts";

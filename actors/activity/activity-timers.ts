@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 
 /** The activity lobby's timer names besides the countdown's, in one place so arming and dispatch agree. */
 

@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 import { phase, pushTo } from "./activity-frames.ts";
 import type { Step } from "./activity-env.ts";
 import type { ActivityLobbyState, Countdown } from "./activity-lobby-state.ts";

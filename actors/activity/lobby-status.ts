@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 import type { Step } from "./activity-env.ts";
 import { activityDirectoryKey, activityLobbyKeySchema } from "./activity-keys.ts";
 import type { ActivityLobbyState } from "./activity-lobby-state.ts";

@@ -1,4 +1,4 @@
-import type { ActorKind } from "../runtime/types.ts";
+import type { ActorKind } from "../runtime/index.ts";
 import { handleDirectory } from "./directory-machine.ts";
 import type { DirectoryMessage } from "./directory-messages.ts";
 import { parseDirectoryMessage } from "./directory-messages.ts";

@@ -1,4 +1,4 @@
-import type { ActorContext, Restored, TimerFired, Transition } from "../runtime/types.ts";
+import type { ActorContext, Restored, TimerFired, Transition } from "../runtime/index.ts";
 import type { LobbyListing } from "../lobby/index.ts";
 import type { DirectoryMessage } from "./directory-messages.ts";
 import type { DirectoryEntry, DirectoryState } from "./directory-state.ts";

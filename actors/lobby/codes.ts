@@ -1,4 +1,4 @@
-import type { Random } from "../runtime/types.ts";
+import type { Random } from "../runtime/index.ts";
 
 /** Lobby codes: how players type them and how new ones are drawn. */
 

@@ -1,4 +1,4 @@
-import type { Effect, Transition } from "../runtime/types.ts";
+import type { Effect, Transition } from "../runtime/index.ts";
 import { playerKey, roomKey } from "./codes.ts";
 import { pushState } from "./lobby-frames.ts";
 import type { LobbyState } from "./lobby-state.ts";

@@ -21,7 +21,11 @@ export const metadataValueSchema = z.union([z.string().max(256), z.number(), z.b
 export const metadataSchema = z
   .object({ mode: z.string().max(64).optional(), map: z.string().max(256).optional() })
   .catchall(metadataValueSchema)
-  .refine((value) => Object.keys(value).length <= 32, "at most 32 metadata fields");
+  .refine((value) => Object.keys(value).length <= 32, "at most 32 metadata fields")
+  .refine(
+    (value) => Object.keys(value).every((name) => name.length <= 32),
+    "metadata field names are at most 32 characters",
+  );
 
 /** Public-lobby metadata. */
 export type LobbyMetadata = z.output<typeof metadataSchema>;

@@ -1,4 +1,4 @@
-import type { Effect, Restored, Transition } from "../runtime/types.ts";
+import type { Effect, Restored, Transition } from "../runtime/index.ts";
 import { departAndPush } from "./departures.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";

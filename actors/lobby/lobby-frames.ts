@@ -1,4 +1,4 @@
-import type { Effect, PushFrame } from "../runtime/types.ts";
+import type { Effect, PushFrame } from "../runtime/index.ts";
 import type { LobbyState } from "./lobby-state.ts";
 
 /** The state frame every member receives; the one view of a lobby that clients see. */

@@ -1,4 +1,4 @@
-import type { ActorKind, Effect, Transition } from "../runtime/types.ts";
+import type { ActorKind, Effect, Transition } from "../runtime/index.ts";
 import type { LobbyMessage } from "./lobby-messages.ts";
 import { parseLobbyMessage } from "./lobby-messages.ts";
 import { handleLobby, lobbyIdle } from "./lobby-machine.ts";

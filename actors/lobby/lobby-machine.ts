@@ -1,4 +1,4 @@
-import type { Restored, TimerFired, Transition } from "../runtime/types.ts";
+import type { Restored, TimerFired, Transition } from "../runtime/index.ts";
 import { connection, graceExpired, restored } from "./lobby-connection.ts";
 import type { LobbyMessage } from "./lobby-messages.ts";
 import { join, leave, makeHost, setProfile, setReady } from "./lobby-membership.ts";

@@ -1,4 +1,4 @@
-import type { ActorContext, Transition } from "../runtime/types.ts";
+import type { ActorContext, Transition } from "../runtime/index.ts";
 import { playerKey } from "./codes.ts";
 import { departAndPush } from "./departures.ts";
 import { reconnect } from "./lobby-connection.ts";

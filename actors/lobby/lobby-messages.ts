@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Restored, TimerFired } from "../runtime/types.ts";
+import type { Restored, TimerFired } from "../runtime/index.ts";
 import { codeSchema, metadataSchema, modeSchema, playerIdSchema, playerNameSchema } from "./fields.ts";
 import { restoredSchema, timerFiredSchema } from "./system-messages.ts";
 

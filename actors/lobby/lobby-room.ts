@@ -1,4 +1,4 @@
-import type { Effect, Transition } from "../runtime/types.ts";
+import type { Effect, Transition } from "../runtime/index.ts";
 import { drawCode, roomKey } from "./codes.ts";
 import { dropAbsentPlayers } from "./departures.ts";
 import { pushState } from "./lobby-frames.ts";

@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 
 /** The lobby's timer names, in one place so arming, cancelling and dispatch agree. */
 

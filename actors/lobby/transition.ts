@@ -1,5 +1,5 @@
-import type { ActorContext, Effect, Transition } from "../runtime/types.ts";
-import type { ErrorCode } from "../runtime/error-codes.ts";
+import type { ActorContext, Effect, Transition } from "../runtime/index.ts";
+import type { ErrorCode } from "../runtime/index.ts";
 import type { LobbyOptions } from "./lobby-options.ts";
 
 /** Small pieces every lobby handler is built from. */

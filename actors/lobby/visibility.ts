@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 import { directoryKey } from "./codes.ts";
 import { codeSchema } from "./fields.ts";
 import type { LobbyOptions } from "./lobby-options.ts";

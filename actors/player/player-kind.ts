@@ -1,4 +1,4 @@
-import type { ActorKind } from "../runtime/types.ts";
+import type { ActorKind } from "../runtime/index.ts";
 import { handlePlayer } from "./player-machine.ts";
 import type { PlayerMessage } from "./player-messages.ts";
 import { parsePlayerMessage } from "./player-messages.ts";

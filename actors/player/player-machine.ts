@@ -1,4 +1,4 @@
-import type { ActorContext, Restored, TimerFired, Transition } from "../runtime/types.ts";
+import type { ActorContext, Restored, TimerFired, Transition } from "../runtime/index.ts";
 import { keyName } from "../lobby/index.ts";
 import type { PlayerMessage } from "./player-messages.ts";
 import type { CreateRecord, PlayerState } from "./player-state.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Restored, TimerFired } from "../runtime/types.ts";
+import type { Restored, TimerFired } from "../runtime/index.ts";
 import { codeSchema, restoredSchema, timerFiredSchema } from "../lobby/index.ts";
 
 /** What a player's registry entry accepts: membership news from lobbies, and questions from gateways. */

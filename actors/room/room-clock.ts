@@ -1,4 +1,4 @@
-import type { ActorContext, Effect } from "../runtime/types.ts";
+import type { ActorContext, Effect } from "../runtime/index.ts";
 import { pausedFrame, pushRoom, pushToHumans } from "./room-frames.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomState, SentTurn } from "./room-state.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ActorContext } from "../runtime/types.ts";
+import type { ActorContext } from "../runtime/index.ts";
 import { codeSchema, modeSchema, playerRefSchema, roomInitSchema } from "../lobby/index.ts";
 import { startMatch } from "./room-clock.ts";
 import { mapSchema, roomOptionsSchema, turnDurabilitySchema, turnMsSchema } from "./room-fields.ts";

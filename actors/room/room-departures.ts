@@ -1,4 +1,4 @@
-import type { ActorContext } from "../runtime/types.ts";
+import type { ActorContext } from "../runtime/index.ts";
 import { closeRoom } from "./room-ending.ts";
 import { handToAi } from "./room-handover.ts";
 import type { RoomMessageOf } from "./room-messages.ts";

@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 import { pushRoom } from "./room-frames.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import type { RoomState } from "./room-state.ts";

@@ -1,4 +1,4 @@
-import type { Effect, PushFrame } from "../runtime/types.ts";
+import type { Effect, PushFrame } from "../runtime/index.ts";
 import type { RoomState } from "./room-state.ts";
 import { missingPlayers, seatedPlayers } from "./room-state.ts";
 

@@ -1,4 +1,4 @@
-import type { ActorKind } from "../runtime/types.ts";
+import type { ActorKind } from "../runtime/index.ts";
 import { createRoom } from "./room-create.ts";
 import { handleRoom } from "./room-machine.ts";
 import type { RoomMessage } from "./room-messages.ts";

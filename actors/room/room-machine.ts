@@ -1,4 +1,4 @@
-import type { ActorContext, Restored, TimerFired } from "../runtime/types.ts";
+import type { ActorContext, Restored, TimerFired } from "../runtime/index.ts";
 import { sendTurn, turnTimerName } from "./room-clock.ts";
 import { leaveSeat } from "./room-departures.ts";
 import { abort, end, finish } from "./room-ending.ts";

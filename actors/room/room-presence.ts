@@ -1,4 +1,4 @@
-import type { ActorContext, Effect } from "../runtime/types.ts";
+import type { ActorContext, Effect } from "../runtime/index.ts";
 import { pauseClock, resumeClock } from "./room-clock.ts";
 import { pausedFrame, pushRoom, pushTo, pushToHumans, roomFrame } from "./room-frames.ts";
 import { handToAi } from "./room-handover.ts";

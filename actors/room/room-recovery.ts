@@ -1,4 +1,4 @@
-import type { ActorContext, Restored } from "../runtime/types.ts";
+import type { ActorContext, Restored } from "../runtime/index.ts";
 import { pauseClock, resumeClock } from "./room-clock.ts";
 import { pushRoom, pushTo, roomFrame } from "./room-frames.ts";
 import type { RoomMessageOf } from "./room-messages.ts";

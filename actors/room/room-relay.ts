@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/types.ts";
+import type { Effect } from "../runtime/index.ts";
 import { pushTo, pushToHumans } from "./room-frames.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomMessageOf } from "./room-messages.ts";

@@ -1,4 +1,4 @@
-import type { ActorContext } from "../runtime/types.ts";
+import type { ActorContext } from "../runtime/index.ts";
 import { startMatch } from "./room-clock.ts";
 import { pushRoom, pushTo, roomFrame } from "./room-frames.ts";
 import type { RoomMessageOf } from "./room-messages.ts";

@@ -1,5 +1,5 @@
-import type { ErrorCode } from "../runtime/error-codes.ts";
-import type { Effect, Transition } from "../runtime/types.ts";
+import type { ErrorCode } from "../runtime/index.ts";
+import type { Effect, Transition } from "../runtime/index.ts";
 import type { RoomState } from "./room-state.ts";
 import { seatOf } from "./room-state.ts";
 

@@ -1,6 +1,11 @@
 import { pack, unpack } from "msgpackr";
 import { describe, expect, it } from "vitest";
-import { defaultLobbyOptions, lobbyKind, lobbySchemaVersion } from "../../actors/lobby/index.ts";
+import {
+  defaultLobbyOptions,
+  lobbyKind,
+  lobbySchemaVersion,
+  metadataSchema,
+} from "../../actors/lobby/index.ts";
 import { testContext } from "../../actors/runtime/test-context.ts";
 import { expectRefused, lobby, lobbyOf, type LobbyDriver } from "./support/lobby-driver.ts";
 
@@ -132,6 +137,13 @@ describe("construction", () => {
   it("create throws on an invalid init (a caller's bug, reported as INTERNAL by the runtime)", () => {
     expect(() => kind.create({ code: "abc", host: { id: "a", name: "A" } }, testContext())).toThrow();
     expect(() => kind.create(undefined, testContext())).toThrow();
+  });
+
+  it("metadata is bounded: at most 32 fields, names of at most 32 characters", () => {
+    expect(metadataSchema.safeParse({ ["n".repeat(32)]: 1 }).success).toBe(true);
+    expect(metadataSchema.safeParse({ ["n".repeat(33)]: 1 }).success).toBe(false);
+    const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`f${i}`, i]));
+    expect(metadataSchema.safeParse(many).success).toBe(false);
   });
 
   it("create defaults public to false and metadata to null", () => {
