@@ -2,7 +2,7 @@ import type { Restored, TimerFired, Transition } from "../runtime/index.ts";
 import { connection, graceExpired, restored } from "./lobby-connection.ts";
 import type { LobbyMessage } from "./lobby-messages.ts";
 import { join, leave, makeHost, setProfile, setReady } from "./lobby-membership.ts";
-import { returnTimerFired, returnToLobby, roomEnded, start } from "./lobby-room.ts";
+import { returnTimerFired, returnToLobby, roomEnded, roomSpawnFailed, start } from "./lobby-room.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { graceTimerPlayer, returnTimerName } from "./lobby-timers.ts";
 import type { LobbyEnv } from "./transition.ts";
@@ -34,6 +34,8 @@ export function handleLobby(
       return connection(state, message, env);
     case "roomEnded":
       return roomEnded(state, message, env);
+    case "spawnFailed":
+      return roomSpawnFailed(state, message);
     case "timer":
       return timerFired(state, message.name, env);
     case "restored":

@@ -35,6 +35,8 @@ export const lobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("connection"), player: playerIdSchema, connected: z.boolean() }),
   // From the lobby's room when its match is over.
   z.strictObject({ type: z.literal("roomEnded"), room: codeSchema }),
+  // From the runtime when the room the lobby spawned could not be created.
+  z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1).max(200) }),
 ]);
 
 /** A lobby message. */

@@ -127,3 +127,18 @@ export function returnTimerFired(state: LobbyState, env: LobbyEnv): Step {
   if (state.room?.ended !== true) return { state, effects: [] };
   return backToLobby(state, env);
 }
+
+/**
+ * The room could not be created (its code was taken, or the store refused it): nobody ever played in
+ * it, so the lobby is simply not playing any more and the host may start again.
+ */
+export function roomSpawnFailed(state: LobbyState, message: LobbyMessageOf<"spawnFailed">): Step {
+  const room = state.room;
+  if (room === null || roomKey(room.code) !== message.key) return { state, effects: [] };
+  const next: LobbyState = {
+    ...state,
+    room: null,
+    members: state.members.map((m) => (m.inRoom ? { ...m, inRoom: false } : m)),
+  };
+  return { state: next, effects: [pushState(next)] };
+}

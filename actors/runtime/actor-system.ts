@@ -45,9 +45,11 @@ export class ActorSystem {
       deliver: (key, envelope) => {
         this.deliver(key, envelope);
       },
-      spawnFromEffect: (key, init) => {
+      spawnFromEffect: (key, init, from) => {
         void this.spawn(key, init).then((spawned) => {
-          if (!spawned.created) options.events?.persistFailed?.(key, new Error("spawn: the key exists"));
+          if (spawned.created && spawned.result.ok) return;
+          options.events?.persistFailed?.(key, new Error(`spawn from ${from} failed`));
+          this.deliver(from, { message: { type: "spawnFailed", key } });
         });
       },
       forget: (cell) => {
@@ -198,7 +200,7 @@ export class ActorSystem {
     this.options.events?.created?.(key);
     this.runner.applyTimers(cell, pending.changes);
     const effects = this.runner.stampPushes(cell, transition.effects);
-    this.runner.runEffects({ envelope: { message: init }, effects, volatile: false });
+    this.runner.runEffects(key, { envelope: { message: init }, effects, volatile: false });
     this.runner.kick(cell);
     return { created: true, result: answer ?? { ok: true } };
   }

@@ -29,6 +29,7 @@ export type {
   Random,
   RequestId,
   Restored,
+  SpawnFailed,
   TimerFired,
   TimerKind,
   Transition,

@@ -36,7 +36,8 @@ export interface Outcome {
 /** What the runner needs from the system that owns the cells. */
 export interface RunnerHost {
   deliver(key: string, envelope: Envelope): void;
-  spawnFromEffect(key: string, init: unknown): void;
+  /** Creates the actor of a spawn effect; tells `from` `spawnFailed` when it could not be created. */
+  spawnFromEffect(key: string, init: unknown, from: string): void;
   /** The actor is gone from this node (stopped or fenced): drop it and re-route its mailbox. */
   forget(cell: ActorCell): void;
   context(key: string, now: number): ActorContext;
@@ -72,7 +73,7 @@ export class MailboxRunner {
   }
 
   /** Carries out one outcome's effects in order and answers its asker (once). */
-  runEffects(outcome: Outcome): void {
+  runEffects(from: string, outcome: Outcome): void {
     let answered = false;
     const answer = (result: AskResult): void => {
       if (answered) return;
@@ -95,7 +96,7 @@ export class MailboxRunner {
           this.host.deliver(effect.to, { message: effect.message });
           break;
         case "spawn":
-          this.host.spawnFromEffect(effect.key, effect.init);
+          this.host.spawnFromEffect(effect.key, effect.init, from);
           break;
         case "timer":
         case "cancelTimer":
@@ -193,7 +194,7 @@ export class MailboxRunner {
     cell.state = state;
     forgetFired(cell, bookkeeping.fired);
     this.applyTimers(cell, timers.changes);
-    for (const outcome of stamped) this.runEffects(outcome);
+    for (const outcome of stamped) this.runEffects(cell.key, outcome);
     cell.lastActive = now;
     if (stopping) {
       this.host.forget(cell);

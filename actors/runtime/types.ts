@@ -86,6 +86,15 @@ export interface TimerFired {
 }
 
 /**
+ * Delivered to an actor whose `spawn` effect did not create its actor (the key was taken, or the store
+ * refused it), so it can undo what it assumed — a lobby goes back to not playing.
+ */
+export interface SpawnFailed {
+  readonly type: "spawnFailed";
+  readonly key: string;
+}
+
+/**
  * Delivered after an actor is restored on a node that did not run it a moment ago (failover, migration),
  * listing the players whose sessions are on this node. Passivation restores do not send it.
  */
