@@ -36,6 +36,24 @@ export interface Harness {
   settle(): Promise<void>;
 }
 
+/** A node view a test can change: rooms available, draining, lease fresh. */
+export function mutableNode(): MutableNode {
+  return {
+    roomsAvailable: true,
+    isDraining: false,
+    leaseFresh: true,
+    canOpenRoom() {
+      return this.roomsAvailable;
+    },
+    draining() {
+      return this.isDraining;
+    },
+    mayAct() {
+      return this.leaseFresh;
+    },
+  };
+}
+
 /** Builds an ActorSystem on a manual clock, a seeded random source and an in-memory store. */
 export function createHarness(options: {
   kinds: readonly { kind: ActorKind<never, never>; createOnDemand?: boolean }[];
@@ -52,20 +70,7 @@ export function createHarness(options: {
       for (const player of players) delivered.push({ player, frame });
     },
   };
-  const node: MutableNode = {
-    roomsAvailable: true,
-    isDraining: false,
-    leaseFresh: true,
-    canOpenRoom() {
-      return this.roomsAvailable;
-    },
-    draining() {
-      return this.isDraining;
-    },
-    mayAct() {
-      return this.leaseFresh;
-    },
-  };
+  const node = mutableNode();
   const system = new ActorSystem({
     store,
     outbox,
