@@ -1,42 +1,18 @@
-import { randomBytes } from "node:crypto";
-import type { Logger } from "pino";
 import type WebSocket from "ws";
-import type { ActorSystem, AskResult } from "../actors/runtime/index.ts";
-import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
-import { verifyPlayerToken, type TokenKey } from "./auth/player-token.ts";
-import type { HelloFrame, RequestFrame } from "./protocol/client-frames.ts";
+import type { AskResult, ErrorCode } from "../actors/runtime/index.ts";
+import { verifyPlayerToken } from "./auth/player-token.ts";
+import type { ConnectionDeps } from "./connection-deps.ts";
+import { errorFrame } from "./error-frame.ts";
+import type { RequestFrame } from "./protocol/client-frames.ts";
 import { CloseCodes, type CloseReason } from "./protocol/close-codes.ts";
 import { decodeClientFrame, encodeFrame, requestIdOf, type Encoding } from "./protocol/codec.ts";
 import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "./protocol/server-frames.ts";
-import type { LobbyRequests } from "./lobby-requests.ts";
 import { RateLimiter } from "./rate-limiter.ts";
-import { Session, type SessionRegistry, type SessionSocket } from "./session-registry.ts";
+import { bindSession, locateLobby } from "./session-binding.ts";
+import type { Session, SessionSocket } from "./session-registry.ts";
+import { SocketSender } from "./socket-sender.ts";
 
-/** The limits and secrets a connection is held to. */
-export interface ConnectionLimits {
-  readonly maxFrameBytes: number;
-  readonly maxBufferedBytes: number;
-  readonly ratePerSecond: number;
-  readonly rateBurst: number;
-  readonly helloTimeoutMs: number;
-}
-
-/** What every connection of a gateway shares. */
-export interface ConnectionDeps {
-  readonly nodeId: string;
-  readonly system: ActorSystem;
-  readonly requests: LobbyRequests;
-  readonly sessions: SessionRegistry;
-  readonly tokenKeys: readonly TokenKey[];
-  readonly sessionSecret: string;
-  readonly limits: ConnectionLimits;
-  readonly logger: Logger;
-  readonly now: () => number;
-  /** True while the node shuts down: sockets it closes cost nobody a seat. */
-  readonly stopping: () => boolean;
-  /** Called once per refused frame (by error code) and per socket the node closes (by close reason). */
-  readonly onRefused?: (code: string) => void;
-}
+export type { ConnectionDeps, ConnectionLimits } from "./connection-deps.ts";
 
 /**
  * One WebSocket: `hello` first, then request frames. Every frame is size-checked, rate-limited and
@@ -47,7 +23,9 @@ export class Connection implements SessionSocket {
   encoding: Encoding = "msgpack";
   private session: Session | undefined;
   private closed = false;
-  private corked = false;
+  /** A ping is out and its pong has not come back yet. */
+  private awaitingPong = false;
+  private readonly out: SocketSender;
   private readonly limiter: RateLimiter;
   private readonly helloTimer: NodeJS.Timeout;
 
@@ -55,12 +33,18 @@ export class Connection implements SessionSocket {
     private readonly ws: WebSocket,
     private readonly deps: ConnectionDeps,
   ) {
+    this.out = new SocketSender(ws, deps.limits.maxBufferedBytes, () => {
+      this.closeWith("SLOW_CONSUMER");
+    });
     this.limiter = new RateLimiter(deps.limits.ratePerSecond, deps.limits.rateBurst, deps.now);
     this.helloTimer = setTimeout(() => {
       this.closeWith("HELLO_TIMEOUT");
     }, deps.limits.helloTimeoutMs);
     ws.on("message", (data, isBinary) => {
       this.onMessage(toBytes(data), isBinary);
+    });
+    ws.on("pong", () => {
+      this.awaitingPong = false;
     });
     ws.on("close", () => {
       this.onClose();
@@ -71,26 +55,24 @@ export class Connection implements SessionSocket {
   }
 
   send(data: Uint8Array | string): void {
-    if (this.closed) return;
-    this.cork();
-    this.ws.send(data);
-    if (this.ws.bufferedAmount > this.deps.limits.maxBufferedBytes) this.closeWith("SLOW_CONSUMER");
+    if (!this.closed) this.out.send(data);
   }
 
   /**
-   * Frames sent in one turn of the event loop (a push, then the result it answered) leave in one write:
-   * the socket is corked at the first and uncorked after the turn's promise continuations have run.
+   * One heartbeat, called every `heartbeatMs` by the server: a socket that has not answered the previous
+   * ping is gone (a peer that vanished without a FIN would otherwise hold its seat forever), so it is
+   * dropped — a disconnect like any other, and the member's grace starts.
    */
-  private cork(): void {
-    if (this.corked) return;
-    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
-    if (!socket) return;
-    this.corked = true;
-    socket.cork();
-    setImmediate(() => {
-      this.corked = false;
-      socket.uncork();
-    });
+  heartbeat(): void {
+    if (this.closed) return;
+    if (this.awaitingPong) {
+      this.closed = true;
+      this.deps.onRefused?.("close:HEARTBEAT");
+      this.ws.terminate();
+      return;
+    }
+    this.awaitingPong = true;
+    this.ws.ping();
   }
 
   close(code: number, reason: string): void {
@@ -103,6 +85,12 @@ export class Connection implements SessionSocket {
     }, 2_000).unref();
   }
 
+  /** Drops the socket at once, without a close handshake (a shutdown's last resort). */
+  terminate(): void {
+    this.closed = true;
+    this.ws.terminate();
+  }
+
   private closeWith(reason: CloseReason): void {
     if (this.closed) return;
     this.deps.onRefused?.(`close:${reason}`);
@@ -113,13 +101,10 @@ export class Connection implements SessionSocket {
     this.send(encodeFrame(frame, this.encoding));
   }
 
-  private refuse(
-    code: "INVALID" | "TOO_LARGE" | "RATE_LIMITED" | "UNAUTHORIZED",
-    message: string,
-    id?: number,
-  ): void {
-    this.deps.onRefused?.(code);
-    this.reply({ type: "error", ...(id === undefined ? {} : { id }), code, message });
+  /** Answers with an error frame (counted as a refusal unless it says "try again later"). */
+  private refuse(code: ErrorCode, message: string, id?: number, retryAfterMs?: number): void {
+    if (code !== "UNAVAILABLE") this.deps.onRefused?.(code);
+    this.reply(errorFrame(code, message, id, retryAfterMs));
   }
 
   private onMessage(bytes: Uint8Array, isBinary: boolean): void {
@@ -140,14 +125,7 @@ export class Connection implements SessionSocket {
       return;
     }
     if (admitted === "refuse") {
-      this.deps.onRefused?.("RATE_LIMITED");
-      this.reply({
-        type: "error",
-        ...idField(requestIdOf(data)),
-        code: "RATE_LIMITED",
-        message: "slow down",
-        retryAfterMs: this.limiter.retryAfterMs(),
-      });
+      this.refuse("RATE_LIMITED", "slow down", requestIdOf(data), this.limiter.retryAfterMs());
       return;
     }
     const decoded = decodeClientFrame(data);
@@ -174,17 +152,12 @@ export class Connection implements SessionSocket {
       result = { ok: false, code: "INTERNAL", message: "the request failed" };
     }
     // The socket may have been replaced by a resume meanwhile: answer on the session's current socket.
-    if (result.ok) session.send({ type: "result", id: frame.id, value: result.value ?? null });
-    else {
-      if (result.code !== "UNAVAILABLE") this.deps.onRefused?.(result.code);
-      session.send({
-        type: "error",
-        id: frame.id,
-        code: result.code,
-        message: result.message,
-        ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
-      });
+    if (result.ok) {
+      session.send({ type: "result", id: frame.id, value: result.value ?? null });
+      return;
     }
+    if (result.code !== "UNAVAILABLE") this.deps.onRefused?.(result.code);
+    session.send(errorFrame(result.code, result.message, frame.id, result.retryAfterMs));
   }
 
   private onHello(data: Uint8Array | string): void {
@@ -200,53 +173,16 @@ export class Connection implements SessionSocket {
     }
     const verified = verifyPlayerToken(hello.token, this.deps.tokenKeys, this.deps.now());
     if (!verified.ok) {
-      this.deps.onRefused?.("UNAUTHORIZED");
       this.deps.logger.info({ why: verified.why }, "token refused");
-      this.reply({ type: "error", code: "UNAUTHORIZED", message: `token refused: ${verified.why}` });
+      this.refuse("UNAUTHORIZED", `token refused: ${verified.why}`);
       this.closeWith("UNAUTHORIZED");
       return;
     }
     clearTimeout(this.helloTimer);
-    this.attach(hello, verified.claims.sub, verified.claims.name);
-  }
-
-  /** Binds this socket to the player's session: the resumed one, or a new one (the newest login wins). */
-  private attach(hello: HelloFrame, player: string, name: string): void {
-    const resumed = hello.resume ? verifyResumeToken(hello.resume, this.deps.sessionSecret) : undefined;
-    const sessionId = resumed?.player === player ? resumed.session : randomBytes(12).toString("base64url");
-    const session = this.deps.sessions.get(sessionId) ?? new Session(sessionId, player, name);
-    session.name = name;
-    const previous = session.socket;
-    session.socket = this;
+    const { session, welcome } = bindSession(this, hello, verified.claims, this.deps);
     this.session = session;
-    const replaced = this.deps.sessions.add(session);
-    // Detach before closing: a socket closed because a newer one took over is not a disconnect.
-    if (previous && previous !== this) previous.close(CloseCodes.REPLACED.code, "REPLACED");
-    if (replaced) {
-      const older = replaced.socket;
-      replaced.socket = null;
-      this.deps.sessions.remove(replaced);
-      older?.close(CloseCodes.REPLACED.code, "REPLACED");
-    }
-    this.reply({
-      type: "welcome",
-      protocol: Math.min(hello.protocol, PROTOCOL_VERSION),
-      session: session.id,
-      resume: signResumeToken(session.id, player, this.deps.sessionSecret),
-      player: { id: player, name },
-      node: this.deps.nodeId,
-      resumed: resumed?.player === player,
-    });
-    void this.rejoin(session);
-  }
-
-  /** After a (re)connect: find the player's lobby through its registry and mark the member connected. */
-  private async rejoin(session: Session): Promise<void> {
-    const found = await this.deps.system.ask(`player/${session.player}`, { type: "get" });
-    const lobby = found.ok ? (found.value as { lobby: string | null }).lobby : null;
-    if (!lobby || session.socket !== this) return;
-    session.lobby = lobby;
-    this.deps.system.tell(lobby, { type: "connection", player: session.player, connected: true });
+    this.reply(welcome);
+    session.located = locateLobby(this.deps.system, session, this);
   }
 
   private onClose(): void {
@@ -260,10 +196,6 @@ export class Connection implements SessionSocket {
       this.deps.system.tell(session.lobby, { type: "connection", player: session.player, connected: false });
     }
   }
-}
-
-function idField(id: number | undefined): { id?: number } {
-  return id === undefined ? {} : { id };
 }
 
 function toBytes(data: WebSocket.RawData): Uint8Array {

@@ -7,9 +7,10 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { WebSocketServer } from "ws";
+import WebSocket, { WebSocketServer } from "ws";
 import { signPlayerToken } from "./auth/player-token.ts";
-import { Connection, type ConnectionDeps } from "./connection.ts";
+import { Connection } from "./connection.ts";
+import type { ConnectionDeps } from "./connection-deps.ts";
 import { CloseCodes } from "./protocol/close-codes.ts";
 
 /** How a gateway listens and whom it lets in. */
@@ -23,6 +24,10 @@ export interface GatewayOptions {
   readonly dev: boolean;
   /** TLS certificate and key (PEM) for `wss://`; absent = plain `ws://` (or TLS ends at a proxy). */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** Every socket is pinged this often; one that has not answered the previous ping is dropped. */
+  readonly heartbeatMs: number;
+  /** How long `close()` waits for clients to answer their SHUTDOWN close frames (default 500 ms). */
+  readonly closeGraceMs?: number;
 }
 
 /** The HTTP + WebSocket front of a node: `/ws` (and `/n/<nodeId>/ws` behind an ingress), `/healthz`. */
@@ -31,6 +36,7 @@ export class GatewayServer {
   private readonly wss: WebSocketServer;
   private readonly perIp = new Map<string, number>();
   private readonly sockets = new Set<Connection>();
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
     private readonly options: GatewayOptions,
@@ -48,6 +54,11 @@ export class GatewayServer {
     this.server.on("upgrade", (req, socket, head) => {
       this.onUpgrade(req, socket, head);
     });
+    // One timer for every socket: a timer per socket would cost more than the pings.
+    this.heartbeat = setInterval(() => {
+      for (const connection of this.sockets) connection.heartbeat();
+    }, options.heartbeatMs);
+    this.heartbeat.unref();
   }
 
   /** Starts listening; resolves with the bound port. */
@@ -67,10 +78,24 @@ export class GatewayServer {
     return this.sockets.size;
   }
 
-  /** Closes every socket with SHUTDOWN and stops listening. */
+  /**
+   * Closes every socket with SHUTDOWN and stops listening. Clients get a moment to answer their close
+   * frames, so they see 4032 (reconnect anywhere with resume) rather than a bare 1006; sockets still open
+   * after `closeGraceMs` are dropped.
+   */
   async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    const open = [...this.wss.clients];
+    const gone = Promise.all(open.map((ws) => closedEvent(ws)));
     for (const connection of this.sockets) connection.close(CloseCodes.SHUTDOWN.code, "SHUTDOWN");
     this.wss.close();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.closeGraceMs ?? 500);
+    });
+    await Promise.race([gone, deadline]);
+    clearTimeout(timer);
+    for (const connection of this.sockets) connection.terminate();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) =>
       this.server.close(() => {
@@ -113,7 +138,11 @@ export class GatewayServer {
   }
 
   private onHttp(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? "/", "http://local");
+    const url = parseTarget(req.url);
+    if (!url) {
+      json(res, 400, { error: "bad request target" });
+      return;
+    }
     if (url.pathname === "/healthz") {
       json(res, 200, { ok: true, node: this.deps.nodeId, sessions: this.deps.sessions.size });
       return;
@@ -137,6 +166,28 @@ export class GatewayServer {
     const exp = Math.floor(this.deps.now() / 1000) + 24 * 3600;
     json(res, 200, { token: signPlayerToken({ sub: player, name, exp }, key), player, name });
   }
+}
+
+/**
+ * The request target as a URL, or undefined when it does not parse. The HTTP parser accepts targets that
+ * `new URL` refuses (`GET http://[ HTTP/1.1`): anyone may send one, so it must not throw.
+ */
+export function parseTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? "/", "http://local");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves when a socket has closed (at once if it already has). */
+function closedEvent(ws: WebSocket): Promise<void> {
+  if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    ws.once("close", () => {
+      resolve();
+    });
+  });
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

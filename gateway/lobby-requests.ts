@@ -13,8 +13,22 @@ export interface LobbyRequestsDeps {
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
 const maxCodeDraws = 8;
+/** After eight taken codes the code space is crowded: give the lobbies a moment to close. */
+const noFreeCodeRetryMs = 1_000;
+/** An ask that timed out met a busy or restarting actor; a retry soon finds it answering again. */
+const timeoutRetryMs = 250;
 
 const notInLobby: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not in a lobby" };
+
+/**
+ * The node's own deadline for an actor's answer passed. The request may still be applied after it, so
+ * this is not a final answer: the client re-sends with the same id and the actor answers from its stored
+ * results. Hence retryable UNAVAILABLE, never TIMEOUT (which is final and would leave the client guessing).
+ */
+function retryableTimeout(result: AskResult): AskResult {
+  if (result.ok || result.code !== "TIMEOUT") return result;
+  return { ok: false, code: "UNAVAILABLE", message: result.message, retryAfterMs: timeoutRetryMs };
+}
 
 function fail(code: ErrorCode, message: string): AskResult {
   return { ok: false, code, message };
@@ -29,6 +43,12 @@ export class LobbyRequests {
 
   /** Answers one request of a session. Never throws. */
   async handle(session: Session, frame: RequestFrame): Promise<AskResult> {
+    // A request sent right after a hello waits until the session knows which lobby the player is in.
+    await session.located;
+    return retryableTimeout(await this.route(session, frame));
+  }
+
+  private async route(session: Session, frame: RequestFrame): Promise<AskResult> {
     const request: RequestId = { session: session.id, id: frame.id };
     const player = session.player;
     switch (frame.type) {
@@ -37,11 +57,7 @@ export class LobbyRequests {
       case "create":
         return this.create(session, frame.public ?? false, frame.metadata ?? null, request);
       case "leave":
-        return this.inLobby(session, { type: "leave", player }, request, () => {
-          session.lastLobby = session.lobby ?? session.lastLobby;
-          session.lobby = null;
-          session.room = null;
-        });
+        return this.leave(session, request);
       case "ready":
         return this.inLobby(session, { type: "ready", player, ready: frame.ready }, request);
       case "profile":
@@ -62,6 +78,25 @@ export class LobbyRequests {
           ...(frame.freeOnly === undefined ? {} : { freeOnly: frame.freeOnly }),
         });
     }
+  }
+
+  /**
+   * Leaves the player's lobby. Leaving when in no lobby — or a lobby that is gone, as for a retried leave
+   * of the last member whose lobby closed — is a no-op success: the player is out either way.
+   */
+  private async leave(session: Session, request: RequestId): Promise<AskResult> {
+    const leaving = session.lobby;
+    const result = await this.inLobby(session, { type: "leave", player: session.player }, request);
+    if (!result.ok && result.code !== "NOT_IN_LOBBY") return result;
+    // Unless a join of another lobby completed meanwhile: then the session is where that join put it.
+    if (session.lobby === leaving || session.lobby === null) {
+      session.lastLobby = leaving ?? session.lastLobby;
+      session.lobby = null;
+      // A player who left has no seat to finish: a later finish must not reach its old room.
+      session.room = null;
+      session.lastRoom = null;
+    }
+    return result.ok ? result : { ok: true };
   }
 
   /** Reports a match over. A room that already ended (another player's finish, or a retry) is done. */
@@ -125,22 +160,25 @@ export class LobbyRequests {
       }
       intent = "replaceCreate"; // the drawn code was taken by another lobby: draw again
     }
-    return fail("UNAVAILABLE", "could not draw a free lobby code");
+    return {
+      ok: false,
+      code: "UNAVAILABLE",
+      message: "could not draw a free lobby code",
+      retryAfterMs: noFreeCodeRetryMs,
+    };
   }
 
   private async inLobby(
     session: Session,
     message: { type: string; player: string } & Record<string, unknown>,
     request: RequestId,
-    onOk?: () => void,
   ): Promise<AskResult> {
     // Without a current lobby the request still goes to the last one: if it is a retry whose answer
     // was lost, the lobby answers with its first result; otherwise it refuses NOT_IN_LOBBY itself.
     const key = session.lobby ?? session.lastLobby;
     if (!key) return notInLobby;
     const result = await this.deps.system.ask(key, message, { request });
-    if (result.ok) onOk?.();
-    else if (result.code === "NOT_FOUND") {
+    if (!result.ok && result.code === "NOT_FOUND") {
       if (session.lobby === key) session.lobby = null;
       return notInLobby;
     }

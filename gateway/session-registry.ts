@@ -24,6 +24,12 @@ export class Session {
   lastRoom: string | null = null;
   /** When the socket went away (wall ms), for expiring detached sessions. */
   detachedAt = 0;
+  /**
+   * Settles once the gateway has asked the player's registry which lobby the player is in (after each
+   * hello). Requests wait for it: a `leave` sent right after a fresh login must find the lobby, not
+   * answer "not in a lobby" because the lookup was still on its way.
+   */
+  located: Promise<void> = Promise.resolve();
 
   constructor(
     readonly id: string,

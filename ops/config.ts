@@ -1,167 +1,13 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { lobbyOptionsSchema } from "../actors/lobby/index.ts";
+import { settings, type NodeConfig } from "./settings.ts";
+
+export { settings, type NodeConfig, type SettingName } from "./settings.ts";
 
 /**
  * A node's configuration: every setting has a flag, an environment variable and a default, and is
  * validated with zod; a bad value stops the node with an error that names the setting.
  */
-
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-/** "true"/"false"/"1"/"0"/"yes"/"no" → boolean (z.coerce.boolean would read "false" as true). */
-const bool = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((v) => v === "true" || v === "1" || v === "yes");
-const list = z.string().transform((s) =>
-  s
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== ""),
-);
-
-/** Each setting: its schema, flag, env variable, default and help line. */
-export const settings = {
-  nodeId: {
-    schema: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
-    env: "FOYER_NODE_ID",
-    def: "node-1",
-    help: "this node's id in the fleet",
-  },
-  host: { schema: z.string().min(1), env: "FOYER_HOST", def: "127.0.0.1", help: "address to listen on" },
-  port: {
-    schema: int(0, 65535),
-    env: "FOYER_PORT",
-    def: "7350",
-    help: "port to listen on (0 = any free port)",
-  },
-  publicUrl: {
-    schema: z.url().optional(),
-    env: "FOYER_PUBLIC_URL",
-    def: undefined,
-    help: "the URL clients reach this node at (default ws://host:port/ws)",
-  },
-  production: {
-    schema: bool,
-    env: "FOYER_PRODUCTION",
-    def: "false",
-    help: "production mode: no dev tokens, keys required",
-  },
-  tokenKeys: {
-    schema: list,
-    env: "FOYER_TOKEN_KEYS",
-    def: "",
-    help: "player token keys, kid:secret[,kid:secret] (rotation: list several)",
-  },
-  sessionSecret: {
-    schema: z.string(),
-    env: "FOYER_SESSION_SECRET",
-    def: "",
-    help: "secret that signs resume tokens (shared by the cluster)",
-  },
-  allowedOrigins: {
-    schema: list,
-    env: "FOYER_ALLOWED_ORIGINS",
-    def: "",
-    help: "allowed browser Origins, comma separated (empty = any)",
-  },
-  maxConnectionsPerIp: {
-    schema: int(1, 1_000_000),
-    env: "FOYER_MAX_CONNECTIONS_PER_IP",
-    def: "256",
-    help: "sockets per client IP",
-  },
-  maxFrameBytes: {
-    schema: int(256, 64 << 20),
-    env: "FOYER_MAX_FRAME_BYTES",
-    def: "65536",
-    help: "largest frame a client may send",
-  },
-  maxBufferedBytes: {
-    schema: int(1024, 1 << 30),
-    env: "FOYER_MAX_BUFFERED_BYTES",
-    def: "1048576",
-    help: "unsent bytes per socket before a slow reader is closed",
-  },
-  ratePerSecond: {
-    schema: int(1, 1_000_000),
-    env: "FOYER_RATE_PER_SECOND",
-    def: "50",
-    help: "frames per second per connection",
-  },
-  rateBurst: {
-    schema: int(1, 1_000_000),
-    env: "FOYER_RATE_BURST",
-    def: "100",
-    help: "burst of frames per connection",
-  },
-  helloTimeoutMs: {
-    schema: int(100, 600_000),
-    env: "FOYER_HELLO_TIMEOUT_MS",
-    def: "10000",
-    help: "time allowed before hello",
-  },
-  maxRooms: {
-    schema: int(0, 10_000_000),
-    env: "FOYER_MAX_ROOMS",
-    def: "1000",
-    help: "rooms this node can run (full past it)",
-  },
-  codeLength: { schema: int(4, 12), env: "FOYER_CODE_LENGTH", def: "6", help: "invite code length" },
-  maxMembers: { schema: int(1, 1000), env: "FOYER_MAX_MEMBERS", def: "8", help: "members per lobby" },
-  teamSizes: {
-    schema: z.string().transform(parseTeamSizes),
-    env: "FOYER_TEAM_SIZES",
-    def: "duel:1,duo:2,trio:3,squad:4,ffa:0",
-    help: "modes and their team sizes, mode:size[,mode:size]",
-  },
-  lobbyGraceSeconds: {
-    schema: int(0, 86_400),
-    env: "FOYER_LOBBY_GRACE_SECONDS",
-    def: "10",
-    help: "seat kept for a member who dropped outside a room",
-  },
-  reconnectGraceSeconds: {
-    schema: int(0, 86_400),
-    env: "FOYER_RECONNECT_GRACE_SECONDS",
-    def: "30",
-    help: "seat kept for a member who dropped during a room",
-  },
-  returnAfterEndSeconds: {
-    schema: int(0, 3_600),
-    env: "FOYER_RETURN_AFTER_END_SECONDS",
-    def: "5",
-    help: "delay between a room's end and the return to the lobby",
-  },
-  botSeatIdBase: {
-    schema: int(0, 1_000_000),
-    env: "FOYER_BOT_SEAT_ID_BASE",
-    def: "50",
-    help: "first seat id of bots",
-  },
-  tlsCert: {
-    schema: z.string().optional(),
-    env: "FOYER_TLS_CERT",
-    def: undefined,
-    help: "PEM certificate file for wss:// (or end TLS at a proxy)",
-  },
-  tlsKey: {
-    schema: z.string().optional(),
-    env: "FOYER_TLS_KEY",
-    def: undefined,
-    help: "PEM key file for wss://",
-  },
-  logLevel: {
-    schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
-    env: "FOYER_LOG_LEVEL",
-    def: "info",
-    help: "log level",
-  },
-} as const;
-
-/** A setting's name. */
-export type SettingName = keyof typeof settings;
-
-/** A validated node configuration. */
-export type NodeConfig = { [K in SettingName]: z.output<(typeof settings)[K]["schema"]> };
 
 /** Why a configuration was refused: the setting, its flag and env names, and what is wrong. */
 export class ConfigError extends Error {
@@ -174,26 +20,11 @@ export class ConfigError extends Error {
   }
 }
 
-function parseTeamSizes(raw: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const pair of raw
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const [mode, size] = pair.split(":");
-    const n = Number(size);
-    if (!mode || !/^[a-z0-9_-]{1,32}$/i.test(mode) || !Number.isInteger(n) || n < 0 || n > 64) {
-      throw new Error(`"${pair}" is not mode:size`);
-    }
-    out[mode] = n;
-  }
-  return out;
-}
-
 /** The lobby's own schema decides the lobby limits; a refusal names the setting it came from. */
 function checkLobbyLimits(config: NodeConfig): void {
   const checked = lobbyOptionsSchema.safeParse({
     codeLength: config.codeLength,
+    codeAlphabet: config.codeAlphabet,
     maxMembers: config.maxMembers,
     teamSizes: config.teamSizes,
     botSeatIdBase: config.botSeatIdBase,

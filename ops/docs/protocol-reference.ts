@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { ErrorCodes } from "../../actors/runtime/index.ts";
-import { clientFrameSchema } from "../../gateway/protocol/client-frames.ts";
-import { CloseCodes } from "../../gateway/protocol/close-codes.ts";
-import { serverFrameSchema } from "../../gateway/protocol/server-frames.ts";
+import { clientFrameSchema, CloseCodes, serverFrameSchema } from "../../gateway/index.ts";
 
 /**
  * Renders the reference part of docs/protocol.md from the zod schemas, the error codes and the close

@@ -13,11 +13,15 @@ import {
   realScheduler,
   type KvStore,
 } from "../../fleet/index.ts";
-import type { TokenKey } from "../../gateway/auth/player-token.ts";
-import { GatewayServer } from "../../gateway/gateway-server.ts";
-import { LobbyRequests } from "../../gateway/lobby-requests.ts";
-import { SessionRegistry } from "../../gateway/session-registry.ts";
+import {
+  GatewayServer,
+  LobbyRequests,
+  SessionRegistry,
+  type GatewayOptions,
+  type TokenKey,
+} from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
+import { isDevMode, tokenKeysOf } from "./dev-mode.ts";
 
 /** A running node: its URLs, its parts (for tests and the bench) and how to stop it. */
 export interface RunningNode {
@@ -38,6 +42,7 @@ export function lobbyOptionsOf(config: NodeConfig): LobbyOptions {
   return {
     ...defaultLobbyOptions,
     codeLength: config.codeLength,
+    codeAlphabet: config.codeAlphabet,
     maxMembers: config.maxMembers,
     teamSizes: config.teamSizes,
     lobbyGraceSeconds: config.lobbyGraceSeconds,
@@ -75,6 +80,89 @@ export async function buildEmbeddedRuntime(
   return { system, kv, lobby };
 }
 
+/** What a node knows about itself: how many rooms it runs and whether it is stopping. */
+class Capacity {
+  rooms = 0;
+  stopping = false;
+  constructor(private readonly maxRooms: number) {}
+
+  /** The runtime's view of this node (a single node never drains and always holds its lease). */
+  readonly state: NodeState = {
+    canOpenRoom: () => this.rooms < this.maxRooms && !this.stopping,
+    draining: () => false,
+    mayAct: () => true,
+  };
+}
+
+/** The runtime's events as log lines, and the room count that decides whether a start may open a room. */
+function runtimeEventsOf(log: Logger, capacity: Capacity): RuntimeEvents {
+  return {
+    handlerFailed: (key, err) => {
+      log.error({ key, err }, "handler failed; last good state kept");
+    },
+    persistFailed: (key, err) => {
+      log.warn({ key, err }, "snapshot write failed");
+    },
+    deadLetter: (key) => {
+      log.debug({ key }, "message to a key with no actor");
+    },
+    created: (key) => {
+      if (key.startsWith("room/")) capacity.rooms++;
+    },
+    stopped: (key) => {
+      if (key.startsWith("room/")) capacity.rooms--;
+    },
+  };
+}
+
+/** How the gateway listens, from the configuration. */
+function gatewayOptionsOf(config: NodeConfig): GatewayOptions {
+  return {
+    host: config.host,
+    port: config.port,
+    allowedOrigins: config.allowedOrigins,
+    maxConnectionsPerIp: config.maxConnectionsPerIp,
+    dev: isDevMode(config),
+    heartbeatMs: config.heartbeatMs,
+    ...(config.tlsCert && config.tlsKey
+      ? { tls: { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } }
+      : {}),
+  };
+}
+
+interface GatewayParts {
+  readonly system: ActorSystem;
+  readonly lobby: LobbyOptions;
+  readonly sessions: SessionRegistry;
+  readonly tokenKeys: readonly TokenKey[];
+  readonly refusals: Map<string, number>;
+  readonly capacity: Capacity;
+}
+
+/** The WebSocket gateway in front of the runtime. */
+function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): GatewayServer {
+  const { system, lobby, sessions, tokenKeys, refusals, capacity } = parts;
+  return new GatewayServer(gatewayOptionsOf(config), {
+    nodeId: config.nodeId,
+    system,
+    requests: new LobbyRequests({ system, lobby, random: cryptoRandom() }),
+    sessions,
+    tokenKeys,
+    sessionSecret: config.sessionSecret || randomBytes(32).toString("base64url"),
+    limits: {
+      maxFrameBytes: config.maxFrameBytes,
+      maxBufferedBytes: config.maxBufferedBytes,
+      ratePerSecond: config.ratePerSecond,
+      rateBurst: config.rateBurst,
+      helloTimeoutMs: config.helloTimeoutMs,
+    },
+    logger: logger.child({ component: "gateway", node: config.nodeId }),
+    now: () => Date.now(),
+    stopping: () => capacity.stopping,
+    onRefused: (code) => refusals.set(code, (refusals.get(code) ?? 0) + 1),
+  });
+}
+
 /**
  * Starts one embedded node: the actor runtime on an in-memory KV (the same claim and snapshot code path
  * the fleet runs on NATS), and the WebSocket gateway in front of it.
@@ -82,71 +170,17 @@ export async function buildEmbeddedRuntime(
 export async function startNode(config: NodeConfig, logger: Logger): Promise<RunningNode> {
   const log = logger.child({ component: "node", node: config.nodeId });
   const tokenKeys = tokenKeysOf(config, log);
-  const sessionSecret = config.sessionSecret || randomBytes(32).toString("base64url");
-  let rooms = 0;
-  let stopping = false;
-  const nodeState: NodeState = {
-    canOpenRoom: () => rooms < config.maxRooms && !stopping,
-    draining: () => false,
-    mayAct: () => true,
-  };
+  const capacity = new Capacity(config.maxRooms);
   const sessions = new SessionRegistry();
   const refusals = new Map<string, number>();
   const runtimeLog = logger.child({ component: "runtime", node: config.nodeId });
-  const random = cryptoRandom();
-  const { system, kv, lobby } = await buildEmbeddedRuntime(config, sessions, nodeState, {
-    handlerFailed: (key, err) => {
-      runtimeLog.error({ key, err }, "handler failed; last good state kept");
-    },
-    persistFailed: (key, err) => {
-      runtimeLog.warn({ key, err }, "snapshot write failed");
-    },
-    deadLetter: (key) => {
-      runtimeLog.debug({ key }, "message to a key with no actor");
-    },
-    created: (key) => {
-      if (key.startsWith("room/")) rooms++;
-    },
-    stopped: (key) => {
-      if (key.startsWith("room/")) rooms--;
-    },
-  });
-  const requests = new LobbyRequests({ system, lobby, random });
-  const gateway = new GatewayServer(
-    {
-      host: config.host,
-      port: config.port,
-      allowedOrigins: config.allowedOrigins,
-      maxConnectionsPerIp: config.maxConnectionsPerIp,
-      dev: !config.production && config.tokenKeys.length === 0,
-      ...(config.tlsCert && config.tlsKey
-        ? { tls: { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } }
-        : {}),
-    },
-    {
-      nodeId: config.nodeId,
-      system,
-      requests,
-      sessions,
-      tokenKeys,
-      sessionSecret,
-      limits: {
-        maxFrameBytes: config.maxFrameBytes,
-        maxBufferedBytes: config.maxBufferedBytes,
-        ratePerSecond: config.ratePerSecond,
-        rateBurst: config.rateBurst,
-        helloTimeoutMs: config.helloTimeoutMs,
-      },
-      logger: logger.child({ component: "gateway", node: config.nodeId }),
-      now: () => Date.now(),
-      stopping: () => stopping,
-      onRefused: (code) => refusals.set(code, (refusals.get(code) ?? 0) + 1),
-    },
-  );
+  const events = runtimeEventsOf(runtimeLog, capacity);
+  const { system, kv, lobby } = await buildEmbeddedRuntime(config, sessions, capacity.state, events);
+  const gateway = buildGateway(config, logger, { system, lobby, sessions, tokenKeys, refusals, capacity });
   const port = await gateway.listen();
-  const scheme = config.tlsCert ? "wss" : "ws";
-  const url = config.publicUrl ?? `${scheme}://${config.host}:${port}/ws`;
-  const httpUrl = `${config.tlsCert ? "https" : "http"}://${config.host}:${port}`;
+  const secure = Boolean(config.tlsCert && config.tlsKey);
+  const url = config.publicUrl ?? `${secure ? "wss" : "ws"}://${config.host}:${port}/ws`;
+  const httpUrl = `${secure ? "https" : "http"}://${config.host}:${port}`;
   const sweep = setInterval(() => sessions.expire(Date.now(), 10 * 60_000), 60_000);
   sweep.unref();
   log.info({ url, mode: config.production ? "production" : "dev" }, "node listening");
@@ -159,24 +193,11 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
     tokenKeys,
     refusals,
     async stop() {
-      stopping = true;
+      capacity.stopping = true;
       clearInterval(sweep);
       await gateway.close();
       system.close();
       await kv.close();
     },
   };
-}
-
-function tokenKeysOf(config: NodeConfig, log: Logger): TokenKey[] {
-  const keys = config.tokenKeys.map((pair) => {
-    const at = pair.indexOf(":");
-    return { id: pair.slice(0, at), secret: pair.slice(at + 1) };
-  });
-  if (keys.length > 0) return keys;
-  log.warn(
-    "DEV MODE: no --token-keys given, so this node made up a key and issues player tokens to anyone at GET /dev/token. " +
-      "Never expose it; production nodes (--production) refuse to start without keys.",
-  );
-  return [{ id: "dev", secret: randomBytes(32).toString("base64url") }];
 }

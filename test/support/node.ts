@@ -60,6 +60,13 @@ export function lobbyOf(client: FoyerClient): LobbyView {
   return client.lobby;
 }
 
+/** A raw socket, the frames it received (decoded) and its close. */
+export interface RawSocket {
+  readonly ws: WebSocket;
+  readonly frames: unknown[];
+  readonly closed: Promise<{ code: number; reason: string }>;
+}
+
 /** A raw socket that has said hello, for bad-input tests; collects every decoded frame. */
 export async function rawSocket(
   node: RunningNode,
@@ -70,9 +77,11 @@ export async function rawSocket(
     json?: boolean;
     headers?: Record<string, string>;
     hello?: boolean;
+    /** false: the socket never answers the node's pings, like a peer that vanished without a FIN. */
+    autoPong?: boolean;
   } = {},
-): Promise<{ ws: WebSocket; frames: unknown[]; closed: Promise<{ code: number; reason: string }> }> {
-  const ws = new WebSocket(node.url, { headers: opts.headers ?? {} });
+): Promise<RawSocket> {
+  const ws = new WebSocket(node.url, { headers: opts.headers ?? {}, autoPong: opts.autoPong ?? true });
   const frames: unknown[] = [];
   const { Packr } = await import("msgpackr");
   const packr = new Packr({ useRecords: false, mapsAsObjects: true });
@@ -114,4 +123,14 @@ export async function waitFrame<T = Record<string, unknown>>(
     if (!found) throw new Error("frame not received");
     return found as T;
   }, timeoutMs);
+}
+
+/** Has a raw socket join the lobby with `code` (request id `id`) and waits for the result. */
+export async function rawJoin(raw: RawSocket, code: string, id = 1): Promise<void> {
+  raw.ws.send(encodeFrame({ type: "join", id, code }, "msgpack"));
+  const answer = await waitFrame(
+    raw.frames,
+    (f) => f.id === id && (f.type === "result" || f.type === "error"),
+  );
+  if (answer.type !== "result") throw new Error(`join ${code} refused: ${JSON.stringify(answer)}`);
 }

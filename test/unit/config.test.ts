@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../ops/config.ts";
+import { lobbyOptionsOf } from "../../ops/node/start-node.ts";
 
 function refusal(flags: Record<string, string>, env: Record<string, string> = {}): ConfigError {
   try {
@@ -56,5 +57,27 @@ describe("node configuration", () => {
 
   it("refuses short token secrets", () => {
     expect(refusal({ tokenKeys: "k1:short" }).setting).toBe("tokenKeys");
+  });
+
+  it("takes a heartbeat interval of 100 ms or more", () => {
+    expect(loadConfig({}, {}).heartbeatMs).toBe(15_000);
+    expect(loadConfig({}, { FOYER_HEARTBEAT_MS: "250" }).heartbeatMs).toBe(250);
+    const error = refusal({}, { FOYER_HEARTBEAT_MS: "99" });
+    expect(error.setting).toBe("heartbeatMs");
+    expect(error.message).toContain("--heartbeat-ms");
+  });
+
+  it("takes a code alphabet, checks it, and hands it to the lobbies", () => {
+    expect(loadConfig({}, {}).codeAlphabet).toBe("ABCDEFGHJKLMNPQRSTUVWXYZ23456789");
+    const config = loadConfig({}, { FOYER_CODE_ALPHABET: "XYZ2" });
+    expect(lobbyOptionsOf(config).codeAlphabet).toBe("XYZ2");
+    // Codes are upper-cased when typed, so lower case could never be typed back; repeats skew draws.
+    expect(refusal({ codeAlphabet: "abcd" }).setting).toBe("codeAlphabet");
+    expect(refusal({ codeAlphabet: "AAB" }).setting).toBe("codeAlphabet");
+    // The lobby's own schema: at least two characters.
+    const short = refusal({}, { FOYER_CODE_ALPHABET: "A" });
+    expect(short.setting).toBe("codeAlphabet");
+    expect(short.message).toContain("--code-alphabet");
+    expect(short.message).toContain("FOYER_CODE_ALPHABET");
   });
 });

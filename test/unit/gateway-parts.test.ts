@@ -9,6 +9,10 @@ import {
   readServerFrame,
   requestIdOf,
 } from "../../gateway/protocol/codec.ts";
+import { errorCodeList, isRetryable } from "../../actors/runtime/index.ts";
+import { errorFrame } from "../../gateway/error-frame.ts";
+import { parseTarget } from "../../gateway/gateway-server.ts";
+import { errorFrame as errorFrameSchema } from "../../gateway/protocol/server-frames.ts";
 import { RateLimiter } from "../../gateway/rate-limiter.ts";
 
 const key = { id: "k1", secret: "0123456789abcdef-secret" };
@@ -121,5 +125,40 @@ describe("epoch filter", () => {
     expect(filter.admit({ key: "lobby/A", epoch: 9, seq: 1 })).toBe(true);
     expect(filter.admit({ key: "lobby/A", epoch: 5, seq: 3 })).toBe(false);
     expect(filter.admit({ key: "lobby/B", epoch: 1, seq: 1 })).toBe(true);
+  });
+});
+
+describe("error frames", () => {
+  it("carry retryAfterMs exactly when their code is retryable, and match the schema", () => {
+    for (const code of errorCodeList) {
+      const frame = errorFrame(code, "why", 7);
+      expect(errorFrameSchema.parse(frame)).toEqual(frame);
+      expect(frame.id).toBe(7);
+      if (isRetryable(code)) expect(frame.retryAfterMs).toBeGreaterThan(0);
+      else expect(frame).not.toHaveProperty("retryAfterMs");
+    }
+  });
+
+  it("keep a given wait, leave out a missing id, and drop a wait on a final code", () => {
+    expect(errorFrame("RATE_LIMITED", "slow down", undefined, 1998)).toEqual({
+      type: "error",
+      code: "RATE_LIMITED",
+      message: "slow down",
+      retryAfterMs: 1998,
+    });
+    expect(errorFrame("FULL", "full", 1, 500)).toEqual({
+      type: "error",
+      id: 1,
+      code: "FULL",
+      message: "full",
+    });
+  });
+});
+
+describe("HTTP request targets", () => {
+  it("parse to a URL, or to undefined when the target is not one", () => {
+    expect(parseTarget("/healthz?x=1")?.pathname).toBe("/healthz");
+    expect(parseTarget(undefined)?.pathname).toBe("/");
+    expect(parseTarget("http://[")).toBeUndefined();
   });
 });

@@ -1,0 +1,249 @@
+import { FoyerError } from "../foyer-error.ts";
+import { decodeServerFrame, encodeFrame, readServerFrame } from "../protocol/codec.ts";
+import type { RequestFrame } from "../protocol/client-frames.ts";
+import { CloseCodes } from "../protocol/close-codes.ts";
+import { PROTOCOL_VERSION, type LobbyView, type ServerFrame } from "../protocol/server-frames.ts";
+import type { FoyerClientOptions, FoyerEvents, RequestBody, SocketLike } from "./client-types.ts";
+import { ConnectWaiters } from "./connect-waiters.ts";
+import { Emitter } from "./emitter.ts";
+import { EpochFilter } from "./epoch-filter.ts";
+import { PendingCalls } from "./pending-calls.ts";
+import { backoffMs, finalCloses, noWelcomeCode } from "./reconnect-policy.ts";
+
+const OPEN = 1;
+
+/**
+ * The SDK's transport: connects with bootstrap URLs, says hello with the player's token, and resumes its
+ * session after any drop. Every call gets a request id; unanswered calls are re-sent with the same id
+ * after a reconnect (the node applies them once), retryable refusals are retried until the call's
+ * deadline, and frames from an older owner (an older epoch) are dropped. `FoyerClient` adds the typed
+ * requests.
+ */
+export class ClientCore extends Emitter<FoyerEvents> {
+  /** The latest state of the player's lobby, or null. */
+  lobby: LobbyView | null = null;
+  /** The player's id, once connected. */
+  player: string | null = null;
+  private socket: SocketLike | null = null;
+  /** An attempt is fetching its token: a second `open()` must not start another socket. */
+  private opening = false;
+  private welcomed = false;
+  private resume: string | undefined;
+  private nextId = 1;
+  private urlIndex = 0;
+  private attempts = 0;
+  private closedByUser = false;
+  private redirectTo: string | undefined;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private attemptTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly Socket: new (url: string) => SocketLike;
+  private readonly connectTimeoutMs: number;
+  private readonly pending = new PendingCalls((frame) => {
+    this.transmit(frame);
+  });
+  private readonly waiters = new ConnectWaiters();
+  private readonly epochs = new EpochFilter();
+
+  constructor(private readonly options: FoyerClientOptions) {
+    super();
+    if (options.urls.length === 0) throw new Error("FoyerClient needs at least one URL");
+    const Socket =
+      options.WebSocket ?? (globalThis as { WebSocket?: FoyerClientOptions["WebSocket"] }).WebSocket;
+    if (!Socket) throw new Error("no WebSocket implementation: pass options.WebSocket (e.g. from 'ws')");
+    this.Socket = Socket;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  }
+
+  /**
+   * Opens the connection; resolves after the welcome, or rejects with UNAVAILABLE after
+   * `connectTimeoutMs` (the client keeps trying until `close()`), or with the final error of a refused
+   * hello (UNAUTHORIZED).
+   */
+  connect(): Promise<void> {
+    this.closedByUser = false;
+    if (this.welcomed && this.socket) return Promise.resolve();
+    const done = this.waiters.wait(this.connectTimeoutMs);
+    this.open();
+    return done;
+  }
+
+  /** Sends a request and waits for its answer, retrying retryable refusals until the deadline. */
+  call(body: RequestBody, timeoutMs = this.options.callTimeoutMs ?? 10_000): Promise<unknown> {
+    return this.pending.add({ ...body, id: this.nextId++ }, timeoutMs);
+  }
+
+  /** Closes the connection for good; unanswered calls and a waiting `connect()` fail with UNAVAILABLE. */
+  close(): void {
+    if (this.closedByUser) return;
+    this.closedByUser = true;
+    clearTimeout(this.reconnectTimer);
+    clearTimeout(this.attemptTimer);
+    const socket = this.socket;
+    this.socket = null;
+    this.welcomed = false;
+    socket?.close(1000, "bye");
+    this.endForGood(new FoyerError("UNAVAILABLE", "client closed"), 1000, "client closed");
+  }
+
+  /** Drops the socket without saying goodbye, as a network failure would; the client reconnects by itself. */
+  dropConnection(): void {
+    this.socket?.close(4999, "dropped by test");
+  }
+
+  private transmit(frame: RequestFrame): void {
+    if (this.welcomed && this.socket?.readyState === OPEN) this.socket.send(this.encode(frame));
+  }
+
+  private encode(frame: object): Uint8Array | string {
+    return encodeFrame(frame, this.options.json ? "json" : "msgpack");
+  }
+
+  /** Starts one connection attempt, unless one is open or on its way. */
+  private open(): void {
+    if (this.socket || this.opening || this.closedByUser) return;
+    clearTimeout(this.reconnectTimer);
+    this.opening = true;
+    void this.attempt();
+  }
+
+  /** One attempt: token, socket, hello. Never rejects: a failure is a failed attempt, retried later. */
+  private async attempt(): Promise<void> {
+    const url = this.redirectTo ?? this.options.urls[this.urlIndex % this.options.urls.length] ?? "";
+    this.redirectTo = undefined;
+    let socket: SocketLike;
+    let token: string;
+    try {
+      token = typeof this.options.token === "string" ? this.options.token : await this.options.token();
+      if (this.closedByUser) return;
+      socket = new this.Socket(url); // throws on a malformed URL
+    } catch {
+      if (!this.closedByUser) this.retryLater();
+      return;
+    } finally {
+      this.opening = false;
+    }
+    this.socket = socket;
+    this.wire(socket, token);
+  }
+
+  private wire(socket: SocketLike, token: string): void {
+    socket.binaryType = "arraybuffer";
+    socket.onopen = () => {
+      const resume = this.resume ? { resume: this.resume } : {};
+      socket.send(this.encode({ type: "hello", protocol: PROTOCOL_VERSION, token, ...resume }));
+    };
+    socket.onmessage = (ev) => {
+      if (this.socket === socket) this.onFrame(ev.data);
+    };
+    socket.onerror = () => undefined;
+    socket.onclose = (ev) => {
+      this.onClose(socket, ev.code, ev.reason);
+    };
+    // A node that accepts the socket but never welcomes must not hold the client: give up on it.
+    this.attemptTimer = setTimeout(() => {
+      // Silenced first: a late hello from it must not race the next attempt's (a REPLACED would follow).
+      socket.onopen = null;
+      socket.onclose = null;
+      socket.close(noWelcomeCode, "no welcome");
+      this.onClose(socket, noWelcomeCode, "no welcome in time");
+    }, this.connectTimeoutMs);
+  }
+
+  private onClose(socket: SocketLike, code: number, reason: string): void {
+    if (this.socket !== socket) return;
+    this.socket = null;
+    clearTimeout(this.attemptTimer);
+    const wasReady = this.welcomed;
+    this.welcomed = false;
+    if (this.closedByUser) return;
+    if (finalCloses.has(code)) {
+      this.closedByUser = true;
+      const kind = code === CloseCodes.UNAUTHORIZED.code ? "UNAUTHORIZED" : "UNAVAILABLE";
+      this.endForGood(new FoyerError(kind, reason), code, reason);
+      return;
+    }
+    if (wasReady) this.emit("disconnected", { code, reason });
+    this.retryLater();
+  }
+
+  /** Tries the next URL after a backoff. */
+  private retryLater(): void {
+    this.urlIndex++;
+    const { reconnectMinMs = 50, reconnectMaxMs = 2_000 } = this.options;
+    const delay = backoffMs(this.attempts++, reconnectMinMs, reconnectMaxMs);
+    this.reconnectTimer = setTimeout(() => {
+      this.open();
+    }, delay);
+  }
+
+  private endForGood(error: FoyerError, code: number, reason: string): void {
+    this.waiters.fail(error);
+    this.pending.failAll(error);
+    this.emit("closed", { code, reason });
+  }
+
+  private onFrame(data: unknown): void {
+    const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
+    const decoded = this.options.validate === true ? decodeServerFrame(raw) : readServerFrame(raw);
+    if (decoded.ok) this.dispatch(decoded.frame);
+  }
+
+  private dispatch(frame: ServerFrame): void {
+    switch (frame.type) {
+      case "welcome":
+        clearTimeout(this.attemptTimer);
+        this.welcomed = true;
+        this.attempts = 0;
+        this.resume = frame.resume;
+        this.player = frame.player.id;
+        // Re-send before anyone hears of the welcome, so a call made in a listener is not sent twice.
+        this.pending.resendAll();
+        this.waiters.succeed();
+        this.emit("connected", { resumed: frame.resumed, node: frame.node });
+        return;
+      case "result":
+        this.pending.settle(frame.id, { value: frame.value });
+        return;
+      case "error":
+        this.pending.refused(frame);
+        return;
+      case "lobby":
+        if (this.epochs.admit(frame)) this.onLobby(frame);
+        return;
+      case "room":
+        if (this.epochs.admit(frame)) this.emit("room", frame);
+        return;
+      case "turn":
+      case "paused":
+      case "resumed":
+      case "checksum":
+      case "desync":
+      case "chat":
+        if (this.epochs.admit(frame)) this.emit("roomEvent", frame);
+        return;
+      case "redirect":
+      case "moved":
+        this.redirectTo = frame.url;
+        this.socket?.close(4998, "following redirect");
+        return;
+      case "serverDraining":
+        this.emit("serverDraining", undefined);
+        return;
+      case "pong":
+        return;
+    }
+  }
+
+  private onLobby(frame: LobbyView): void {
+    const inIt = frame.members.some((m) => m.player === this.player);
+    if (!inIt) {
+      if (this.lobby?.key === frame.key) {
+        this.lobby = null;
+        this.emit("left", { code: frame.code });
+      }
+      return;
+    }
+    this.lobby = frame;
+    this.emit("lobby", frame);
+  }
+}

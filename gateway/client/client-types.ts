@@ -1,0 +1,65 @@
+import type { RequestFrame } from "../protocol/client-frames.ts";
+import type { LobbyView, RoomEventFrame, RoomView } from "../protocol/server-frames.ts";
+
+/** The WebSocket the SDK needs: the browser's, or `ws` in Node. */
+export interface SocketLike {
+  binaryType: string;
+  readonly readyState: number;
+  send(data: Uint8Array | string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+
+/** Options of a FoyerClient. */
+export interface FoyerClientOptions {
+  /** Bootstrap URLs (`ws://host:port/ws`); the client tries them in turn when it (re)connects. */
+  readonly urls: readonly string[];
+  /**
+   * The player's signed token, or a function that fetches a fresh one (called before every attempt; a
+   * function that throws or rejects counts as a failed attempt and is tried again after a backoff).
+   */
+  readonly token: string | (() => string | Promise<string>);
+  /** A WebSocket constructor; defaults to the global one (browsers, Node 22+). */
+  readonly WebSocket?: new (url: string) => SocketLike;
+  /** How long a call may take, retries included, before it fails with TIMEOUT. Default 10 000. */
+  readonly callTimeoutMs?: number;
+  /**
+   * How long `connect()` waits for a welcome before it rejects with UNAVAILABLE (default 10 000). The
+   * client keeps trying in the background until `close()`; an attempt that got no welcome in this time
+   * is abandoned and the next URL tried.
+   */
+  readonly connectTimeoutMs?: number;
+  /** Reconnect backoff bounds. */
+  readonly reconnectMinMs?: number;
+  readonly reconnectMaxMs?: number;
+  /** Send JSON text frames instead of msgpack (for debugging). */
+  readonly json?: boolean;
+  /**
+   * Validate every frame from the node against the full zod schemas (for debugging a custom node or a
+   * protocol mismatch). Off by default: the SDK trusts the node it authenticated to and only checks a
+   * frame's type, which keeps a browser's main thread free.
+   */
+  readonly validate?: boolean;
+}
+
+/** Events a client emits. */
+export interface FoyerEvents {
+  lobby: LobbyView;
+  room: RoomView;
+  /** A relay room's turn, pause, resume, checksum, desync or chat frame. */
+  roomEvent: RoomEventFrame;
+  /** The player is no longer in the lobby with this code (it left, or was removed). */
+  left: { code: string };
+  serverDraining: undefined;
+  connected: { resumed: boolean; node: string };
+  disconnected: { code: number; reason: string };
+  /** The connection ended for good (bad token, replaced by a newer login, or close()). */
+  closed: { code: number; reason: string };
+}
+
+type Distribute<T> = T extends unknown ? Omit<T, "id"> : never;
+/** A request as a caller writes it: the client adds the id. */
+export type RequestBody = Distribute<RequestFrame>;

@@ -1,0 +1,34 @@
+import type { Logger } from "pino";
+import type { ActorSystem } from "../actors/runtime/index.ts";
+import type { TokenKey } from "./auth/player-token.ts";
+import type { LobbyRequests } from "./lobby-requests.ts";
+import type { SessionRegistry } from "./session-registry.ts";
+
+/** The limits and secrets a connection is held to. */
+export interface ConnectionLimits {
+  readonly maxFrameBytes: number;
+  readonly maxBufferedBytes: number;
+  readonly ratePerSecond: number;
+  readonly rateBurst: number;
+  readonly helloTimeoutMs: number;
+}
+
+/** What every connection of a gateway shares. */
+export interface ConnectionDeps {
+  readonly nodeId: string;
+  readonly system: ActorSystem;
+  readonly requests: LobbyRequests;
+  readonly sessions: SessionRegistry;
+  readonly tokenKeys: readonly TokenKey[];
+  readonly sessionSecret: string;
+  readonly limits: ConnectionLimits;
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** True while the node shuts down: sockets it closes cost nobody a seat. */
+  readonly stopping: () => boolean;
+  /**
+   * Called once per refused frame (by error code) and per socket the node closes (`close:<reason>`;
+   * `close:HEARTBEAT` for a socket dropped because it stopped answering pings).
+   */
+  readonly onRefused?: (code: string) => void;
+}

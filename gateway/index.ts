@@ -1,0 +1,17 @@
+/**
+ * The gateway as the rest of the node sees it: the WebSocket server and what it is built from, the wire
+ * schemas, and the SDK. `ops/` imports the gateway only through this file, so the gateway's inner layout
+ * can change without touching the node's assembly.
+ */
+export { GatewayServer, parseTarget, type GatewayOptions } from "./gateway-server.ts";
+export type { ConnectionDeps, ConnectionLimits } from "./connection-deps.ts";
+export { LobbyRequests, type LobbyRequestsDeps } from "./lobby-requests.ts";
+export { Session, SessionRegistry, type SessionSocket } from "./session-registry.ts";
+export { errorFrame, defaultRetryAfterMs } from "./error-frame.ts";
+export { FoyerError, isFoyerError } from "./foyer-error.ts";
+export { signPlayerToken, verifyPlayerToken, type PlayerClaims, type TokenKey } from "./auth/player-token.ts";
+export { CloseCodes, type CloseReason } from "./protocol/close-codes.ts";
+export { clientFrameSchema } from "./protocol/client-frames.ts";
+export { PROTOCOL_VERSION, serverFrameSchema } from "./protocol/server-frames.ts";
+export { FoyerClient, type FoyerClientOptions } from "./client/foyer-client.ts";
+export { createNodeClient, fetchDevToken } from "./client/node.ts";

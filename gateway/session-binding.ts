@@ -1,0 +1,68 @@
+import { randomBytes } from "node:crypto";
+import type { ActorSystem } from "../actors/runtime/index.ts";
+import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
+import type { PlayerClaims } from "./auth/player-token.ts";
+import type { ConnectionDeps } from "./connection-deps.ts";
+import type { HelloFrame } from "./protocol/client-frames.ts";
+import { CloseCodes } from "./protocol/close-codes.ts";
+import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
+import { Session, type SessionSocket } from "./session-registry.ts";
+
+type BindDeps = Pick<ConnectionDeps, "sessions" | "sessionSecret" | "nodeId">;
+
+/**
+ * Binds a socket that said a valid hello to the player's session: the resumed one, or a new one. The
+ * newest login of a player wins: any older socket of the player is closed with REPLACED. Returns the
+ * session and the welcome frame to send.
+ */
+export function bindSession(
+  socket: SessionSocket,
+  hello: HelloFrame,
+  claims: Pick<PlayerClaims, "sub" | "name">,
+  deps: BindDeps,
+): { session: Session; welcome: object } {
+  const player = claims.sub;
+  const resumed = hello.resume ? verifyResumeToken(hello.resume, deps.sessionSecret) : undefined;
+  const isResume = resumed?.player === player;
+  const sessionId = isResume ? resumed.session : randomBytes(12).toString("base64url");
+  const session = deps.sessions.get(sessionId) ?? new Session(sessionId, player, claims.name);
+  session.name = claims.name;
+  const previous = session.socket;
+  session.socket = socket;
+  const replaced = deps.sessions.add(session);
+  // Detach before closing: a socket closed because a newer one took over is not a disconnect.
+  if (previous && previous !== socket) previous.close(CloseCodes.REPLACED.code, "REPLACED");
+  if (replaced) {
+    const older = replaced.socket;
+    replaced.socket = null;
+    deps.sessions.remove(replaced);
+    older?.close(CloseCodes.REPLACED.code, "REPLACED");
+  }
+  const welcome = {
+    type: "welcome",
+    protocol: Math.min(hello.protocol, PROTOCOL_VERSION),
+    session: session.id,
+    resume: signResumeToken(session.id, player, deps.sessionSecret),
+    player: { id: player, name: claims.name },
+    node: deps.nodeId,
+    resumed: isResume,
+  };
+  return { session, welcome };
+}
+
+/**
+ * After a (re)connect: finds the player's lobby through its registry and marks the member connected.
+ * Membership belongs to the player, so a fresh login finds its lobby too. Never rejects.
+ */
+export async function locateLobby(
+  system: ActorSystem,
+  session: Session,
+  socket: SessionSocket,
+): Promise<void> {
+  const found = await system.ask(`player/${session.player}`, { type: "get" });
+  const lobby = found.ok ? (found.value as { lobby: string | null }).lobby : null;
+  // A newer socket has taken over meanwhile: its own lookup is the one that counts.
+  if (!lobby || session.socket !== socket) return;
+  session.lobby = lobby;
+  system.tell(lobby, { type: "connection", player: session.player, connected: true });
+}

@@ -1,0 +1,45 @@
+import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
+import type { Logger } from "pino";
+import type { TokenKey } from "../../gateway/index.ts";
+import type { NodeConfig } from "../config.ts";
+
+/** True when the node runs in dev mode: not production and no token keys, so it signs tokens for anyone. */
+export function isDevMode(config: Pick<NodeConfig, "production" | "tokenKeys">): boolean {
+  return !config.production && config.tokenKeys.length === 0;
+}
+
+/** True for a listen address only this machine can reach (`127.x.x.x`, `::1`, `localhost`). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare === "localhost" || bare.endsWith(".localhost")) return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  if (bare === "::1") return true;
+  return bare.startsWith("::ffff:127.");
+}
+
+/**
+ * The keys that check player tokens: the configured ones, or in dev mode a made-up one. Dev mode is
+ * logged loudly, and louder still when the node listens beyond this machine — anyone who can reach it
+ * can mint a token for any player. It still starts: dev mode on a LAN is how people play-test.
+ */
+export function tokenKeysOf(config: NodeConfig, log: Logger): TokenKey[] {
+  const keys = config.tokenKeys.map((pair) => {
+    const at = pair.indexOf(":");
+    return { id: pair.slice(0, at), secret: pair.slice(at + 1) };
+  });
+  if (keys.length > 0) return keys;
+  log.warn(
+    "DEV MODE: no --token-keys given, so this node made up a key and issues player tokens to anyone at GET /dev/token. " +
+      "Never expose it; production nodes (--production) refuse to start without keys.",
+  );
+  if (!config.production && !isLoopbackHost(config.host)) {
+    log.error(
+      { host: config.host },
+      `!!! DEV MODE ON A NON-LOOPBACK ADDRESS (${config.host}) !!! Anyone who can reach this port can mint ` +
+        "a token for ANY player at GET /dev/token and act as them. Use it for local play only; listen on " +
+        "127.0.0.1, or give --token-keys and run with --production.",
+    );
+  }
+  return [{ id: "dev", secret: randomBytes(32).toString("base64url") }];
+}

@@ -1,0 +1,88 @@
+import type { SocketLike } from "../../gateway/client/index.ts";
+import { decodeClientFrame, encodeFrame } from "../../gateway/protocol/codec.ts";
+
+/**
+ * A WebSocket the test plays the node for: it records what the client sends (decoded) and delivers
+ * frames the test writes. Nothing touches the network, so the SDK's logic runs on fake timers.
+ */
+export class FakeSocket implements SocketLike {
+  binaryType = "blob";
+  readyState = 0;
+  readonly sent: Record<string, unknown>[] = [];
+  closedWith: { code: number; reason: string } | undefined;
+  onopen: ((ev: unknown) => void) | null = null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null = null;
+  onmessage: ((ev: { data: unknown }) => void) | null = null;
+  onerror: ((ev: unknown) => void) | null = null;
+
+  constructor(readonly url: string) {
+    // Like `ws` and browsers: a malformed URL throws in the constructor.
+    if (!/^wss?:\/\/./.test(url)) throw new SyntaxError(`Invalid URL: ${url}`);
+  }
+
+  send(data: Uint8Array | string): void {
+    const decoded = decodeClientFrame(data);
+    if (!decoded.ok) throw new Error(`the client sent a bad frame: ${decoded.message}`);
+    this.sent.push(decoded.frame);
+  }
+
+  /** Like a real socket, the close event comes later, never inside `close()`. */
+  close(code = 1000, reason = ""): void {
+    if (this.readyState >= 2) return;
+    this.closedWith = { code, reason };
+    this.readyState = 2;
+    queueMicrotask(() => {
+      this.readyState = 3;
+      this.onclose?.({ code, reason });
+    });
+  }
+
+  /** The node accepts the socket (the client then says hello). */
+  accept(): void {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+
+  /** The node sends a frame (msgpack, as a real node answers a msgpack hello). */
+  deliver(frame: object): void {
+    const bytes = encodeFrame(frame, "msgpack") as Uint8Array;
+    const copy = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    this.onmessage?.({ data: copy });
+  }
+
+  /** The node welcomes the client. */
+  welcome(player = "p1", resumed = false): void {
+    this.deliver({
+      type: "welcome",
+      protocol: 1,
+      session: "s1",
+      resume: "resume-token",
+      player: { id: player, name: player },
+      node: "node-1",
+      resumed,
+    });
+  }
+
+  /** The connection drops (the node closes it, or the network does). */
+  drop(code = 1006, reason = ""): void {
+    this.readyState = 3;
+    this.onclose?.({ code, reason });
+  }
+
+  /** The request frames sent so far, as `type#id`. */
+  requests(): string[] {
+    return this.sent.filter((f) => f.type !== "hello").map((f) => `${String(f.type)}#${String(f.id)}`);
+  }
+}
+
+/** A constructor that records every socket it makes, for the `WebSocket` option of a FoyerClient. */
+export function fakeSockets(): { Socket: new (url: string) => FakeSocket; made: FakeSocket[] } {
+  const made: FakeSocket[] = [];
+  class Recorded extends FakeSocket {
+    constructor(url: string) {
+      super(url);
+      made.push(this);
+    }
+  }
+  return { Socket: Recorded, made };
+}

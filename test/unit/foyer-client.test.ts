@@ -1,0 +1,204 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FoyerClient, isFoyerError, type FoyerClientOptions } from "../../gateway/client/index.ts";
+import { fakeSockets, type FakeSocket } from "../support/fake-socket.ts";
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function clientWith(options: Partial<FoyerClientOptions> = {}) {
+  const { Socket, made } = fakeSockets();
+  const client = new FoyerClient({
+    urls: ["ws://node-1/ws"],
+    token: "tok",
+    reconnectMinMs: 10,
+    reconnectMaxMs: 10,
+    WebSocket: Socket,
+    ...options,
+  });
+  const last = (): FakeSocket => {
+    const socket = made.at(-1);
+    if (!socket) throw new Error("no socket was made");
+    return socket;
+  };
+  return { client, made, last };
+}
+
+/** A client connected to its first fake socket. */
+async function connected(options: Partial<FoyerClientOptions> = {}) {
+  const fake = clientWith(options);
+  const done = fake.client.connect();
+  await vi.advanceTimersByTimeAsync(0);
+  fake.last().accept();
+  fake.last().welcome();
+  await done;
+  return fake;
+}
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isFoyerError(error)) return error.code;
+    throw error;
+  }
+  throw new Error("it did not fail");
+}
+
+const member = (player: string) => ({
+  player,
+  memberId: 1,
+  name: player,
+  ready: false,
+  team: null,
+  connected: true,
+  inRoom: false,
+});
+
+function lobby(epoch: number, seq: number, players: string[]) {
+  return {
+    type: "lobby",
+    key: "lobby/ABCD",
+    epoch,
+    seq,
+    code: "ABCD",
+    public: false,
+    metadata: null,
+    host: players[0] ?? null,
+    members: players.map(member),
+    playing: false,
+    room: null,
+  };
+}
+
+describe("FoyerClient frames", () => {
+  it("drops a frame from an older epoch, and a repeated one, for the same key", async () => {
+    const { client, last } = await connected();
+    const seen: number[] = [];
+    client.on("lobby", (l) => seen.push(l.epoch * 100 + l.seq));
+    last().deliver(lobby(5, 1, ["p1", "p2"]));
+    last().deliver(lobby(4, 9, ["p1"])); // a late frame of the key's old owner
+    last().deliver(lobby(5, 1, ["p1"])); // delivered twice
+    expect(seen).toEqual([501]);
+    expect(client.lobby?.members.map((m) => m.player)).toEqual(["p1", "p2"]);
+    last().deliver(lobby(6, 1, ["p1", "p2", "p3"])); // the new owner's state
+    expect(seen).toEqual([501, 601]);
+    expect(client.lobby?.members).toHaveLength(3);
+  });
+});
+
+describe("FoyerClient connecting", () => {
+  it("rejects connect() with UNAVAILABLE after connectTimeoutMs, and keeps trying until close()", async () => {
+    const { client, made, last } = clientWith({ connectTimeoutMs: 1_000 });
+    const done = failure(client.connect());
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await done).toBe("UNAVAILABLE");
+    expect(made[0]?.closedWith).toBeDefined(); // the silent attempt was given up
+    await vi.advanceTimersByTimeAsync(20);
+    expect(made).toHaveLength(2);
+    const events: boolean[] = [];
+    client.on("connected", (c) => events.push(c.resumed));
+    last().accept();
+    last().welcome();
+    expect(events).toEqual([false]);
+    await client.connect(); // already connected: resolves at once
+    client.close();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(made).toHaveLength(2);
+  });
+
+  it("treats a token function that rejects as a failed attempt and tries again after a backoff", async () => {
+    const token = vi.fn<() => Promise<string>>();
+    token.mockRejectedValueOnce(new Error("backend down")).mockResolvedValue("fresh");
+    const { client, made, last } = clientWith({ token });
+    const done = client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(made).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(token).toHaveBeenCalledTimes(2);
+    last().accept();
+    expect(last().sent[0]).toMatchObject({ type: "hello", token: "fresh" });
+    last().welcome();
+    await done;
+  });
+
+  it("treats a URL the socket refuses to parse as a failed attempt and moves to the next URL", async () => {
+    const { client, made, last } = clientWith({ urls: ["not a url", "ws://node-2/ws"] });
+    const done = client.connect();
+    await vi.advanceTimersByTimeAsync(20);
+    expect(made.map((s) => s.url)).toEqual(["ws://node-2/ws"]);
+    last().accept();
+    last().welcome();
+    await done;
+  });
+
+  it("opens one socket for two connect() calls made while the token is on its way", async () => {
+    const token = () => new Promise<string>((resolve) => setTimeout(() => resolve("tok"), 5));
+    const { client, made, last } = clientWith({ token });
+    const first = client.connect();
+    const second = client.connect();
+    await vi.advanceTimersByTimeAsync(5);
+    expect(made).toHaveLength(1);
+    last().accept();
+    expect(last().sent.filter((f) => f.type === "hello")).toHaveLength(1);
+    last().welcome();
+    await Promise.all([first, second]);
+  });
+
+  it("fails a waiting connect() and every pending call when closed", async () => {
+    const { client } = clientWith();
+    const done = failure(client.connect());
+    const call = failure(client.ready(true));
+    const closed = client.next("closed");
+    client.close();
+    expect(await done).toBe("UNAVAILABLE");
+    expect(await call).toBe("UNAVAILABLE");
+    expect(await closed).toMatchObject({ code: 1000 });
+  });
+});
+
+describe("FoyerClient calls", () => {
+  it("re-sends a retryable refusal with the same id after retryAfterMs", async () => {
+    const { client, last } = await connected();
+    const call = client.ready(true);
+    last().deliver({ type: "error", id: 1, code: "RATE_LIMITED", message: "slow down", retryAfterMs: 300 });
+    await vi.advanceTimersByTimeAsync(299);
+    expect(last().requests()).toEqual(["ready#1"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(last().requests()).toEqual(["ready#1", "ready#1"]);
+    last().deliver({ type: "result", id: 1, value: null });
+    expect(await call).toBeNull();
+  });
+
+  it("never re-sends a call refused with a final error; re-sends unanswered ones after a reconnect", async () => {
+    const { client, made, last } = await connected();
+    const refused = failure(client.ready(true));
+    const unanswered = client.profile("Ann");
+    last().deliver({ type: "error", id: 1, code: "NOT_IN_LOBBY", message: "you are not in a lobby" });
+    expect(await refused).toBe("NOT_IN_LOBBY");
+    last().drop();
+    await vi.advanceTimersByTimeAsync(20);
+    expect(made).toHaveLength(2);
+    last().accept();
+    expect(last().sent[0]).toMatchObject({ type: "hello", resume: "resume-token" });
+    last().welcome("p1", true);
+    expect(last().requests()).toEqual(["profile#2"]);
+    last().deliver({ type: "result", id: 2, value: null });
+    expect(await unanswered).toBeNull();
+  });
+
+  it("clears its lobby and emits left once leave is answered", async () => {
+    const { client, last } = await connected();
+    last().deliver(lobby(1, 1, ["p1", "p2"]));
+    const left = vi.fn();
+    client.on("left", left);
+    const leaving = client.leave();
+    last().deliver({ type: "result", id: 1, value: null });
+    await leaving;
+    expect(client.lobby).toBeNull();
+    expect(left).toHaveBeenCalledWith({ code: "ABCD" });
+  });
+});
