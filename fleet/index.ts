@@ -52,3 +52,26 @@ export { realScheduler } from "./real-scheduler.ts";
 export { cryptoRandom } from "./crypto-random.ts";
 // The runtime already has the seeded source (it needs neither clock nor crypto); one copy, re-exported.
 export { seededRandom } from "../actors/runtime/index.ts";
+
+export {
+  NatsVersionError,
+  assertNatsVersion,
+  compareNatsVersions,
+  isSupportedNatsVersion,
+  minimumNatsVersion,
+  parseNatsVersion,
+} from "./nats-version.ts";
+export type { NatsVersion } from "./nats-version.ts";
+export { connectNats, defaultJetStreamTimeoutMs } from "./nats-connection.ts";
+export type { NatsConnectOptions } from "./nats-connection.ts";
+export { NatsKvStore } from "./nats-kv.ts";
+export type { NatsKvStoreOptions } from "./nats-kv.ts";
+export { NatsBus } from "./nats-bus.ts";
+export type { NatsBusOptions } from "./nats-bus.ts";
+export { kvFilterForPrefix } from "./kv-prefix-filter.ts";
+export {
+  busErrorFromNats,
+  isTransientNatsError,
+  jsWrongLastSequence,
+  kvErrorFromNats,
+} from "./nats-error-map.ts";

@@ -1,0 +1,71 @@
+import { type ConnectionOptions, Events, type NatsConnection, connect } from "nats";
+import { NatsVersionError, assertNatsVersion } from "./nats-version.ts";
+
+/** JetStream request timeout for KV operations: short, since a timed-out write is read back anyway. */
+export const defaultJetStreamTimeoutMs = 1_000;
+
+/** How the fleet connects to NATS. */
+export interface NatsConnectOptions {
+  /** `nats://host:port` URLs; the first reachable one is used, the rest for reconnecting. */
+  readonly servers: string | readonly string[];
+  /** Shown in the server's connection list (`nodeId` and role, say). */
+  readonly name?: string;
+  readonly user?: string;
+  readonly pass?: string;
+  readonly token?: string;
+  /** Keep retrying the first connect until a server answers (default true: servers may start after us). */
+  readonly waitOnFirstConnect?: boolean;
+  /** Ping the server this often, so a dead server is noticed within about 2 × this (default 2 s). */
+  readonly pingIntervalMs?: number;
+  /** Called when a reconnect lands on a server older than 2.10; the connection is then closed. */
+  readonly onRefused?: (error: NatsVersionError) => void;
+  /** Any other nats.js option, applied last (tests use it to pin a connection to one server). */
+  readonly natsOptions?: ConnectionOptions;
+}
+
+/**
+ * Connects with the settings the fleet needs (NATS-NOTES, "nats.js 2.29 pitfalls"): reconnect forever,
+ * notice a dead server within ~4 s, wait for the first server. Refuses a server older than 2.10, at connect
+ * and again after every reconnect, because compare-and-set is not safe there (nats-version.ts).
+ */
+export async function connectNats(options: NatsConnectOptions): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: typeof options.servers === "string" ? options.servers : [...options.servers],
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    pingInterval: options.pingIntervalMs ?? 2_000,
+    maxPingOut: 2,
+    waitOnFirstConnect: options.waitOnFirstConnect ?? true,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(options.user === undefined ? {} : { user: options.user }),
+    ...(options.pass === undefined ? {} : { pass: options.pass }),
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...options.natsOptions,
+  });
+  try {
+    assertNatsVersion(nc.info?.version ?? "unknown");
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  void refuseOldServersOnReconnect(nc, options.onRefused);
+  return nc;
+}
+
+/** A cluster can hold servers of several versions: check again whenever the connection moves. */
+async function refuseOldServersOnReconnect(
+  nc: NatsConnection,
+  onRefused: ((error: NatsVersionError) => void) | undefined,
+): Promise<void> {
+  for await (const status of nc.status()) {
+    if (status.type !== Events.Reconnect) continue;
+    try {
+      assertNatsVersion(nc.info?.version ?? "unknown");
+    } catch (error) {
+      if (!(error instanceof NatsVersionError)) throw error;
+      onRefused?.(error);
+      await nc.close();
+      return;
+    }
+  }
+}

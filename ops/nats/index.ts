@@ -1,0 +1,18 @@
+/** ops/nats/: obtaining a nats-server >= 2.10 and running local servers and clusters of it. */
+
+export {
+  NatsServerMissingError,
+  ensureNatsServer,
+  findNatsServer,
+  natsCacheDir,
+  versionOf,
+} from "./ensure-nats-server.ts";
+export type { EnsureNatsServerOptions, NatsServerBinary } from "./ensure-nats-server.ts";
+export { fetchDebianPackage } from "./debian-nats-package.ts";
+export { natsConfigText } from "./nats-config.ts";
+export type { NatsServerConfig } from "./nats-config.ts";
+export { freePorts } from "./free-ports.ts";
+export { NatsLauncher, startNats } from "./nats-launcher.ts";
+export type { StartNatsOptions } from "./nats-launcher.ts";
+export { BadBootstrapError, readyBucket, waitListening, waitNatsReady } from "./nats-readiness.ts";
+export type { ReadinessOptions } from "./nats-readiness.ts";

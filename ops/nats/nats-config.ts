@@ -1,0 +1,65 @@
+/** One nats-server of a local deployment: where it listens and keeps its JetStream store. */
+export interface NatsServerConfig {
+  /** `server_name`: a clustered JetStream server exits without one. */
+  readonly name: string;
+  readonly host: string;
+  /** Client port. */
+  readonly port: number;
+  /** Monitoring (HTTP) port; omitted → no monitoring endpoint. */
+  readonly httpPort?: number;
+  readonly storeDir: string;
+  /** `sync_interval: always`: fsync every write instead of every two minutes (measure before using). */
+  readonly syncAlways?: boolean;
+  /** Present for a member of a cluster. */
+  readonly cluster?: {
+    readonly name: string;
+    /** This server's route port. */
+    readonly port: number;
+    /** Route ports of every member, this one included (nats-server skips itself). */
+    readonly routePorts: readonly number[];
+  };
+}
+
+/**
+ * The config file text for one server (the templates, as code): JetStream on, loopback only, and for a
+ * cluster member the full mesh of routes. E.g. for a 3-server cluster:
+ *
+ * ```
+ * server_name: n1
+ * host: 127.0.0.1
+ * port: 14222
+ * jetstream { store_dir: "/tmp/…/n1", max_memory_store: 256MB, max_file_store: 1GB }
+ * cluster { name: foyer, host: 127.0.0.1, port: 16222,
+ *   routes: [nats-route://127.0.0.1:16222, nats-route://127.0.0.1:16223, nats-route://127.0.0.1:16224] }
+ * ```
+ */
+export function natsConfigText(config: NatsServerConfig): string {
+  const lines = [`server_name: ${quote(config.name)}`, `host: ${quote(config.host)}`, `port: ${config.port}`];
+  if (config.httpPort !== undefined) lines.push(`http: ${quote(`${config.host}:${config.httpPort}`)}`);
+  lines.push(
+    "jetstream {",
+    `  store_dir: ${quote(config.storeDir)}`,
+    "  max_memory_store: 256MB",
+    "  max_file_store: 1GB",
+    ...(config.syncAlways === true ? ["  sync_interval: always"] : []),
+    "}",
+  );
+  const { cluster } = config;
+  if (cluster !== undefined) {
+    const routes = cluster.routePorts.map((port) => quote(`nats-route://${config.host}:${port}`));
+    lines.push(
+      "cluster {",
+      `  name: ${quote(cluster.name)}`,
+      `  host: ${quote(config.host)}`,
+      `  port: ${cluster.port}`,
+      `  routes: [${routes.join(", ")}]`,
+      "}",
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** A double-quoted config string (paths may hold characters the config parser would otherwise read). */
+function quote(value: string): string {
+  return JSON.stringify(value);
+}
