@@ -192,8 +192,11 @@ export class Connection implements SessionSocket {
     if (session?.socket !== this) return;
     session.socket = null;
     session.detachedAt = this.deps.now();
-    if (session.lobby && !this.deps.stopping()) {
-      this.deps.system.tell(session.lobby, { type: "connection", player: session.player, connected: false });
+    if (this.deps.stopping()) return;
+    // The player keeps its place for the lobby's grace (private and activity lobbies alike).
+    for (const lobby of [session.lobby, session.activity]) {
+      if (lobby)
+        this.deps.system.tell(lobby, { type: "connection", player: session.player, connected: false });
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { ActorSystem, AskResult, ErrorCode, Random, RequestId } from "../actors/runtime/index.ts";
 import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
+import { ActivityRequests } from "./activity-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
 import type { Session } from "./session-registry.ts";
 
@@ -39,7 +40,15 @@ function fail(code: ErrorCode, message: string): AskResult {
  * session and id, so the actor applies a retried request once and answers it with the first result.
  */
 export class LobbyRequests {
-  constructor(private readonly deps: LobbyRequestsDeps) {}
+  /** Activity lobbies' requests; a player is in at most one lobby, so each side leaves the other. */
+  private readonly activities: ActivityRequests;
+
+  constructor(private readonly deps: LobbyRequestsDeps) {
+    this.activities = new ActivityRequests({
+      system: deps.system,
+      leaveLobby: (session, request) => this.leave(session, request),
+    });
+  }
 
   /** Answers one request of a session. Never throws. */
   async handle(session: Session, frame: RequestFrame): Promise<AskResult> {
@@ -71,6 +80,10 @@ export class LobbyRequests {
         return this.inLobby(session, { type: "return", player }, request);
       case "finish":
         return this.finish(session, request);
+      case "joinActivity":
+      case "activityReady":
+      case "leaveActivity":
+        return this.activities.handle(session, frame, request);
       case "browse":
         return this.deps.system.ask("directory/lobbies", {
           type: "browse",
@@ -120,6 +133,7 @@ export class LobbyRequests {
     if (result.ok) {
       if (session.lobby && session.lobby !== key) session.lastLobby = session.lobby;
       session.lobby = key;
+      await this.activities.leaveForLobby(session, request);
     } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no lobby has the code ${code}`);
     return result;
   }
@@ -150,7 +164,10 @@ export class LobbyRequests {
       const init = { code, host: { id: session.player, name: session.name }, public: isPublic, metadata };
       const spawned = await this.deps.system.spawn(key, init, { request });
       if (spawned.created) {
-        if (spawned.result.ok) session.lobby = key;
+        if (spawned.result.ok) {
+          session.lobby = key;
+          await this.activities.leaveForLobby(session, request);
+        }
         return spawned.result;
       }
       if (code !== proposed) {

@@ -51,7 +51,8 @@ export function bindSession(
 }
 
 /**
- * After a (re)connect: finds the player's lobby through its registry and marks the member connected.
+ * After a (re)connect: finds the player's lobby through its registry and marks the member connected; a
+ * resumed session's activity lobby is told the player is back.
  * Membership belongs to the player, so a fresh login finds its lobby too. Never rejects.
  */
 export async function locateLobby(
@@ -59,6 +60,10 @@ export async function locateLobby(
   session: Session,
   socket: SessionSocket,
 ): Promise<void> {
+  // A resumed session knows its activity lobby: the player is back, and gets the lobby's full picture.
+  if (session.activity) {
+    system.tell(session.activity, { type: "connection", player: session.player, connected: true });
+  }
   const found = await system.ask(`player/${session.player}`, { type: "get" });
   const lobby = found.ok ? (found.value as { lobby: string | null }).lobby : null;
   // A newer socket has taken over meanwhile: its own lookup is the one that counts.

@@ -22,6 +22,8 @@ export class Session {
   room: string | null = null;
   /** The room the player was seated in last (a finish re-sent after the room ended). */
   lastRoom: string | null = null;
+  /** The activity lobby the player is in, as far as this gateway knows (`activityLobby/<id>/<n>`). */
+  activity: string | null = null;
   /** When the socket went away (wall ms), for expiring detached sessions. */
   detachedAt = 0;
   /**
@@ -50,6 +52,11 @@ export class Session {
 export class SessionRegistry implements Outbox {
   private readonly byId = new Map<string, Session>();
   private readonly byPlayer = new Map<string, Session>();
+  /**
+   * The URL clients reach this node at, added to `activityTransfer` frames as `url` (set once the
+   * gateway listens). A single node runs the rooms its activity lobbies start, so it is this node's.
+   */
+  publicUrl = "";
 
   get(id: string): Session | undefined {
     return this.byId.get(id);
@@ -95,7 +102,8 @@ export class SessionRegistry implements Outbox {
     return n;
   }
 
-  push(players: readonly string[], frame: StampedFrame): void {
+  push(players: readonly string[], pushed: StampedFrame): void {
+    const frame = pushed.type === "activityTransfer" ? { ...pushed, url: this.publicUrl } : pushed;
     const encoded: Partial<Record<Encoding, Uint8Array | string>> = {};
     for (const player of players) {
       const session = this.byPlayer.get(player);
@@ -108,8 +116,18 @@ export class SessionRegistry implements Outbox {
     }
   }
 
-  /** Keeps the session's idea of its lobby and room current from the frames it is sent. */
+  /** Keeps the session's idea of its lobby, activity lobby and room current from the frames it is sent. */
   private track(session: Session, frame: StampedFrame): void {
+    if (frame.type === "activity") {
+      // Its own PLAYER_REMOVED is the last frame a player hears from an activity lobby it left.
+      if (
+        frame.key === session.activity &&
+        frame.event === "PLAYER_REMOVED" &&
+        frame.player === session.player
+      )
+        session.activity = null;
+      return;
+    }
     if (frame.type !== "lobby" || frame.key !== session.lobby) return;
     const members = frame.members as readonly { player: string; inRoom: boolean }[];
     const me = members.find((m) => m.player === session.player);

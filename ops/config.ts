@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { lobbyOptionsSchema } from "../actors/lobby/index.ts";
-import { settings, type NodeConfig } from "./settings.ts";
+import { readActivities } from "./activities.ts";
+import { settings, type NodeConfig, type SettingValues } from "./settings.ts";
 
 export { settings, type NodeConfig, type SettingName } from "./settings.ts";
 
@@ -71,7 +72,15 @@ export function loadConfig(flags: Partial<Record<string, string>>, env: NodeJS.P
     }
     out[name] = parsed.data;
   }
-  const config = out as NodeConfig;
+  const values = out as SettingValues;
+  const read = readActivities(values.activitiesFile);
+  if (!read.ok) {
+    throw new ConfigError(
+      "activitiesFile",
+      `invalid setting --activities-file (FOYER_ACTIVITIES_FILE) = "${values.activitiesFile ?? ""}": ${read.why}`,
+    );
+  }
+  const config: NodeConfig = { ...values, activities: read.activities };
   for (const key of config.tokenKeys) {
     if (!/^[^:]+:.{16,}$/.test(key)) {
       throw new ConfigError(

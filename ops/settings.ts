@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ActivitySettingsFile } from "../actors/activity/index.ts";
 
 /**
  * The settings of a node, one table: each with its zod schema, its `FOYER_*` variable, its default and
@@ -166,6 +167,12 @@ export const settings = {
     def: undefined,
     help: "PEM key file for wss://",
   },
+  activitiesFile: {
+    schema: z.string().min(1).optional(),
+    env: "FOYER_ACTIVITIES_FILE",
+    def: undefined,
+    help: "JSON file of the activities players may join (default: a small example set)",
+  },
   logLevel: {
     schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
     env: "FOYER_LOG_LEVEL",
@@ -177,8 +184,14 @@ export const settings = {
 /** A setting's name. */
 export type SettingName = keyof typeof settings;
 
-/** A validated node configuration. */
-export type NodeConfig = { [K in SettingName]: z.output<(typeof settings)[K]["schema"]> };
+/** Every setting's validated value. */
+export type SettingValues = { [K in SettingName]: z.output<(typeof settings)[K]["schema"]> };
+
+/** A validated node configuration: the settings, and what the files they name hold. */
+export type NodeConfig = SettingValues & {
+  /** The activities of the `activitiesFile` setting (the example set without one), validated. */
+  readonly activities: ActivitySettingsFile;
+};
 
 function parseTeamSizes(raw: string): Record<string, number> {
   const out: Record<string, number> = {};

@@ -2,7 +2,12 @@ import { FoyerError } from "../foyer-error.ts";
 import { decodeServerFrame, encodeFrame, readServerFrame } from "../protocol/codec.ts";
 import type { RequestFrame } from "../protocol/client-frames.ts";
 import { CloseCodes } from "../protocol/close-codes.ts";
-import { PROTOCOL_VERSION, type LobbyView, type ServerFrame } from "../protocol/server-frames.ts";
+import {
+  PROTOCOL_VERSION,
+  type ActivityEventView,
+  type LobbyView,
+  type ServerFrame,
+} from "../protocol/server-frames.ts";
 import type { FoyerClientOptions, FoyerEvents, RequestBody, SocketLike } from "./client-types.ts";
 import { ConnectWaiters } from "./connect-waiters.ts";
 import { Emitter } from "./emitter.ts";
@@ -22,6 +27,11 @@ const OPEN = 1;
 export class ClientCore extends Emitter<FoyerEvents> {
   /** The latest state of the player's lobby, or null. */
   lobby: LobbyView | null = null;
+  /**
+   * The key of the activity lobby the player is in (`activityLobby/<id>/<n>`), or null: set by the
+   * player's own PLAYER_ADDED, cleared by its own PLAYER_REMOVED or a `leaveActivity`.
+   */
+  activityLobby: string | null = null;
   /** The player's id, once connected. */
   player: string | null = null;
   private socket: SocketLike | null = null;
@@ -221,6 +231,12 @@ export class ClientCore extends Emitter<FoyerEvents> {
       case "chat":
         if (this.epochs.admit(frame)) this.emit("roomEvent", frame);
         return;
+      case "activity":
+        if (this.epochs.admit(frame)) this.onActivity(frame);
+        return;
+      case "activityTransfer":
+        if (this.epochs.admit(frame)) this.emit("activityTransfer", frame);
+        return;
       case "redirect":
       case "moved":
         this.redirectTo = frame.url;
@@ -232,6 +248,17 @@ export class ClientCore extends Emitter<FoyerEvents> {
       case "pong":
         return;
     }
+  }
+
+  private onActivity(frame: ActivityEventView): void {
+    if (frame.event === "PLAYER_ADDED" && frame.player === this.player) this.activityLobby = frame.key;
+    else if (
+      frame.event === "PLAYER_REMOVED" &&
+      frame.player === this.player &&
+      this.activityLobby === frame.key
+    )
+      this.activityLobby = null;
+    this.emit("activity", frame);
   }
 
   private onLobby(frame: LobbyView): void {

@@ -1,5 +1,11 @@
 import type { RequestFrame } from "../protocol/client-frames.ts";
-import type { LobbyView, RoomEventFrame, RoomView } from "../protocol/server-frames.ts";
+import type {
+  ActivityEventView,
+  ActivityTransferView,
+  LobbyView,
+  RoomEventFrame,
+  RoomView,
+} from "../protocol/server-frames.ts";
 
 /** The WebSocket the SDK needs: the browser's, or `ws` in Node. */
 export interface SocketLike {
@@ -53,6 +59,10 @@ export interface FoyerEvents {
   roomEvent: RoomEventFrame;
   /** The player is no longer in the lobby with this code (it left, or was removed). */
   left: { code: string };
+  /** An activity lobby's event (PLAYER_ADDED, PHASE_WAIT_READY, …; docs/activity.md), in the lobby's order. */
+  activity: ActivityEventView;
+  /** The countdown reached 0: go to `room` on the node at `url` with this player's `token`. */
+  activityTransfer: ActivityTransferView;
   serverDraining: undefined;
   connected: { resumed: boolean; node: string };
   disconnected: { code: number; reason: string };

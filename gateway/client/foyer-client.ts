@@ -50,6 +50,34 @@ export class FoyerClient extends ClientCore {
   finish(): Promise<unknown> {
     return this.call({ type: "finish" });
   }
+  /**
+   * Joins an activity's countdown lobby (docs/activity.md), with the vehicle the player picked, if any.
+   * The lobby's events come as `activity` events; when its countdown reaches 0, `activityTransfer` says
+   * where to go. Joining another activity, or a private lobby, leaves this one.
+   */
+  async joinActivity(activity: string, opts: { vehicle?: string } = {}): Promise<{ lobby: string }> {
+    const value = (await this.call({ type: "joinActivity", activity, ...opts })) as { lobby: string };
+    this.activityLobby = value.lobby;
+    // The node took the player out of its private lobby, which sends a leaver no more lobby frames.
+    const left = this.lobby;
+    this.lobby = null;
+    if (left) this.emit("left", { code: left.code });
+    return value;
+  }
+  /** Ready (or not) in the player's activity lobby; everyone ready cuts the countdown to its start delay. */
+  activityReady(ready = true): Promise<unknown> {
+    return this.call({ type: "activityReady", ready });
+  }
+  /** No longer ready in the player's activity lobby. */
+  activityNotReady(): Promise<unknown> {
+    return this.activityReady(false);
+  }
+  /** Leaves the player's activity lobby (a success when in none). */
+  async leaveActivity(): Promise<unknown> {
+    const value = await this.call({ type: "leaveActivity" });
+    this.activityLobby = null;
+    return value;
+  }
   /** Lists public lobbies. */
   browse(opts: { mode?: string; freeOnly?: boolean } = {}): Promise<{ lobbies: unknown[] }> {
     return this.call({ type: "browse", ...opts }) as Promise<{ lobbies: unknown[] }>;

@@ -2,4 +2,9 @@
 export { FoyerClient, type FoyerClientOptions, type FoyerEvents, type SocketLike } from "./foyer-client.ts";
 export { EpochFilter } from "./epoch-filter.ts";
 export { FoyerError, isFoyerError } from "../foyer-error.ts";
-export type { LobbyView, RoomView } from "../protocol/server-frames.ts";
+export type {
+  ActivityEventView,
+  ActivityTransferView,
+  LobbyView,
+  RoomView,
+} from "../protocol/server-frames.ts";

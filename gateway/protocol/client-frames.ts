@@ -1,5 +1,11 @@
 import { z } from "zod";
 import { metadataSchema } from "../../actors/lobby/index.ts";
+import {
+  activityClientFrames,
+  type activityReadyFrame,
+  type joinActivityFrame,
+  type leaveActivityFrame,
+} from "./activity-frames.ts";
 
 /**
  * Frames a client sends. Every frame is a msgpack map (or a JSON text frame) with a `type`; requests carry
@@ -76,6 +82,7 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
   returnFrame,
   finishFrame,
   browseFrame,
+  ...activityClientFrames,
   pingFrame,
 ]);
 
@@ -83,3 +90,7 @@ export type ClientFrame = z.infer<typeof clientFrameSchema>;
 export type HelloFrame = z.infer<typeof helloFrame>;
 /** Client frames that are requests (carry an id and are answered by `result` or `error`). */
 export type RequestFrame = Exclude<ClientFrame, HelloFrame | z.infer<typeof pingFrame>>;
+/** The activity lobbies' requests (`joinActivity`, `activityReady`, `leaveActivity`). */
+export type ActivityRequestFrame = z.infer<
+  typeof joinActivityFrame | typeof activityReadyFrame | typeof leaveActivityFrame
+>;

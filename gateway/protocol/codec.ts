@@ -47,7 +47,10 @@ export function decodeServerFrame(data: Uint8Array | string): Decoded<ServerFram
   return decodeWith(serverFrameSchema, data);
 }
 
-const serverFrameTypes = new Set<string>(serverFrameSchema.options.map((o) => o.shape.type.value));
+/** The frame types a node sends; `activity` is a union of its own (on `event`), so its first option names it. */
+const serverFrameTypes = new Set<string>(
+  serverFrameSchema.options.map((o) => ("shape" in o ? o.shape.type.value : o.options[0].shape.type.value)),
+);
 
 /**
  * Reads a frame from a node, checking only that it is an object with a known `type` (the SDK's fast

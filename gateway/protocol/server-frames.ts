@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { errorCodeList, type ErrorCode } from "../../actors/runtime/index.ts";
 import { metadataSchema, requestIdSchema } from "./client-frames.ts";
+import { activityEventFrame, activityServerFrames, activityTransferFrame } from "./activity-frames.ts";
 import { roomFrame, roomFrames } from "./room-frames.ts";
 
 /**
- * Frames a node sends. Frames about a key (`lobby`, `room`) carry the key, the owner's epoch and a
+ * Frames a node sends. Frames about a key (`lobby`, `room`, `activity`, `activityTransfer`) carry the key, the owner's epoch and a
  * per-key sequence number: a client drops a frame whose epoch is older than one it has seen.
  */
 
@@ -92,6 +93,7 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
   errorFrame,
   lobbyFrame,
   ...roomFrames,
+  ...activityServerFrames,
   pongFrame,
   redirectFrame,
   serverDrainingFrame,
@@ -106,4 +108,8 @@ export type RoomEventFrame = Extract<
   ServerFrame,
   { type: "turn" | "paused" | "resumed" | "checksum" | "desync" | "chat" }
 >;
+/** An activity lobby's event (`activity`), stamped. */
+export type ActivityEventView = z.infer<typeof activityEventFrame>;
+/** An activity lobby's transfer to its room, with the node URL. */
+export type ActivityTransferView = z.infer<typeof activityTransferFrame>;
 export type ErrorFrame = z.infer<typeof errorFrame>;

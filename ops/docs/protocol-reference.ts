@@ -47,7 +47,9 @@ function typeOf(schema: JsonSchema): string {
 
 function frameTable(union: z.ZodDiscriminatedUnion): string[] {
   const lines = ["| type | fields |", "|---|---|"];
-  for (const option of union.options) {
+  // A frame type with variants of its own (`activity`, on `event`) gets a row per variant.
+  const options = union.options.flatMap((o) => (o instanceof z.ZodDiscriminatedUnion ? o.options : [o]));
+  for (const option of options) {
     const json = z.toJSONSchema(option as z.ZodType, { unrepresentable: "any", io: "input" }) as JsonSchema;
     const required = new Set(json.required ?? []);
     const props = json.properties ?? {};

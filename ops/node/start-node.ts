@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
+import { activityDirectoryKind, activityLobbyKind } from "../../actors/activity/index.ts";
 import { directoryKind } from "../../actors/directory/index.ts";
 import { defaultLobbyOptions, lobbyKind, type LobbyOptions } from "../../actors/lobby/index.ts";
 import { playerKind } from "../../actors/player/index.ts";
@@ -76,7 +77,11 @@ export async function buildEmbeddedRuntime(
     .register(lobbyKind(lobby))
     .register(roomKind({}))
     .register(playerKind({}), { createOnDemand: true })
-    .register(directoryKind({}), { createOnDemand: true });
+    .register(directoryKind({}), { createOnDemand: true })
+    // Activity lobbies (docs/activity.md): a directory per configured activity, made on its first join;
+    // the lobbies are spawned by their directory.
+    .register(activityDirectoryKind(config.activities), { createOnDemand: true })
+    .register(activityLobbyKind());
   return { system, kv, lobby };
 }
 
@@ -180,6 +185,7 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
   const port = await gateway.listen();
   const secure = Boolean(config.tlsCert && config.tlsKey);
   const url = config.publicUrl ?? `${secure ? "wss" : "ws"}://${config.host}:${port}/ws`;
+  sessions.publicUrl = url;
   const httpUrl = `${secure ? "https" : "http"}://${config.host}:${port}`;
   const sweep = setInterval(() => sessions.expire(Date.now(), 10 * 60_000), 60_000);
   sweep.unref();

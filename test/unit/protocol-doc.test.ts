@@ -29,8 +29,17 @@ describe("docs/protocol.md", () => {
     ).toBe(renderProtocolReference());
   });
 
-  const frameTypes = (union: { options: readonly { shape: { type: { value: string } } }[] }) =>
-    union.options.map((option) => option.shape.type.value);
+  interface Typed {
+    shape: { type: { value: string } };
+  }
+  // A frame type with variants of its own (`activity`, on `event`) is a union whose options share the type.
+  const frameTypes = (union: { options: readonly (Typed | { options: readonly Typed[] })[] }) => [
+    ...new Set(
+      union.options
+        .flatMap((option) => ("shape" in option ? [option] : option.options))
+        .map((o) => o.shape.type.value),
+    ),
+  ];
   const named: [string, string[]][] = [
     ["client frame", frameTypes(clientFrameSchema)],
     ["server frame", frameTypes(serverFrameSchema)],

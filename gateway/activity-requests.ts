@@ -1,0 +1,135 @@
+import { activityDirectoryKey } from "../actors/activity/index.ts";
+import type { ActorSystem, AskResult, RequestId } from "../actors/runtime/index.ts";
+import type { ActivityRequestFrame } from "./protocol/client-frames.ts";
+import type { Session } from "./session-registry.ts";
+
+/** How the activity requests reach the rest of the gateway. */
+export interface ActivityRequestsDeps {
+  readonly system: ActorSystem;
+  /** Leaves the player's private lobby (a player is in at most one lobby, private or activity). */
+  readonly leaveLobby: (session: Session, request: RequestId) => Promise<AskResult>;
+}
+
+/**
+ * How many lobbies may refuse a join FULL before the gateway gives up for now: each refusal is at a
+ * lobby that really is full (docs/activity.md, "The overflow race"), so a few are plenty.
+ */
+export const maxActivityJoinAttempts = 5;
+/** After that many refusals the client tries again soon: the directory's reports will have caught up. */
+const crowdedRetryMs = 250;
+
+const notInActivity: AskResult = {
+  ok: false,
+  code: "NOT_IN_LOBBY",
+  message: "you are not in an activity lobby",
+};
+
+/**
+ * The activity requests of a session (docs/activity.md). A join asks the activity's directory
+ * (`activity/<id>`) which lobby to go to, then sends the join there; the player talks to its lobby from
+ * then on. Only the directory's key is built here: in the fleet the directory answers over NATS and the
+ * lobby may be on another node.
+ */
+export class ActivityRequests {
+  constructor(private readonly deps: ActivityRequestsDeps) {}
+
+  /** Answers `joinActivity`, `activityReady` or `leaveActivity`. Never throws. */
+  handle(session: Session, frame: ActivityRequestFrame, request: RequestId): Promise<AskResult> {
+    switch (frame.type) {
+      case "joinActivity":
+        return this.join(session, frame.activity, frame.vehicle, request);
+      case "activityReady":
+        return this.inActivity(
+          session,
+          { type: "ready", player: session.player, ready: frame.ready },
+          request,
+        );
+      case "leaveActivity":
+        return this.leave(session, request);
+    }
+  }
+
+  /**
+   * Joins an activity. The directory names a lobby (given the player's current one as `previous`, which
+   * it leaves when the player moves on); the lobby may refuse FULL when others got there first, and then
+   * the directory is asked again with `full: <that lobby>`. A lobby that closed meanwhile (NOT_FOUND) is
+   * treated alike. Once in, the player leaves its private lobby, if any.
+   */
+  private async join(
+    session: Session,
+    activity: string,
+    vehicle: string | undefined,
+    request: RequestId,
+  ): Promise<AskResult> {
+    const player = { id: session.player, name: session.name };
+    const chosen = vehicle === undefined ? {} : { vehicle };
+    let full: string | undefined;
+    for (let attempt = 0; attempt < maxActivityJoinAttempts; attempt++) {
+      const previous = session.activity;
+      const asked = await this.deps.system.ask(activityDirectoryKey(activity), {
+        type: "join",
+        player,
+        ...chosen,
+        ...(previous === null ? {} : { previous }),
+        ...(full === undefined ? {} : { full }),
+      });
+      if (!asked.ok) {
+        if (asked.code !== "NOT_FOUND") return asked;
+        return { ok: false, code: "NOT_FOUND", message: `no activity ${activity}` };
+      }
+      const lobby = (asked.value as { lobby: string }).lobby;
+      const joined = await this.deps.system.ask(lobby, { type: "join", player, ...chosen }, { request });
+      if (joined.ok) {
+        session.activity = lobby;
+        if (session.lobby !== null) await this.deps.leaveLobby(session, request);
+        return joined;
+      }
+      if (joined.code !== "FULL" && joined.code !== "NOT_FOUND") return joined;
+      full = lobby;
+    }
+    return {
+      ok: false,
+      code: "UNAVAILABLE",
+      message: `the lobbies of ${activity} are filling up; try again`,
+      retryAfterMs: crowdedRetryMs,
+    };
+  }
+
+  /** Leaves the activity lobby; a success when in none, or when the lobby is gone. */
+  private async leave(session: Session, request: RequestId): Promise<AskResult> {
+    const leaving = session.activity;
+    if (leaving === null) return { ok: true };
+    const result = await this.deps.system.ask(
+      leaving,
+      { type: "leave", player: session.player },
+      { request },
+    );
+    if (!result.ok && result.code !== "NOT_FOUND") return result;
+    // Unless a join of another activity completed meanwhile.
+    if (session.activity === leaving) session.activity = null;
+    return { ok: true };
+  }
+
+  /**
+   * Takes the player out of its activity lobby because it joined or created a private lobby. The answer
+   * does not matter: a lobby that is gone has let the player go already.
+   */
+  async leaveForLobby(session: Session, request: RequestId): Promise<void> {
+    if (session.activity !== null) await this.leave(session, request);
+  }
+
+  private async inActivity(
+    session: Session,
+    message: { type: string; player: string } & Record<string, unknown>,
+    request: RequestId,
+  ): Promise<AskResult> {
+    const key = session.activity;
+    if (key === null) return notInActivity;
+    const result = await this.deps.system.ask(key, message, { request });
+    if (!result.ok && result.code === "NOT_FOUND") {
+      if (session.activity === key) session.activity = null;
+      return notInActivity;
+    }
+    return result;
+  }
+}
