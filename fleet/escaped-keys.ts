@@ -1,5 +1,7 @@
 import type { KvBucket, KvEntry, KvWatch, KvWatchOptions } from "./kv.ts";
 
+const plainKey = /^[-/\w]*$/;
+
 /**
  * Actor keys hold ids that studios choose (`player/auth0|123`, `player/ann@example.com`), but a KV key
  * allows only letters, digits and `- / _ = .`. Every other character — and `=` and `.` themselves — is
@@ -7,6 +9,7 @@ import type { KvBucket, KvEntry, KvWatch, KvWatchOptions } from "./kv.ts";
  * were valid before keep their shape (`lobby/ABC123` stays `lobby/ABC123`).
  */
 export function escapeKvKey(key: string): string {
+  if (plainKey.test(key)) return key;
   let out = "";
   for (const char of key) {
     if (/^[-/\w]$/.test(char)) out += char;
@@ -19,6 +22,7 @@ export function escapeKvKey(key: string): string {
 
 /** The actor key an escaped KV key stands for. */
 export function unescapeKvKey(key: string): string {
+  if (!key.includes("=")) return key;
   return Buffer.from(
     key.replace(/=([0-9A-F]{2})|[^=]+/g, (part, hex: string | undefined) =>
       hex === undefined

@@ -78,6 +78,7 @@ export function pruneResults(
 
 /** Keeps at most maxResultsPerSession results of `session` (Map order is insertion order: oldest first). */
 export function capSessionResults(results: Map<string, SnapshotResult>, session: string): void {
+  if (results.size <= maxResultsPerSession) return;
   const mine: string[] = [];
   for (const [id, result] of results) if (result.session === session) mine.push(id);
   for (const id of mine.slice(0, Math.max(0, mine.length - maxResultsPerSession))) results.delete(id);
