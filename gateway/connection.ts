@@ -193,10 +193,10 @@ export class Connection implements SessionSocket {
     session.socket = null;
     session.detachedAt = this.deps.now();
     if (this.deps.stopping()) return;
-    // The player keeps its place for the lobby's grace (private and activity lobbies alike).
-    for (const lobby of [session.lobby, session.activity]) {
-      if (lobby)
-        this.deps.system.tell(lobby, { type: "connection", player: session.player, connected: false });
+    // The player keeps its place for the lobby's grace (private and activity lobbies alike); its room
+    // pauses the clock while it is missing (docs/rooms.md).
+    for (const key of [session.lobby, session.activity, session.room]) {
+      if (key) this.deps.system.tell(key, { type: "connection", player: session.player, connected: false });
     }
   }
 }

@@ -15,3 +15,4 @@ export { clientFrameSchema } from "./protocol/client-frames.ts";
 export { PROTOCOL_VERSION, serverFrameSchema } from "./protocol/server-frames.ts";
 export { FoyerClient, type FoyerClientOptions } from "./client/foyer-client.ts";
 export { createNodeClient, fetchDevToken } from "./client/node.ts";
+export { RoomRequests, type RoomRequestsDeps } from "./room-requests.ts";

@@ -2,6 +2,7 @@ import type { ActorSystem, AskResult, ErrorCode, Random, RequestId } from "../ac
 import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
+import { RoomRequests } from "./room-requests.ts";
 import type { Session } from "./session-registry.ts";
 
 /** Where requests go and how new lobby codes are drawn. */
@@ -10,6 +11,8 @@ export interface LobbyRequestsDeps {
   readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet">;
   /** Cryptographic randomness for invite codes. */
   readonly random: Random;
+  /** False when the node may open no more rooms (a direct `createRoom` is then retryable). */
+  readonly canOpenRoom?: () => boolean;
 }
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
@@ -42,8 +45,15 @@ function fail(code: ErrorCode, message: string): AskResult {
 export class LobbyRequests {
   /** Activity lobbies' requests; a player is in at most one lobby, so each side leaves the other. */
   private readonly activities: ActivityRequests;
+  /** Relay rooms' requests (docs/rooms.md). */
+  private readonly rooms: RoomRequests;
 
   constructor(private readonly deps: LobbyRequestsDeps) {
+    this.rooms = new RoomRequests({
+      system: deps.system,
+      random: deps.random,
+      ...(deps.canOpenRoom === undefined ? {} : { canOpenRoom: deps.canOpenRoom }),
+    });
     this.activities = new ActivityRequests({
       system: deps.system,
       leaveLobby: (session, request) => this.leave(session, request),
@@ -84,6 +94,18 @@ export class LobbyRequests {
       case "activityReady":
       case "leaveActivity":
         return this.activities.handle(session, frame, request);
+      case "createRoom":
+      case "joinRoom":
+      case "roomReady":
+      case "setAi":
+      case "roomSetup":
+      case "command":
+      case "checksum":
+      case "chat":
+      case "resumeRoom":
+      case "abortRoom":
+      case "leaveRoom":
+        return this.rooms.handle(session, frame, request);
       case "browse":
         return this.deps.system.ask("directory/lobbies", {
           type: "browse",
@@ -105,9 +127,12 @@ export class LobbyRequests {
     if (session.lobby === leaving || session.lobby === null) {
       session.lastLobby = leaving ?? session.lastLobby;
       session.lobby = null;
-      // A player who left has no seat to finish: a later finish must not reach its old room.
-      session.room = null;
-      session.lastRoom = null;
+      // A player who left has no seat to finish: a later finish must not reach its old room. A room it
+      // created or joined directly is not the lobby's, and keeps its seat.
+      if (!session.directRoom) {
+        session.room = null;
+        session.lastRoom = null;
+      }
     }
     return result.ok ? result : { ok: true };
   }

@@ -52,7 +52,7 @@ export function bindSession(
 
 /**
  * After a (re)connect: finds the player's lobby through its registry and marks the member connected; a
- * resumed session's activity lobby is told the player is back.
+ * resumed session's activity lobby and room are told the player is back.
  * Membership belongs to the player, so a fresh login finds its lobby too. Never rejects.
  */
 export async function locateLobby(
@@ -63,6 +63,11 @@ export async function locateLobby(
   // A resumed session knows its activity lobby: the player is back, and gets the lobby's full picture.
   if (session.activity) {
     system.tell(session.activity, { type: "connection", player: session.player, connected: true });
+  }
+  // So does its room: the seat is connected again (the clock waits for the host's resume) and the
+  // session gets the room frame.
+  if (session.room) {
+    system.tell(session.room, { type: "connection", player: session.player, connected: true });
   }
   const found = await system.ask(`player/${session.player}`, { type: "get" });
   const lobby = found.ok ? (found.value as { lobby: string | null }).lobby : null;

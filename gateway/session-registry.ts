@@ -18,8 +18,13 @@ export class Session {
   lobby: string | null = null;
   /** The lobby the player was in last: a request re-sent after its answer was lost goes there. */
   lastLobby: string | null = null;
-  /** The room the player is seated in (`room/CODE`). */
+  /** The room the player is seated in (`room/CODE`): its lobby's room, or one it created or joined. */
   room: string | null = null;
+  /**
+   * `room` was created or joined directly (`createRoom`, `joinRoom`), not started by the player's lobby:
+   * the lobby's frames then leave it alone, and `leaveRoom` may leave it.
+   */
+  directRoom = false;
   /** The room the player was seated in last (a finish re-sent after the room ended). */
   lastRoom: string | null = null;
   /** The activity lobby the player is in, as far as this gateway knows (`activityLobby/<id>/<n>`). */
@@ -118,6 +123,15 @@ export class SessionRegistry implements Outbox {
 
   /** Keeps the session's idea of its lobby, activity lobby and room current from the frames it is sent. */
   private track(session: Session, frame: StampedFrame): void {
+    if (frame.type === "room") {
+      // The final frame of an ended room: the player is seated nowhere now.
+      if (frame.key === session.room && frame.ended === true) {
+        session.lastRoom = session.room;
+        session.room = null;
+        session.directRoom = false;
+      }
+      return;
+    }
     if (frame.type === "activity") {
       // Its own PLAYER_REMOVED is the last frame a player hears from an activity lobby it left.
       if (
@@ -132,13 +146,15 @@ export class SessionRegistry implements Outbox {
     const members = frame.members as readonly { player: string; inRoom: boolean }[];
     const me = members.find((m) => m.player === session.player);
     const room = frame.room as { code: string } | null;
-    if (session.room) session.lastRoom = session.room;
+    const lobbyRoom = room && me?.inRoom === true ? `room/${room.code}` : null;
     if (!me) {
       session.lastLobby = session.lobby;
       session.lobby = null;
-      session.room = null;
-    } else {
-      session.room = room && me.inRoom ? `room/${room.code}` : null;
     }
+    // A room the player created or joined directly is not the lobby's to clear; a lobby start seats it anew.
+    if (session.directRoom && lobbyRoom === null) return;
+    if (session.room) session.lastRoom = session.room;
+    session.room = lobbyRoom;
+    session.directRoom = false;
   }
 }

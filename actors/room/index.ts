@@ -11,4 +11,16 @@ export { turnTimerName } from "./room-clock.ts";
 export { roomSchemaVersion, roomStateSchema, seatedPlayers } from "./room-state.ts";
 export type { RoomSeat, RoomState } from "./room-state.ts";
 export { upgradeRoomState } from "./room-upgrade.ts";
-export type { CommandData, TurnDurability } from "./room-fields.ts";
+export type { CommandData, RoomGameOptions, TurnDurability } from "./room-fields.ts";
+export {
+  chatChannelSchema,
+  checksumValueSchema,
+  commandDataSchema,
+  mapSchema,
+  roomOptionsSchema,
+  sideSchema,
+  teamSchema,
+  turnDurabilitySchema,
+  turnMsSchema,
+  turnSchema,
+} from "./room-fields.ts";

@@ -6,6 +6,7 @@ import {
   PROTOCOL_VERSION,
   type ActivityEventView,
   type LobbyView,
+  type RoomView,
   type ServerFrame,
 } from "../protocol/server-frames.ts";
 import type { FoyerClientOptions, FoyerEvents, RequestBody, SocketLike } from "./client-types.ts";
@@ -32,6 +33,11 @@ export class ClientCore extends Emitter<FoyerEvents> {
    * player's own PLAYER_ADDED, cleared by its own PLAYER_REMOVED or a `leaveActivity`.
    */
   activityLobby: string | null = null;
+  /**
+   * The latest `room` frame of the player's relay room (its final one, `ended: true`, stays until the
+   * next room), or null; `leaveRoom` clears it.
+   */
+  room: RoomView | null = null;
   /** The player's id, once connected. */
   player: string | null = null;
   private socket: SocketLike | null = null;
@@ -221,7 +227,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
         if (this.epochs.admit(frame)) this.onLobby(frame);
         return;
       case "room":
-        if (this.epochs.admit(frame)) this.emit("room", frame);
+        if (this.epochs.admit(frame)) {
+          this.room = frame;
+          this.emit("room", frame);
+        }
         return;
       case "turn":
       case "paused":

@@ -1,3 +1,4 @@
+import type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/room/index.ts";
 import { ClientCore } from "./client-core.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
@@ -81,5 +82,69 @@ export class FoyerClient extends ClientCore {
   /** Lists public lobbies. */
   browse(opts: { mode?: string; freeOnly?: boolean } = {}): Promise<{ lobbies: unknown[] }> {
     return this.call({ type: "browse", ...opts }) as Promise<{ lobbies: unknown[] }>;
+  }
+
+  /**
+   * Creates a relay room directly (docs/rooms.md): `seats` 1 to 4, the player is side 0 and host. The
+   * room's frames come as `room` and `roomEvent`; `client.room` holds the latest room frame.
+   */
+  createRoom(opts: {
+    seats: number;
+    mode: string;
+    map?: string;
+    options?: RoomGameOptions;
+    public?: boolean;
+    turnMs?: number;
+    turnDurability?: TurnDurability;
+  }): Promise<{ room: string; side: number }> {
+    return this.call({ type: "createRoom", ...opts }) as Promise<{ room: string; side: number }>;
+  }
+  /** Takes the next free seat of a room (or the `side` named) before its match starts. */
+  joinRoom(code: string, side?: number): Promise<{ room: string; side: number }> {
+    return this.call({ type: "joinRoom", code, ...(side === undefined ? {} : { side }) }) as Promise<{
+      room: string;
+      side: number;
+    }>;
+  }
+  /** Ready (or not) in the room: the match starts when every human seat is ready. */
+  roomReady(ready = true): Promise<unknown> {
+    return this.call({ type: "roomReady", ready });
+  }
+  /** Host only, before the start: a free seat played by AI (or not). */
+  setAi(side: number, ai = true): Promise<unknown> {
+    return this.call({ type: "setAi", side, ai });
+  }
+  /** Host only, before the start: mode, map (null clears it), teams (one per seat), options (replaced). */
+  roomSetup(
+    opts: { mode?: string; map?: string | null; teams?: number[]; options?: RoomGameOptions } = {},
+  ): Promise<unknown> {
+    return this.call({ type: "roomSetup", ...opts });
+  }
+  /** A command for the next turn; answers the turn it goes out in (absent while a restore waits). */
+  command(data: CommandData): Promise<{ turn?: number } | null> {
+    return this.call({ type: "command", data }) as Promise<{ turn?: number } | null>;
+  }
+  /** The player's checksum of its game state after `turn`. */
+  checksum(turn: number, value: string | number): Promise<unknown> {
+    return this.call({ type: "checksum", turn, value });
+  }
+  /** A chat line to everyone in the room (`all`) or to the player's team (`team`). */
+  chat(channel: "all" | "team", text: string): Promise<unknown> {
+    return this.call({ type: "chat", channel, text });
+  }
+  /** Host only: resumes a paused clock; `handToAi` gives the missing players' seats to AI first. */
+  resumeRoom(opts: { handToAi?: boolean } = {}): Promise<unknown> {
+    return this.call({ type: "resumeRoom", ...opts });
+  }
+  /** Host only: ends the match (or, before the start, closes the room). */
+  abortRoom(): Promise<unknown> {
+    return this.call({ type: "abortRoom" });
+  }
+  /** Leaves a room created directly (after the start the seat goes to AI); then `room` is null. */
+  async leaveRoom(): Promise<unknown> {
+    const value = await this.call({ type: "leaveRoom" });
+    // A leaver gets no more room frames: the answer is the only news that it is out.
+    this.room = null;
+    return value;
   }
 }

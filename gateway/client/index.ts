@@ -6,5 +6,6 @@ export type {
   ActivityEventView,
   ActivityTransferView,
   LobbyView,
+  RoomEventFrame,
   RoomView,
 } from "../protocol/server-frames.ts";

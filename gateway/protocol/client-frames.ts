@@ -6,6 +6,7 @@ import {
   type joinActivityFrame,
   type leaveActivityFrame,
 } from "./activity-frames.ts";
+import { roomClientFrames } from "./room-client-frames.ts";
 
 /**
  * Frames a client sends. Every frame is a msgpack map (or a JSON text frame) with a `type`; requests carry
@@ -83,6 +84,7 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
   finishFrame,
   browseFrame,
   ...activityClientFrames,
+  ...roomClientFrames,
   pingFrame,
 ]);
 

@@ -150,7 +150,12 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
   return new GatewayServer(gatewayOptionsOf(config), {
     nodeId: config.nodeId,
     system,
-    requests: new LobbyRequests({ system, lobby, random: cryptoRandom() }),
+    requests: new LobbyRequests({
+      system,
+      lobby,
+      random: cryptoRandom(),
+      canOpenRoom: () => capacity.state.canOpenRoom(),
+    }),
     sessions,
     tokenKeys,
     sessionSecret: config.sessionSecret || randomBytes(32).toString("base64url"),

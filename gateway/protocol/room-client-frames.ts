@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { modeSchema } from "../../actors/lobby/index.ts";
+import {
+  chatChannelSchema,
+  checksumValueSchema,
+  commandDataSchema,
+  mapSchema,
+  roomLimits,
+  roomOptionsSchema,
+  sideSchema,
+  teamSchema,
+  turnDurabilitySchema,
+  turnMsSchema,
+  turnSchema,
+} from "../../actors/room/index.ts";
+
+/**
+ * The relay room's requests (docs/rooms.md, SPEC §5). The fields are the room's own schemas, so the
+ * wire bounds are the room's bounds. Each maps to one room message, with the session's player as sender.
+ */
+
+const requestId = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 53 - 1);
+
+/** Creates a room directly: the creator is side 0 and host; the node draws the six-letter code. */
+export const createRoomFrame = z.strictObject({
+  type: z.literal("createRoom"),
+  id: requestId,
+  seats: z.number().int().min(1).max(roomLimits.maxDirectSeats),
+  mode: modeSchema,
+  map: mapSchema.optional(),
+  options: roomOptionsSchema.optional(),
+  /** Accepted for the browse list of public rooms, which is not built yet: no room is listed today. */
+  public: z.boolean().optional(),
+  turnMs: turnMsSchema.optional(),
+  turnDurability: turnDurabilitySchema.optional(),
+});
+
+/** Takes the next free seat of a room created directly (or the side named), before its start. */
+export const joinRoomFrame = z.strictObject({
+  type: z.literal("joinRoom"),
+  id: requestId,
+  code: z.string().max(32).describe("room code; trimmed and upper-cased by the node"),
+  side: sideSchema.optional(),
+});
+
+/** Ready (or not) in the room; the match starts when every human seat is ready and connected. */
+export const roomReadyFrame = z.strictObject({
+  type: z.literal("roomReady"),
+  id: requestId,
+  ready: z.boolean(),
+});
+
+/** The host marks a free seat as AI (or clears it) before the start. */
+export const setAiFrame = z.strictObject({
+  type: z.literal("setAi"),
+  id: requestId,
+  side: sideSchema,
+  ai: z.boolean(),
+});
+
+/** The host changes mode, map (null clears it), teams (one per seat) or options (replaced whole). */
+export const roomSetupFrame = z.strictObject({
+  type: z.literal("roomSetup"),
+  id: requestId,
+  mode: modeSchema.optional(),
+  map: mapSchema.nullable().optional(),
+  teams: z.array(teamSchema).max(roomLimits.maxDirectSeats).optional(),
+  options: roomOptionsSchema.optional(),
+});
+
+/** A command for the next turn: a string, or bytes on a msgpack connection. */
+export const commandFrame = z.strictObject({
+  type: z.literal("command"),
+  id: requestId,
+  data: commandDataSchema,
+});
+
+/** The player's checksum of its game state after a turn it received. */
+export const checksumRequestFrame = z.strictObject({
+  type: z.literal("checksum"),
+  id: requestId,
+  turn: turnSchema.min(1),
+  value: checksumValueSchema,
+});
+
+/** A chat line to everyone in the room or to the sender's team. */
+export const chatRequestFrame = z.strictObject({
+  type: z.literal("chat"),
+  id: requestId,
+  channel: chatChannelSchema,
+  text: z.string().min(1).max(roomLimits.maxChatLength),
+});
+
+/** The host resumes a paused clock; `handToAi` gives the missing players' seats to AI first. */
+export const resumeRoomFrame = z.strictObject({
+  type: z.literal("resumeRoom"),
+  id: requestId,
+  handToAi: z.boolean().optional(),
+});
+
+/** The host ends the match (or, before the start, closes the room). */
+export const abortRoomFrame = z.strictObject({ type: z.literal("abortRoom"), id: requestId });
+
+/** Leaves a room created directly: before the start the seat is freed, after it the seat goes to AI. */
+export const leaveRoomFrame = z.strictObject({ type: z.literal("leaveRoom"), id: requestId });
+
+/** The client's room requests. */
+export const roomClientFrames = [
+  createRoomFrame,
+  joinRoomFrame,
+  roomReadyFrame,
+  setAiFrame,
+  roomSetupFrame,
+  commandFrame,
+  checksumRequestFrame,
+  chatRequestFrame,
+  resumeRoomFrame,
+  abortRoomFrame,
+  leaveRoomFrame,
+] as const;
+
+/** A room request. */
+export type RoomRequestFrame = z.infer<(typeof roomClientFrames)[number]>;
+
+/** The room request of one type. */
+export type RoomRequestOf<T extends RoomRequestFrame["type"]> = Extract<RoomRequestFrame, { type: T }>;

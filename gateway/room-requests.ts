@@ -1,0 +1,220 @@
+import { drawCode, normalizeCode, roomKey } from "../actors/lobby/index.ts";
+import { directRoomInitSchema } from "../actors/room/index.ts";
+import type { ActorSystem, AskResult, Random, RequestId } from "../actors/runtime/index.ts";
+import type { RoomRequestFrame, RoomRequestOf } from "./protocol/room-client-frames.ts";
+import type { Session } from "./session-registry.ts";
+
+/** Where room requests go, how room codes are drawn and whether this node may open another room. */
+export interface RoomRequestsDeps {
+  readonly system: ActorSystem;
+  /** Cryptographic randomness for room codes. */
+  readonly random: Random;
+  /** False when the node runs as many rooms as it may (or is stopping); a create is then retryable. */
+  readonly canOpenRoom?: () => boolean;
+}
+
+/** Room codes: six letters, as a lobby's rooms have (SPEC §5). */
+export const roomCodeLength = 6;
+const roomCodeAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const roomCodePattern = /^[A-Z]{1,16}$/;
+const maxCodeDraws = 8;
+const busyRetryMs = 1_000;
+
+const notInRoom: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not seated in a room" };
+
+function fail(code: "INVALID" | "NOT_FOUND" | "ALREADY_PLAYING", message: string): AskResult {
+  return { ok: false, code, message };
+}
+
+/**
+ * The relay room requests of a session (docs/rooms.md). A room is created directly (`createRoom`, the
+ * creator is side 0 and host) or joined by code; a lobby's room seats its members itself. Every other
+ * request goes to the session's room as the room's message, with the session's player as sender.
+ */
+export class RoomRequests {
+  constructor(private readonly deps: RoomRequestsDeps) {}
+
+  /** Answers one room request. Never throws. */
+  handle(session: Session, frame: RoomRequestFrame, request: RequestId): Promise<AskResult> {
+    const player = session.player;
+    switch (frame.type) {
+      case "createRoom":
+        return this.create(session, frame, request);
+      case "joinRoom":
+        return this.join(session, normalizeCode(frame.code), frame.side, request);
+      case "roomReady":
+        return this.inRoom(session, { type: "ready", player, ready: frame.ready }, request);
+      case "setAi":
+        return this.inRoom(session, { type: "setAi", player, side: frame.side, ai: frame.ai }, request);
+      case "roomSetup": {
+        const { type: _type, id: _id, ...choices } = frame;
+        return this.inRoom(session, { type: "setup", player, ...choices }, request);
+      }
+      case "command":
+        return this.inRoom(session, { type: "command", player, data: frame.data }, request);
+      case "checksum":
+        return this.inRoom(
+          session,
+          { type: "checksum", player, turn: frame.turn, value: frame.value },
+          request,
+        );
+      case "chat":
+        return this.inRoom(
+          session,
+          { type: "chat", player, channel: frame.channel, text: frame.text },
+          request,
+        );
+      case "resumeRoom":
+        return this.inRoom(
+          session,
+          { type: "resume", player, ...(frame.handToAi === undefined ? {} : { handToAi: frame.handToAi }) },
+          request,
+        );
+      case "abortRoom":
+        return this.inRoom(session, { type: "abort", player }, request);
+      case "leaveRoom":
+        return this.leave(session, request);
+    }
+  }
+
+  /** A player is in one room at a time: another create or join waits until it left (or the room ended). */
+  private elsewhere(session: Session, key: string | null): AskResult | undefined {
+    if (session.room === null || session.room === key) return undefined;
+    return fail("ALREADY_PLAYING", `you are seated in ${session.room}; leave it first`);
+  }
+
+  /**
+   * Creates a room under a freshly drawn code. As for a lobby's create, the player's registry records the
+   * code first (request ids are unique within a session, so a room's create never meets a lobby's), and
+   * a retried create joins the room its first attempt made instead of making a second one. A player
+   * seated in another room is refused ALREADY_PLAYING.
+   */
+  private async create(
+    session: Session,
+    frame: RoomRequestOf<"createRoom">,
+    request: RequestId,
+  ): Promise<AskResult> {
+    if (this.deps.canOpenRoom?.() === false) {
+      return {
+        ok: false,
+        code: "UNAVAILABLE",
+        message: "this node cannot open a room now",
+        retryAfterMs: busyRetryMs,
+      };
+    }
+    const { type: _type, id: _id, public: _public, ...choices } = frame;
+    const registry = `player/${session.player}`;
+    let intent: "beginCreate" | "replaceCreate" = "beginCreate";
+    for (let draw = 0; draw < maxCodeDraws; draw++) {
+      const proposed = drawCode(this.deps.random, roomCodeLength, roomCodeAlphabet);
+      const recorded = await this.deps.system.ask(registry, {
+        type: intent,
+        session: request.session,
+        id: request.id,
+        code: proposed,
+      });
+      if (!recorded.ok) return recorded;
+      const code = (recorded.value as { code: string }).code;
+      if (code !== proposed) return this.join(session, code, undefined, request);
+      // Checked after the registry, so that a retry of a create that made its room (above) is answered.
+      const busy = this.elsewhere(session, null);
+      if (busy) return busy;
+      const init = directRoomInitSchema.safeParse({
+        code,
+        direct: true,
+        host: { id: session.player, name: session.name },
+        ...choices,
+      });
+      if (!init.success) return fail("INVALID", init.error.issues[0]?.message ?? "invalid room");
+      const key = roomKey(code);
+      const spawned = await this.deps.system.spawn(key, init.data, { request });
+      if (spawned.created) {
+        if (spawned.result.ok) this.seat(session, key);
+        return spawned.result;
+      }
+      intent = "replaceCreate"; // the drawn code was taken by another room: draw again
+    }
+    return {
+      ok: false,
+      code: "UNAVAILABLE",
+      message: "could not draw a free room code",
+      retryAfterMs: busyRetryMs,
+    };
+  }
+
+  private async join(
+    session: Session,
+    code: string,
+    side: number | undefined,
+    request: RequestId,
+  ): Promise<AskResult> {
+    if (!roomCodePattern.test(code)) return fail("NOT_FOUND", `no room has the code ${code.slice(0, 32)}`);
+    const key = roomKey(code);
+    const busy = this.elsewhere(session, key);
+    if (busy) return busy;
+    const result = await this.deps.system.ask(
+      key,
+      {
+        type: "join",
+        player: { id: session.player, name: session.name },
+        ...(side === undefined ? {} : { side }),
+      },
+      { request },
+    );
+    if (result.ok) {
+      // Joining the room one's lobby started again only fetches its frame: it stays the lobby's.
+      if (session.room !== key) this.seat(session, key);
+    } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no room has the code ${code}`);
+    return result;
+  }
+
+  private seat(session: Session, key: string): void {
+    if (session.room !== null) session.lastRoom = session.room;
+    session.room = key;
+    session.directRoom = true;
+  }
+
+  /**
+   * Leaves a room created directly. A lobby's room is left through the lobby (`return`), which keeps
+   * its members' places; leaving when seated nowhere, or in a room that is gone, is a no-op success.
+   */
+  private async leave(session: Session, request: RequestId): Promise<AskResult> {
+    const key = session.room;
+    if (key === null) return { ok: true };
+    if (!session.directRoom) return fail("INVALID", "a lobby's room is left with return");
+    const result = await this.deps.system.ask(
+      key,
+      { type: "leaveSeat", player: session.player },
+      { request },
+    );
+    if (!result.ok && result.code !== "NOT_FOUND") return result;
+    if (session.room === key) {
+      session.lastRoom = key;
+      session.room = null;
+      session.directRoom = false;
+    }
+    return { ok: true };
+  }
+
+  /**
+   * A request for the player's room. Without a current room it still goes to the last one: a retry whose
+   * answer was lost gets its first result there; otherwise the room refuses it itself.
+   */
+  private async inRoom(
+    session: Session,
+    message: { type: string; player: string } & Record<string, unknown>,
+    request: RequestId,
+  ): Promise<AskResult> {
+    const key = session.room ?? session.lastRoom;
+    if (key === null) return notInRoom;
+    const result = await this.deps.system.ask(key, message, { request });
+    if (!result.ok && result.code === "NOT_FOUND") {
+      if (session.room === key) {
+        session.room = null;
+        session.directRoom = false;
+      }
+      return notInRoom;
+    }
+    return result;
+  }
+}
