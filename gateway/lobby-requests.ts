@@ -34,6 +34,15 @@ function retryableTimeout(result: AskResult): AskResult {
   return { ok: false, code: "UNAVAILABLE", message: result.message, retryAfterMs: timeoutRetryMs };
 }
 
+/** A room created or joined directly has no lobby that could take the player out of it. */
+function seatedInDirectRoom(session: Session): boolean {
+  return session.directRoom && session.room !== null;
+}
+
+function entersLobby(frame: RequestFrame): boolean {
+  return frame.type === "join" || frame.type === "create" || frame.type === "joinActivity";
+}
+
 function fail(code: ErrorCode, message: string): AskResult {
   return { ok: false, code, message };
 }
@@ -64,6 +73,9 @@ export class LobbyRequests {
   async handle(session: Session, frame: RequestFrame): Promise<AskResult> {
     // A request sent right after a hello waits until the session knows which lobby the player is in.
     await session.located;
+    if (seatedInDirectRoom(session) && entersLobby(frame)) {
+      return fail("ALREADY_PLAYING", "you are seated in a room: leave it before entering a lobby");
+    }
     return retryableTimeout(await this.route(session, frame));
   }
 

@@ -94,14 +94,6 @@ export class RoomRequests {
     frame: RoomRequestOf<"createRoom">,
     request: RequestId,
   ): Promise<AskResult> {
-    if (this.deps.canOpenRoom?.() === false) {
-      return {
-        ok: false,
-        code: "UNAVAILABLE",
-        message: "this node cannot open a room now",
-        retryAfterMs: busyRetryMs,
-      };
-    }
     const { type: _type, id: _id, public: _public, ...choices } = frame;
     const registry = `player/${session.player}`;
     let intent: "beginCreate" | "replaceCreate" = "beginCreate";
@@ -119,6 +111,14 @@ export class RoomRequests {
       // Checked after the registry, so that a retry of a create that made its room (above) is answered.
       const busy = this.elsewhere(session, null);
       if (busy) return busy;
+      if (this.deps.canOpenRoom?.() === false) {
+        return {
+          ok: false,
+          code: "UNAVAILABLE",
+          message: "this node cannot open a room now",
+          retryAfterMs: busyRetryMs,
+        };
+      }
       const init = directRoomInitSchema.safeParse({
         code,
         direct: true,

@@ -37,6 +37,13 @@ export function bindSession(
     replaced.socket = null;
     deps.sessions.remove(replaced);
     older?.close(CloseCodes.REPLACED.code, "REPLACED");
+    // The player's activity lobby and room belong to the player, not to the socket it used: the newer
+    // login carries on in them (and locateLobby tells them the player is here).
+    session.activity ??= replaced.activity;
+    if (session.room === null && replaced.room !== null) {
+      session.room = replaced.room;
+      session.directRoom = replaced.directRoom;
+    }
   }
   const welcome = {
     type: "welcome",

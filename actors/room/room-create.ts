@@ -56,6 +56,7 @@ function baseState(
     recentTurns: [],
     checksums: [],
     recovery: null,
+    abandonAt: null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ActorKind } from "../runtime/index.ts";
 import { createRoom } from "./room-create.ts";
 import { handleRoom } from "./room-machine.ts";
+import { abandonFired, abandonTimerName, watchAbandon } from "./room-abandon.ts";
 import type { RoomMessage } from "./room-messages.ts";
 import { parseRoomMessage } from "./room-messages.ts";
 import type { RoomState } from "./room-state.ts";
@@ -19,7 +20,10 @@ export function roomKind(_options: RoomOptions = {}): ActorKind<RoomState, RoomM
     schemaVersion: roomSchemaVersion,
     create: createRoom,
     parse: parseRoomMessage,
-    handle: handleRoom,
+    handle: (state, message, ctx) =>
+      message.type === "timer" && message.name === abandonTimerName
+        ? abandonFired(state)
+        : watchAbandon(handleRoom(state, message, ctx), ctx),
     upgrade: upgradeRoomState,
     // A running clock has its timer armed; a room in setup or paused may rest in the store.
     idle: (state) => state.clock.status !== "running",

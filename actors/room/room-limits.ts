@@ -18,4 +18,6 @@ export const roomLimits = {
   /** The last turns sent, kept in the state so a turn is written with it and can be sent again. */
   recentTurnsKept: 10,
   maxOptions: 32,
+  /** A room created directly closes when none of its humans has been connected for this long. */
+  abandonAfterMs: 30_000,
 } as const;

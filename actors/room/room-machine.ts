@@ -2,12 +2,12 @@ import type { ActorContext, Restored, TimerFired } from "../runtime/index.ts";
 import { sendTurn, turnTimerName } from "./room-clock.ts";
 import { leaveSeat } from "./room-departures.ts";
 import { abort, end, finish } from "./room-ending.ts";
-import type { RoomMessage } from "./room-messages.ts";
+import type { RoomMessage, RoomMessageOf } from "./room-messages.ts";
 import { resume, connection } from "./room-presence.ts";
 import { restored, turnsReport } from "./room-recovery.ts";
 import { chat, checksum, command } from "./room-relay.ts";
 import { join, ready, setAi, setup } from "./room-setup.ts";
-import type { RoomState } from "./room-state.ts";
+import { seatOf, type RoomState } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
 
 /** The relay room's transition function (SPEC §5): one message in, the next state and its effects out. */
@@ -24,7 +24,7 @@ export function handleRoom(
     case "finish":
       return finish(state, message);
     case "join":
-      return join(state, message);
+      return rejoinOrJoin(state, message, ctx);
     case "setAi":
       return setAi(state, message);
     case "ready":
@@ -50,4 +50,16 @@ export function handleRoom(
     case "timer":
       return message.name === turnTimerName ? sendTurn(state, ctx) : { state, effects: [] };
   }
+}
+
+/**
+ * A join by a player who holds a seat but whose connection was lost (a fresh login that did not resume)
+ * is that player coming back: the seat is connected again before the room is sent.
+ */
+function rejoinOrJoin(state: RoomState, message: RoomMessageOf<"join">, ctx: ActorContext): Step {
+  const seat = seatOf(state, message.player.id);
+  if (seat === undefined || seat.connected) return join(state, message);
+  const back = connection(state, { type: "connection", player: message.player.id, connected: true }, ctx);
+  const effects = back.effects.filter((e) => e.type !== "reply");
+  return { ...back, effects: [...effects, { type: "reply", value: { room: state.code, side: seat.seat } }] };
 }

@@ -107,6 +107,8 @@ export const roomStateSchema = z.strictObject({
   recentTurns: z.array(sentTurnSchema),
   checksums: z.array(checksumRecordSchema),
   recovery: recoverySchema.nullable(),
+  /** When a directly created room nobody is connected to closes (its `abandon` timer); null while anyone is. */
+  abandonAt: z.number().nullable().default(null),
 });
 
 /** A room's state. */

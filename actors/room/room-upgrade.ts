@@ -27,6 +27,7 @@ function fromMinimalRoom(old: z.output<typeof minimalRoomSchema>): RoomState {
   return {
     code: old.code,
     lobby: old.lobby,
+    abandonAt: null,
     host: old.host,
     phase: old.ended ? "ended" : "playing",
     mode: old.mode,

@@ -148,7 +148,10 @@ describe("after a migration or before the start", () => {
       mode: "m",
     });
     const effects = d.send(restoredMsg([], "failover"));
-    expect(effects).toEqual([]);
+    // Nobody is here: only the abandon timer, which closes the room if nobody comes back.
+    expect(effects).toEqual([
+      { type: "timer", name: "abandon", at: expect.any(Number) as number, kind: "grace" },
+    ]);
     expect(d.state.seats[0]?.connected).toBe(false);
     expect(d.state.clock).toEqual({ status: "stopped" });
   });
