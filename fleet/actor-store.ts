@@ -2,7 +2,9 @@ import {
   PersistError,
   type ActorStore,
   type Scheduler,
+  type ClaimOwner,
   type Snapshot,
+  type StoredActor,
   type StoredSnapshot,
 } from "../actors/runtime/index.ts";
 import { type NodeIdentity, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
@@ -64,7 +66,7 @@ export class KvActorStore implements ActorStore {
     }
   }
 
-  async read(key: string): Promise<(StoredSnapshot & { epoch: number }) | null> {
+  async read(key: string): Promise<StoredActor | null> {
     // The claim first: a snapshot read after it is at least as new as the epoch it is paired with.
     const [claim, entry] = await unavailableOnKvError(async () => [
       await this.claims.get(key),
@@ -72,8 +74,8 @@ export class KvActorStore implements ActorStore {
     ]);
     if (entry === null) return null;
     if (claim === null) throw new PersistError("fenced", `${key}: a snapshot but no claim; nobody owns it`);
-    decodeClaim(claim.value);
-    return { snapshot: decodeSnapshot(entry.value), revision: entry.revision, epoch: claim.revision };
+    const owner = this.ownerOf(decodeClaim(claim.value));
+    return { snapshot: decodeSnapshot(entry.value), revision: entry.revision, epoch: claim.revision, owner };
   }
 
   async write(key: string, snapshot: Snapshot, revision: number): Promise<number> {
@@ -138,14 +140,13 @@ export class KvActorStore implements ActorStore {
         return await this.claims.create(key, value);
       } catch (error) {
         if (!isKvError(error)) throw error;
-        if (isExists(error) && !unknownOutcome)
-          throw new PersistError("exists", `${key} is claimed`, { cause: error });
+        if (isExists(error) && !unknownOutcome) throw await this.lostClaim(key, error);
         unknownOutcome = true;
       }
       const current = await readBack(() => this.claims.get(key), this.policy, this.scheduler);
       if (current !== null) {
         if (this.isOurs(current)) return current.revision;
-        throw new PersistError("exists", `${key} is claimed`);
+        throw new PersistError("exists", `${key} is claimed`, this.ownerOption(current));
       }
       if (retries === 0) throw new PersistError("unavailable", `${key}: the claim could not be written`);
     }
@@ -210,6 +211,30 @@ export class KvActorStore implements ActorStore {
       if (!(error instanceof CorruptValueError)) throw error;
       throw new PersistError("unavailable", `${key}: the stored snapshot does not decode`, { cause: error });
     }
+  }
+
+  /** The error of a lost claim race, naming the claim that won when it can be read. */
+  private async lostClaim(key: string, cause: unknown): Promise<PersistError> {
+    let current: KvEntry | null = null;
+    try {
+      current = await this.claims.get(key);
+    } catch {
+      // The winner stays unnamed; the caller learns only that the key is taken.
+    }
+    return new PersistError("exists", `${key} is claimed`, { cause, ...this.ownerOption(current) });
+  }
+
+  private ownerOption(entry: KvEntry | null): { owner?: ClaimOwner } {
+    if (entry === null) return {};
+    try {
+      return { owner: this.ownerOf(decodeClaim(entry.value)) };
+    } catch {
+      return {};
+    }
+  }
+
+  private ownerOf(claim: NodeIdentity): ClaimOwner {
+    return { node: claim.node, incarnation: claim.incarnation, mine: sameIdentity(claim, this.identity) };
   }
 
   private isOurs(entry: KvEntry): boolean {

@@ -75,3 +75,16 @@ export {
   jsWrongLastSequence,
   kvErrorFromNats,
 } from "./nats-error-map.ts";
+
+export { FleetRouter } from "./fleet-router.ts";
+export type { FleetRouterOptions } from "./fleet-router.ts";
+export { NodeEndpoint } from "./node-endpoint.ts";
+export type { NodeEndpointOptions } from "./node-endpoint.ts";
+export {
+  decodeAskResult,
+  decodeDelivery,
+  encodeAskResult,
+  encodeDelivery,
+  nodeActorSubject,
+} from "./actor-wire.ts";
+export type { ActorDelivery } from "./actor-wire.ts";

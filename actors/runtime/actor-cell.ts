@@ -8,6 +8,8 @@ export interface Envelope {
   readonly timer?: ArmedTimer;
   readonly request?: RequestId;
   readonly resolve?: (result: AskResult) => void;
+  /** Set on a message sent again after a remote owner answered `MOVED`: a second `MOVED` is final. */
+  readonly rerouted?: boolean;
 }
 
 /** A timer armed in a live actor. */

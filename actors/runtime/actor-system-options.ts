@@ -1,4 +1,4 @@
-import type { ActorStore, NodeState, Outbox, Scheduler } from "./ports.ts";
+import type { ActorStore, NodeState, Outbox, Router, Scheduler } from "./ports.ts";
 import type { Random } from "./types.ts";
 
 /** How the runtime reports what it cannot handle itself; the node wires it to its logger. */
@@ -23,6 +23,11 @@ export interface ActorSystemOptions {
   readonly random: Random;
   readonly node: NodeState;
   readonly events?: RuntimeEvents;
+  /**
+   * Where keys that are not live here live (fleet mode). Without one every key is local: it is loaded
+   * here, as in embedded mode.
+   */
+  readonly router?: Router;
   /** Default deadline of an ask. */
   readonly askTimeoutMs?: number;
   /** How long a request's result is kept for retries (SDK retry deadline + failure timeout). */

@@ -2,8 +2,16 @@ import { ActorCell, type Envelope } from "./actor-cell.ts";
 import type { ActorSystemOptions } from "./actor-system-options.ts";
 import { planTimers, restoredDeadline } from "./cell-timers.ts";
 import { MailboxRunner } from "./mailbox-runner.ts";
-import { PersistError, type Snapshot, type SnapshotTimer, type StoredSnapshot } from "./ports.ts";
-import { answerOf, requestKey, toResult, unavailable } from "./request-results.ts";
+import {
+  PersistError,
+  type ClaimOwner,
+  type Location,
+  type Router,
+  type Snapshot,
+  type SnapshotTimer,
+  type StoredActor,
+} from "./ports.ts";
+import { answerOf, requestKey, retryLaterMs, toResult, unavailable } from "./request-results.ts";
 import type { ActorContext, ActorKind, AskResult, RequestId, Transition } from "./types.ts";
 
 export type { ActorSystemOptions, RuntimeEvents } from "./actor-system-options.ts";
@@ -14,12 +22,33 @@ interface Registration {
   readonly createOnDemand: boolean;
 }
 
+/** The key's claim names another node (or an older incarnation of this one). */
+interface Elsewhere {
+  readonly elsewhere: string;
+}
+
 /** Why a key could not be brought into memory. */
-type LoadFailure = "missing" | "unavailable" | "corrupt";
+type LoadFailure = "missing" | "unavailable" | "corrupt" | Elsewhere;
 
 type Spawned = { created: false } | { created: true; result: AskResult };
 
-const failureAnswers: Record<LoadFailure, (key: string) => AskResult> = {
+/** A create, and when it lost a claim race, the claim that won. */
+type Creation = Spawned | { created: false; owner: ClaimOwner };
+
+/** A message waiting while its key is located or loaded; `here` ones are never sent to another node. */
+interface Waiter {
+  readonly envelope: Envelope;
+  readonly here: boolean;
+}
+
+const moved = (key: string): AskResult => ({
+  ok: false,
+  code: "MOVED",
+  message: `${key} is not on this node`,
+  retryAfterMs: retryLaterMs,
+});
+
+const failureAnswers: Record<Exclude<LoadFailure, Elsewhere>, (key: string) => AskResult> = {
   missing: (key) => ({ ok: false, code: "NOT_FOUND", message: `${key} does not exist` }),
   unavailable: () => unavailable("the store cannot be read now"),
   corrupt: (key) => ({ ok: false, code: "INTERNAL", message: `${key} cannot be restored` }),
@@ -34,7 +63,7 @@ export class ActorSystem {
   private readonly kinds = new Map<string, Registration>();
   private readonly cells = new Map<string, ActorCell>();
   private readonly loading = new Map<string, Promise<ActorCell | LoadFailure>>();
-  private readonly waiting = new Map<string, Envelope[]>();
+  private readonly waiting = new Map<string, Waiter[]>();
   private readonly runner: MailboxRunner;
   private sweepCancel: (() => void) | undefined;
   private writeCounter = 0;
@@ -71,11 +100,15 @@ export class ActorSystem {
     return this;
   }
 
-  /** Sends a message and waits for the actor's answer (or the deadline). Never rejects. */
+  /**
+   * Sends a message and waits for the actor's answer (or the deadline). Never rejects. With a router, a
+   * key owned by another node is asked there; `here` (a message another node forwarded) never leaves
+   * this node: a key not owned here is answered `MOVED`.
+   */
   ask(
     key: string,
     message: unknown,
-    opts: { request?: RequestId; timeoutMs?: number } = {},
+    opts: { request?: RequestId; timeoutMs?: number; here?: boolean } = {},
   ): Promise<AskResult> {
     const scheduler = this.options.scheduler;
     return new Promise<AskResult>((resolve) => {
@@ -95,13 +128,17 @@ export class ActorSystem {
       this.deliver(
         key,
         opts.request ? { message, request: opts.request, resolve: finish } : { message, resolve: finish },
+        opts.here ?? false,
       );
     });
   }
 
-  /** Sends a message without waiting. A key with no actor drops it (reported as a dead letter). */
-  tell(key: string, message: unknown): void {
-    this.deliver(key, { message });
+  /**
+   * Sends a message without waiting. A key with no actor drops it (reported as a dead letter); with a
+   * router, a key owned by another node is sent there (`here`: as for ask).
+   */
+  tell(key: string, message: unknown, opts: { here?: boolean } = {}): void {
+    this.deliver(key, { message }, opts.here ?? false);
   }
 
   /**
@@ -116,7 +153,8 @@ export class ActorSystem {
       creating.then((r) => (r.created ? (this.cells.get(key) ?? "missing") : "missing")),
     );
     try {
-      return await creating;
+      const created = await creating;
+      return created.created ? created : { created: false };
     } finally {
       this.loading.delete(key);
     }
@@ -163,7 +201,7 @@ export class ActorSystem {
   }
 
   /** Runs the kind's `create`, claims the key with the first snapshot, then carries out the effects. */
-  private async create(key: string, init: unknown, request: RequestId | undefined): Promise<Spawned> {
+  private async create(key: string, init: unknown, request: RequestId | undefined): Promise<Creation> {
     const registration = this.registration(key);
     if (!registration)
       return {
@@ -192,7 +230,8 @@ export class ActorSystem {
       cell.revision = claimed.revision;
       cell.seq = 0;
     } catch (error) {
-      if (error instanceof PersistError && error.failure === "exists") return { created: false };
+      if (error instanceof PersistError && error.failure === "exists")
+        return error.owner ? { created: false, owner: error.owner } : { created: false };
       this.options.events?.persistFailed?.(key, error);
       return { created: true, result: unavailable("the store did not take the new actor") };
     }
@@ -210,14 +249,14 @@ export class ActorSystem {
     return slash > 0 ? this.kinds.get(key.slice(0, slash)) : undefined;
   }
 
-  private deliver(key: string, envelope: Envelope): void {
+  private deliver(key: string, envelope: Envelope, here = false): void {
     if (this.closed) {
       envelope.resolve?.(unavailable("the node is stopping"));
       return;
     }
     const waiting = this.waiting.get(key);
     if (waiting) {
-      waiting.push(envelope);
+      waiting.push({ envelope, here });
       return;
     }
     const cell = this.cells.get(key);
@@ -228,20 +267,86 @@ export class ActorSystem {
     }
     // The key is not in memory (or still being created): messages wait here, in arrival order, and move
     // to the mailbox together once it is loaded, so none can overtake another.
-    const queue = [envelope];
+    const queue: Waiter[] = [{ envelope, here }];
     this.waiting.set(key, queue);
-    void this.load(key).then((loaded) => {
-      this.waiting.delete(key);
-      if (typeof loaded !== "string") {
-        loaded.mailbox.push(...queue);
-        this.runner.kick(loaded);
+    const router = this.options.router;
+    if (router === undefined || here) {
+      void this.load(key).then((loaded) => {
+        this.loaded(key, loaded);
+      });
+      return;
+    }
+    void this.locate(router, key).then((location) => {
+      if (location.kind !== "remote") {
+        void this.load(key).then((loaded) => {
+          this.loaded(key, loaded);
+        });
         return;
       }
+      this.waiting.delete(key);
       for (const waiter of queue) {
-        if (waiter.resolve) waiter.resolve(failureAnswers[loaded](key));
-        else this.options.events?.deadLetter?.(key, waiter.message);
+        if (waiter.here) this.deliver(key, waiter.envelope, true);
+        else this.forward(router, location.node, key, waiter.envelope);
       }
     });
+  }
+
+  /** Hands the waiting messages of `key` to its loaded cell, or answers them with why it did not load. */
+  private loaded(key: string, loaded: ActorCell | LoadFailure): void {
+    const queue = this.waiting.get(key) ?? [];
+    this.waiting.delete(key);
+    if (loaded instanceof ActorCell) {
+      loaded.mailbox.push(...queue.map((waiter) => waiter.envelope));
+      this.runner.kick(loaded);
+      return;
+    }
+    const router = this.options.router;
+    for (const { envelope, here } of queue) {
+      if (typeof loaded !== "string") {
+        // Claimed by another node: carry it there, unless it was carried here (no ping-pong) or the
+        // claim names this node's older incarnation (a failover matter: retry later).
+        if (!here && router !== undefined && loaded.elsewhere !== router.node) {
+          this.forward(router, loaded.elsewhere, key, envelope);
+        } else if (envelope.resolve) {
+          envelope.resolve(
+            here || router === undefined ? moved(key) : unavailable(`${key} awaits its owner`),
+          );
+        } else this.options.events?.deadLetter?.(key, envelope.message);
+      } else if (envelope.resolve) envelope.resolve(failureAnswers[loaded](key));
+      else this.options.events?.deadLetter?.(key, envelope.message);
+    }
+  }
+
+  /** Asks the router where `key` lives; a router that fails is taken to mean "not known". */
+  private async locate(router: Router, key: string): Promise<Location> {
+    try {
+      return await router.locate(key);
+    } catch (error) {
+      this.options.events?.persistFailed?.(key, error);
+      return { kind: "unknown" };
+    }
+  }
+
+  /** Sends one message to the node that owns `key`; a `MOVED` answer makes it look once more. */
+  private forward(router: Router, node: string, key: string, envelope: Envelope): void {
+    const resolve = envelope.resolve;
+    if (resolve === undefined) {
+      router.forwardTell(node, key, envelope.message);
+      return;
+    }
+    const forwarded = envelope.request
+      ? { message: envelope.message, request: envelope.request }
+      : { message: envelope.message };
+    void router
+      .forward(node, key, forwarded, { timeoutMs: this.options.askTimeoutMs ?? 5_000 })
+      .then((result) => {
+        if (!result.ok && result.code === "MOVED" && envelope.rerouted !== true) {
+          router.invalidate(key);
+          this.deliver(key, { ...envelope, rerouted: true });
+          return;
+        }
+        resolve(result);
+      });
   }
 
   /** Brings an actor into memory: from its snapshot, or created on demand. Never rejects. */
@@ -249,7 +354,7 @@ export class ActorSystem {
     const existing = this.loading.get(key);
     if (existing)
       return existing.then((loaded) =>
-        typeof loaded === "string" ? (this.cells.get(key) ?? loaded) : loaded,
+        loaded instanceof ActorCell ? loaded : (this.cells.get(key) ?? loaded),
       );
     const promise = this.restore(key)
       .catch((error: unknown): LoadFailure => {
@@ -264,7 +369,7 @@ export class ActorSystem {
   private async restore(key: string): Promise<ActorCell | LoadFailure> {
     const registration = this.registration(key);
     if (!registration) return "missing";
-    let stored: (StoredSnapshot & { epoch: number }) | null;
+    let stored: StoredActor | null;
     try {
       stored = await this.options.store.read(key);
     } catch (error) {
@@ -275,9 +380,13 @@ export class ActorSystem {
       if (!registration.createOnDemand) return "missing";
       const created = await this.create(key, undefined, undefined);
       if (created.created) return this.cells.get(key) ?? "missing";
+      // Lost the claim race: the winner owns it (its first snapshot may not be written yet).
+      if ("owner" in created && !created.owner.mine) return { elsewhere: created.owner.node };
       stored = await this.options.store.read(key);
       if (!stored) return "missing";
     }
+    // Restored only by the process its claim names: any other would be a second live copy.
+    if (!stored.owner.mine) return { elsewhere: stored.owner.node };
     const { snapshot } = stored;
     const now = this.options.scheduler.now();
     const state = registration.kind.upgrade(snapshot.state, snapshot.schemaVersion);

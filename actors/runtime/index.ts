@@ -3,10 +3,15 @@ export { ActorSystem, type ActorSystemOptions, type RuntimeEvents } from "./acto
 export { ErrorCodes, errorCodeList, isRetryable, type ErrorCode } from "./error-codes.ts";
 export { createHarness, type Delivered, type Harness, type MutableNode } from "./harness.ts";
 export { ManualScheduler, settle } from "./manual-scheduler.ts";
-export { MemoryActorStore } from "./memory-actor-store.ts";
+export { MemoryActorStore, type MemoryStoreIdentity } from "./memory-actor-store.ts";
 export {
   PersistError,
   type ActorStore,
+  type ClaimOwner,
+  type Forwarded,
+  type Location,
+  type Router,
+  type StoredActor,
   type NodeState,
   type Outbox,
   type PersistFailure,

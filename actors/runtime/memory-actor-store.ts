@@ -1,9 +1,16 @@
-import { PersistError, type ActorStore, type Snapshot, type StoredSnapshot } from "./ports.ts";
+import { PersistError, type ActorStore, type ClaimOwner, type Snapshot, type StoredActor } from "./ports.ts";
+
+/** A process as it names itself in a claim. */
+export interface MemoryStoreIdentity {
+  readonly node: string;
+  readonly incarnation: string;
+}
 
 interface Row {
   snapshot: Snapshot;
   revision: number;
   epoch: number;
+  owner: MemoryStoreIdentity;
 }
 
 /**
@@ -19,23 +26,45 @@ export class MemoryActorStore implements ActorStore {
   /** When set, every write fails this way (to test unavailable stores and fencing). */
   failWith: "fenced" | "unavailable" | undefined;
 
+  /** `identity` names this store's claims (default `local`); only keys it claimed are `mine`. */
+  constructor(private readonly identity: MemoryStoreIdentity = { node: "local", incarnation: "local" }) {}
+
   create(key: string, snapshot: (epoch: number) => Snapshot): Promise<{ epoch: number; revision: number }> {
-    if (this.rows.has(key)) return Promise.reject(new PersistError("exists", `${key} exists`));
+    const row = this.rows.get(key);
+    if (row) return Promise.reject(new PersistError("exists", `${key} exists`, { owner: this.ownerOf(row) }));
     const epoch = ++this.revision;
     const revision = ++this.revision;
-    this.rows.set(key, { snapshot: structuredClone(snapshot(epoch)), revision, epoch });
+    this.rows.set(key, { snapshot: structuredClone(snapshot(epoch)), revision, epoch, owner: this.identity });
     this.writes++;
     return Promise.resolve({ epoch, revision });
   }
 
-  read(key: string): Promise<(StoredSnapshot & { epoch: number }) | null> {
+  read(key: string): Promise<StoredActor | null> {
     const row = this.rows.get(key);
     if (!row) return Promise.resolve(null);
     return Promise.resolve({
       snapshot: structuredClone(row.snapshot),
       revision: row.revision,
       epoch: row.epoch,
+      owner: this.ownerOf(row),
     });
+  }
+
+  /** Moves a key's claim to another process (a takeover, in tests): a new epoch, the snapshot kept. */
+  reclaim(key: string, owner: MemoryStoreIdentity): void {
+    const row = this.rows.get(key);
+    if (!row) throw new Error(`${key} has no snapshot`);
+    row.owner = owner;
+    row.epoch = ++this.revision;
+  }
+
+  private ownerOf(row: Row): ClaimOwner {
+    const { node, incarnation } = row.owner;
+    return {
+      node,
+      incarnation,
+      mine: node === this.identity.node && incarnation === this.identity.incarnation,
+    };
   }
 
   write(key: string, snapshot: Snapshot, revision: number): Promise<number> {

@@ -1,5 +1,5 @@
 import type { ErrorCode } from "./error-codes.ts";
-import type { PushFrame, TimerKind } from "./types.ts";
+import type { AskResult, PushFrame, RequestId, TimerKind } from "./types.ts";
 
 /**
  * The runtime's ports: the interfaces it needs from the outside world, owned here and implemented in
@@ -53,6 +53,20 @@ export interface StoredSnapshot {
   readonly revision: number;
 }
 
+/** The process a key's claim names: node id and the incarnation that took it. */
+export interface ClaimOwner {
+  readonly node: string;
+  readonly incarnation: string;
+  /** True when this is the store's own process (same node id and incarnation). */
+  readonly mine: boolean;
+}
+
+/** A snapshot as read, with the claim it is paired with: its revision is the epoch, its owner the node. */
+export interface StoredActor extends StoredSnapshot {
+  readonly epoch: number;
+  readonly owner: ClaimOwner;
+}
+
 /** Why a snapshot write did not succeed (FLEET-PROTOCOL, "What a KV write's outcome means"). */
 export type PersistFailure =
   /** Another owner with a newer epoch holds the key: stop the actor, acknowledge nothing. */
@@ -64,13 +78,17 @@ export type PersistFailure =
 
 /** Thrown by an ActorStore when a write does not succeed. */
 export class PersistError extends Error {
+  /** On `exists`: the claim that won, when the store read it. */
+  readonly owner?: ClaimOwner;
+
   constructor(
     readonly failure: PersistFailure,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; owner?: ClaimOwner },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "PersistError";
+    if (options?.owner) this.owner = options.owner;
   }
 }
 
@@ -81,8 +99,11 @@ export class PersistError extends Error {
 export interface ActorStore {
   /** Claims a new key for this node and writes its first snapshot; returns the epoch and revision. Throws `exists`. */
   create(key: string, snapshot: (epoch: number) => Snapshot): Promise<{ epoch: number; revision: number }>;
-  /** Reads the snapshot of a key this node owns or is about to own; null when there is none. */
-  read(key: string): Promise<(StoredSnapshot & { epoch: number }) | null>;
+  /**
+   * Reads a key's snapshot with the claim it is paired with; null when there is no snapshot. The runtime
+   * restores it only when `owner.mine`; otherwise the key lives elsewhere.
+   */
+  read(key: string): Promise<StoredActor | null>;
   /** Compare-and-set write of the next snapshot; returns the new revision. Throws PersistError. */
   write(key: string, snapshot: Snapshot, revision: number): Promise<number>;
   /** Deletes a finished actor's snapshot and releases its claim. */
@@ -111,4 +132,33 @@ export interface NodeState {
   draining(): boolean;
   /** False when this node must not act (its lease is stale); the runtime then refuses with UNAVAILABLE. */
   mayAct(): boolean;
+}
+
+/** Where a key lives, as a Router sees it. */
+export type Location =
+  | { readonly kind: "local" }
+  | { readonly kind: "remote"; readonly node: string }
+  | { readonly kind: "unknown" };
+
+/** A message carried to another node for one of its actors. */
+export interface Forwarded {
+  readonly message: unknown;
+  readonly request?: RequestId;
+}
+
+/**
+ * Where keys that are not live here are handled. Embedded mode has none (every key is local); the
+ * fleet's implementation reads the `claims` bucket (cached, kept current by a watch) and carries
+ * messages over the bus to the owner's endpoint.
+ */
+export interface Router {
+  /** This node's id: a key whose claim names it (an older incarnation) is not forwarded to itself. */
+  readonly node: string;
+  locate(key: string): Promise<Location>;
+  /** Drops what is cached about `key` (after a `MOVED` answer), so the next locate reads the claim. */
+  invalidate(key: string): void;
+  /** Asks `node` to deliver to its actor `key`; resolves with its answer. Never rejects. */
+  forward(node: string, key: string, envelope: Forwarded, opts: { timeoutMs: number }): Promise<AskResult>;
+  /** Sends a message to `node`'s actor `key` without waiting; best effort. */
+  forwardTell(node: string, key: string, message: unknown): void;
 }

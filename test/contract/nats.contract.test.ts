@@ -5,6 +5,7 @@ import type { KvBucket, KvEntry, KvStore } from "../../fleet/index.ts";
 import { describeBusContract } from "./bus-contract.ts";
 import { describeKvContract } from "./kv-contract.ts";
 import { type NatsHarness, useNats } from "./nats-harness.ts";
+import { startFleetNode } from "../support/fleet-nodes.ts";
 import { bytes, text, waitFor } from "./wait-for.ts";
 
 // Real nats-servers (>= 2.10, fetched into .foyer/nats when missing), started per block on free ports.
@@ -21,6 +22,7 @@ describe("NATS, 3-server JetStream cluster", { timeout: 20_000 }, () => {
   describeKvContract("nats, 3-server cluster (R3)", () => harness.openStore());
   describeBusContract("nats, 3-server cluster", () => harness.openBuses());
   describeClusterCases(harness);
+  describeTwoNodes(harness);
 });
 
 describe("NATS server version", () => {
@@ -108,6 +110,42 @@ function describeClusterCases(harness: NatsHarness): void {
         await nats.restart(victim);
       }
     });
+  });
+}
+
+function describeTwoNodes(harness: NatsHarness): void {
+  it("two fleet nodes: a key is asked through the other node and answered by its owner, once", async () => {
+    const buckets = `${unique("fleet")}_`;
+    const [busA, busB, spare] = await harness.openBuses();
+    await spare!.close();
+    const [a, b] = await Promise.all([
+      startFleetNode("a", await harness.openStore(0), busA!, { replicas: 3, buckets }),
+      startFleetNode("b", await harness.openStore(1), busB!, { replicas: 3, buckets }),
+    ]);
+    try {
+      expect(await a.system.spawn("counter/k1", undefined)).toMatchObject({ created: true });
+      const request = { session: "s-1", id: 1 };
+      expect(await b.system.ask("counter/k1", { type: "add", by: 2 }, { request })).toEqual({
+        ok: true,
+        value: 2,
+      });
+      // The same request retried through the owner itself: applied once.
+      expect(await a.system.ask("counter/k1", { type: "add", by: 2 }, { request })).toEqual({
+        ok: true,
+        value: 2,
+      });
+      expect(await b.system.ask("counter/k1", { type: "get" })).toEqual({ ok: true, value: 2 });
+      expect(b.system.isLive("counter/k1")).toBe(false);
+      expect(a.system.peek("counter/k1")).toEqual({ n: 2 });
+      // Created on demand by both at once: one owner, every add applied there.
+      const answers = await Promise.all(
+        [a, b, a, b].map((node) => node.system.ask("tally/t1", { type: "add", by: 1 })),
+      );
+      expect(answers.map((answer) => (answer.ok ? answer.value : answer.code)).sort()).toEqual([1, 2, 3, 4]);
+      expect([a, b].filter((node) => node.system.isLive("tally/t1"))).toHaveLength(1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 }
 

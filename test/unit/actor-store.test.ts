@@ -16,6 +16,8 @@ import type { KvBucket, NodeIdentity } from "../../fleet/index.ts";
 const key = "lobby/ABC123";
 const nodeA: NodeIdentity = { node: "n1", incarnation: "i-a" };
 const nodeB: NodeIdentity = { node: "n2", incarnation: "i-b" };
+/** The claim of nodeA as nodeA's store reads it. */
+const ownerA = { ...nodeA, mine: true };
 
 /** Read-backs wait on this: no real time passes, each wait is one microtask. */
 const instantScheduler: Scheduler = {
@@ -87,12 +89,22 @@ describe("KvActorStore", () => {
     const stored = (await snapshots.get(key))!;
     expect(stored.revision).toBe(revision);
     expect(decodeSnapshot(stored.value)).toEqual(snapshot(epoch, "w0"));
-    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w0"), revision, epoch });
+    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w0"), revision, epoch, owner: ownerA });
   });
 
   it("read of a key nobody created is null", async () => {
     const { a } = await setup();
     expect(await a.read("lobby/NONE00")).toBeNull();
+  });
+
+  it("reads tell whose claim a key is: this process's, or the node that won the create", async () => {
+    const { a, b } = await setup();
+    await a.create(key, (epoch) => snapshot(epoch, "w0"));
+    expect((await a.read(key))?.owner).toEqual(ownerA);
+    expect((await b.read(key))?.owner).toEqual({ ...nodeA, mine: false });
+    await expect(b.create(key, (epoch) => snapshot(epoch, "w1"))).rejects.toEqual(
+      expect.objectContaining({ failure: "exists", owner: { ...nodeA, mine: false } }),
+    );
   });
 
   it("a second create of a claimed key fails with exists and leaves the first untouched", async () => {
@@ -115,7 +127,12 @@ describe("KvActorStore", () => {
     const r1 = await a.write(key, snapshot(epoch, "w1", { n: 1 }, 1), r0);
     const r2 = await a.write(key, snapshot(epoch, "w2", { n: 2 }, 2), r1);
     expect(r2).toBeGreaterThan(r1);
-    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w2", { n: 2 }, 2), revision: r2, epoch });
+    expect(await a.read(key)).toEqual({
+      snapshot: snapshot(epoch, "w2", { n: 2 }, 2),
+      revision: r2,
+      epoch,
+      owner: ownerA,
+    });
   });
 
   it("a write at our epoch whose revision our own earlier write moved is retried on the current revision", async () => {
@@ -124,7 +141,12 @@ describe("KvActorStore", () => {
     // Our earlier write w1 landed although its caller saw a timeout; w2 carries its changes and more.
     await snapshots.update(key, encodeSnapshot(snapshot(epoch, "w1", { n: 1 }, 1)), r0);
     const r2 = await a.write(key, snapshot(epoch, "w2", { n: 2 }, 2), r0);
-    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w2", { n: 2 }, 2), revision: r2, epoch });
+    expect(await a.read(key)).toEqual({
+      snapshot: snapshot(epoch, "w2", { n: 2 }, 2),
+      revision: r2,
+      epoch,
+      owner: ownerA,
+    });
   });
 
   it("an older owner's write after a newer owner re-claimed and sealed is fenced", async () => {
@@ -174,7 +196,12 @@ describe("KvActorStore", () => {
     const { epoch, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
     const r1 = await a.write(key, snapshot(epoch, "w1", { n: 1 }, 1), r0);
     expect(updates).toBe(1);
-    expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w1", { n: 1 }, 1), revision: r1, epoch });
+    expect(await a.read(key)).toEqual({
+      snapshot: snapshot(epoch, "w1", { n: 1 }, 1),
+      revision: r1,
+      epoch,
+      owner: ownerA,
+    });
   });
 
   it("a timed-out write that did not land is retried once on the revision read back", async () => {

@@ -365,4 +365,15 @@ describe("actor runtime", () => {
       code: "UNAVAILABLE",
     });
   });
+
+  it("restores a key only when its claim is this node's; another owner's key is answered MOVED", async () => {
+    const h = harness();
+    await made(h);
+    await h.settle();
+    h.system.passivateIdle();
+    h.store.reclaim("counter/a", { node: "other", incarnation: "i-2" });
+    expect(await h.system.ask("counter/a", { type: "get" })).toMatchObject({ ok: false, code: "MOVED" });
+    expect(h.system.isLive("counter/a")).toBe(false);
+    expect(await h.system.spawn("counter/a", undefined)).toEqual({ created: false });
+  });
 });

@@ -1,0 +1,169 @@
+import type { AskResult, Forwarded, Location, Router, Scheduler } from "../actors/runtime/index.ts";
+import { type ActorDelivery, decodeAskResult, encodeDelivery, nodeActorSubject } from "./actor-wire.ts";
+import type { Bus } from "./bus.ts";
+import { isBusClosed, isBusTimeout, isNoResponders } from "./bus-error.ts";
+import { type NodeIdentity, decodeClaim, sameIdentity } from "./claim.ts";
+import { withEscapedKeys } from "./escaped-keys.ts";
+import type { KvBucket, KvEntry, KvWatch } from "./kv.ts";
+import { realScheduler } from "./real-scheduler.ts";
+
+/** How a FleetRouter finds owners and reaches them. */
+export interface FleetRouterOptions {
+  /** The `claims` bucket (as opened, unescaped): key → owning node. */
+  readonly claims: KvBucket;
+  readonly bus: Bus;
+  /** This process, as it signs its claims. */
+  readonly identity: NodeIdentity;
+  readonly scheduler?: Scheduler;
+  /**
+   * Tries of a forward answered `no-responders`, and the first wait (doubled each time): a peer's
+   * subscription reaches the other servers of a cluster a moment after it is made. Default 6 × 20 ms
+   * (about 0.6 s in all).
+   */
+  readonly noResponders?: { readonly attempts: number; readonly firstDelayMs: number };
+}
+
+interface Cached {
+  readonly owner: NodeIdentity;
+  readonly revision: number;
+}
+
+/** What a sender is told when the owner could not be reached: retry shortly. */
+const retryAfterMs = 500;
+
+/**
+ * The fleet's Router: a key's owner is the node its claim names. Claims are read from the `claims`
+ * bucket on a miss and cached; a watch on the bucket keeps the cache current (the NATS store makes the
+ * watch again after every reconnect, from the last revision seen), and a `MOVED` answer drops an entry
+ * the watch has not corrected yet. Asks go over the bus to the owner's NodeEndpoint.
+ */
+export class FleetRouter implements Router {
+  readonly node: string;
+  private readonly claims: KvBucket;
+  private readonly bus: Bus;
+  private readonly identity: NodeIdentity;
+  private readonly scheduler: Scheduler;
+  private readonly attempts: number;
+  private readonly firstDelayMs: number;
+  private readonly cache = new Map<string, Cached>();
+  private watch: KvWatch | undefined;
+
+  constructor(options: FleetRouterOptions) {
+    this.claims = withEscapedKeys(options.claims);
+    this.bus = options.bus;
+    this.identity = options.identity;
+    this.node = options.identity.node;
+    this.scheduler = options.scheduler ?? realScheduler();
+    this.attempts = Math.max(1, options.noResponders?.attempts ?? 6);
+    this.firstDelayMs = options.noResponders?.firstDelayMs ?? 20;
+  }
+
+  /** Starts the watch that keeps the cache current. Idempotent. */
+  start(): this {
+    this.watch ??= this.claims.watch({}, (entry) => {
+      this.take(entry);
+    });
+    return this;
+  }
+
+  stop(): void {
+    this.watch?.stop();
+    this.watch = undefined;
+    this.cache.clear();
+  }
+
+  async locate(key: string): Promise<Location> {
+    let cached = this.cache.get(key);
+    if (cached === undefined) {
+      const entry = await this.claims.get(key);
+      if (entry === null) return { kind: "unknown" };
+      this.take(entry);
+      cached = this.cache.get(key);
+      if (cached === undefined) return { kind: "unknown" };
+    }
+    if (sameIdentity(cached.owner, this.identity)) return { kind: "local" };
+    // A claim of this node's older incarnation: the runtime's own restore says what to do with it.
+    if (cached.owner.node === this.node) return { kind: "unknown" };
+    return { kind: "remote", node: cached.owner.node };
+  }
+
+  invalidate(key: string): void {
+    this.cache.delete(key);
+  }
+
+  /** Number of cached claims, for tests and metrics. */
+  get cached(): number {
+    return this.cache.size;
+  }
+
+  async forward(
+    node: string,
+    key: string,
+    envelope: Forwarded,
+    opts: { timeoutMs: number },
+  ): Promise<AskResult> {
+    const delivery: ActorDelivery =
+      envelope.request === undefined
+        ? { key, message: envelope.message }
+        : { key, message: envelope.message, request: envelope.request };
+    const data = encodeDelivery(delivery);
+    let delay = this.firstDelayMs;
+    for (let attempt = 1; ; attempt += 1) {
+      let answer: Uint8Array;
+      try {
+        answer = await this.bus.request(nodeActorSubject(node), data, opts);
+      } catch (error) {
+        // No responders: the node is gone, or its endpoint's subscription has not reached our server
+        // yet (NATS-NOTES). Retried briefly, then the sender is told to retry.
+        if (isNoResponders(error) && attempt < this.attempts) {
+          await this.sleep(delay);
+          delay *= 2;
+          continue;
+        }
+        return failed(node, key, error);
+      }
+      try {
+        return decodeAskResult(answer);
+      } catch {
+        return { ok: false, code: "INTERNAL", message: `${node} answered ${key} with something unreadable` };
+      }
+    }
+  }
+
+  forwardTell(node: string, key: string, message: unknown): void {
+    try {
+      this.bus.publish(nodeActorSubject(node), encodeDelivery({ key, message, tell: true }));
+    } catch {
+      // Best effort, like a tell to a key with no actor: a closed bus drops it.
+    }
+  }
+
+  /** Applies a claim entry (read or watched) unless the cache already has a newer one. */
+  private take(entry: KvEntry): void {
+    const cached = this.cache.get(entry.key);
+    if (cached !== undefined && cached.revision >= entry.revision) return;
+    if (entry.operation === "DEL") {
+      this.cache.delete(entry.key);
+      return;
+    }
+    try {
+      this.cache.set(entry.key, { owner: decodeClaim(entry.value), revision: entry.revision });
+    } catch {
+      this.cache.delete(entry.key); // a claim that does not decode names nobody we can reach
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.scheduler.at(this.scheduler.now() + ms, resolve);
+    });
+  }
+}
+
+function failed(node: string, key: string, error: unknown): AskResult {
+  if (isBusTimeout(error))
+    return { ok: false, code: "TIMEOUT", message: `${node} did not answer for ${key} in time` };
+  if (isNoResponders(error) || isBusClosed(error))
+    return { ok: false, code: "UNAVAILABLE", message: `${node} cannot be reached for ${key}`, retryAfterMs };
+  return { ok: false, code: "INTERNAL", message: `forwarding ${key} to ${node} failed` };
+}

@@ -1,0 +1,59 @@
+import type { ActorSystem, AskResult } from "../actors/runtime/index.ts";
+import { decodeDelivery, encodeAskResult, nodeActorSubject } from "./actor-wire.ts";
+import type { Bus, BusMessage, BusSubscription } from "./bus.ts";
+
+/** What a NodeEndpoint is made of. */
+export interface NodeEndpointOptions {
+  readonly bus: Bus;
+  /** This node's id: the endpoint serves `foyer.node.<node>.actor`. */
+  readonly node: string;
+  readonly system: Pick<ActorSystem, "ask" | "tell">;
+}
+
+/**
+ * Serves other nodes' messages for this node's actors: each msgpack `{ key, message, request? }` is
+ * asked of the local runtime with `here` set — it is never sent on to a third node — and answered with
+ * the AskResult. A key this node does not own is answered `MOVED` (with retryAfterMs) by the runtime,
+ * so the sender looks the key up again. Tells (`tell: true`) are delivered and not answered.
+ */
+export class NodeEndpoint {
+  private subscription: BusSubscription | undefined;
+
+  constructor(private readonly options: NodeEndpointOptions) {}
+
+  /** Subscribes and flushes. On a cluster other servers learn of it a moment later (senders retry). */
+  async start(): Promise<void> {
+    this.subscription ??= this.options.bus.subscribe(nodeActorSubject(this.options.node), (msg) => {
+      this.serve(msg);
+    });
+    await this.options.bus.flush();
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  private serve(msg: BusMessage): void {
+    let delivery;
+    try {
+      delivery = decodeDelivery(msg.data);
+    } catch {
+      answer(msg, { ok: false, code: "INVALID", message: "not an actor delivery" });
+      return;
+    }
+    const { system } = this.options;
+    if (delivery.tell === true) {
+      system.tell(delivery.key, delivery.message, { here: true });
+      return;
+    }
+    const opts = delivery.request === undefined ? { here: true } : { here: true, request: delivery.request };
+    void system.ask(delivery.key, delivery.message, opts).then((result) => {
+      answer(msg, result);
+    });
+  }
+}
+
+function answer(msg: BusMessage, result: AskResult): void {
+  if (msg.reply !== undefined) msg.respond(encodeAskResult(result));
+}
