@@ -24,6 +24,7 @@ export {
 } from "./ports.ts";
 export { seededRandom } from "./seeded-random.ts";
 export { maxResultsPerSession } from "./request-results.ts";
+export { armGrace, cancelGrace, graceTimerName, graceTimerPlayer } from "./grace-timers.ts";
 export type {
   ActorContext,
   ActorKind,

@@ -3,13 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  isFoyerError,
   type ActivityEventView,
   type ActivityTransferView,
   type FoyerClient,
 } from "../../gateway/client/index.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, lobbyOf, startTestNode } from "../support/node.ts";
+import { clientFor, eventually, lobbyOf, refusal, startTestNode } from "../support/node.ts";
 
 /**
  * Activity lobbies end to end (docs/activity.md): SDK clients over real sockets, the directory and its
@@ -55,16 +54,6 @@ async function player(id: string): Promise<Player> {
   client.on("activity", (frame) => events.push(line(frame)));
   client.on("activityTransfer", (frame) => transfers.push(frame));
   return { client, events, transfers };
-}
-
-async function refusal(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    if (isFoyerError(error)) return error.code;
-    throw error;
-  }
-  throw new Error("the call was not refused");
 }
 
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { isFoyerError, type FoyerClient } from "../../gateway/client/index.ts";
+import { type FoyerClient } from "../../gateway/client/index.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, lobbyOf, startTestNode } from "../support/node.ts";
+import { clientFor, eventually, lobbyOf, refusal, startTestNode } from "../support/node.ts";
 
 let node: RunningNode | undefined;
 const clients: FoyerClient[] = [];
@@ -16,16 +16,6 @@ async function player(id: string): Promise<FoyerClient> {
   const client = await clientFor(node, id);
   clients.push(client);
   return client;
-}
-
-async function refusal(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    if (isFoyerError(error)) return error.code;
-    throw error;
-  }
-  throw new Error("the call was not refused");
 }
 
 const players = (c: FoyerClient): string[] => lobbyOf(c).members.map((m) => m.player);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { isFoyerError, type FoyerClient, type RoomEventFrame } from "../../gateway/client/index.ts";
+import { type FoyerClient, type RoomEventFrame } from "../../gateway/client/index.ts";
 import { encodeFrame } from "../../gateway/protocol/codec.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, rawSocket, startTestNode, waitFrame } from "../support/node.ts";
+import { clientFor, eventually, rawSocket, refusal, startTestNode, waitFrame } from "../support/node.ts";
 
 /** A player's lobby, activity lobby and room belong to the player: a fresh login carries on in them. */
 
@@ -14,16 +14,6 @@ async function connect(id: string): Promise<FoyerClient> {
   const client = await clientFor(node, id);
   clients.push(client);
   return client;
-}
-
-async function refusal(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    if (isFoyerError(error)) return error.code;
-    throw error;
-  }
-  throw new Error("the call was not refused");
 }
 
 afterEach(async () => {

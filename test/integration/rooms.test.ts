@@ -1,12 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  isFoyerError,
-  type FoyerClient,
-  type RoomEventFrame,
-  type RoomView,
-} from "../../gateway/client/index.ts";
+import { type FoyerClient, type RoomEventFrame, type RoomView } from "../../gateway/client/index.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, startTestNode } from "../support/node.ts";
+import { clientFor, eventually, refusal, startTestNode } from "../support/node.ts";
 
 /**
  * Relay rooms end to end (docs/rooms.md): SDK clients over real sockets, rooms created directly and a
@@ -32,16 +27,6 @@ async function player(id: string): Promise<Player> {
   const events: RoomEventFrame[] = [];
   client.on("roomEvent", (frame) => events.push(frame));
   return { id, client, events };
-}
-
-async function refusal(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    if (isFoyerError(error)) return error.code;
-    throw error;
-  }
-  throw new Error("the call was not refused");
 }
 
 function roomOf(p: Player): RoomView {

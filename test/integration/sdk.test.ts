@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { FoyerClient, isFoyerError, type SocketLike } from "../../gateway/client/index.ts";
+import { FoyerClient, type SocketLike } from "../../gateway/client/index.ts";
 import { decodeClientFrame } from "../../gateway/protocol/codec.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, lobbyOf, startTestNode, tokenFor } from "../support/node.ts";
+import { clientFor, eventually, lobbyOf, refusal, startTestNode, tokenFor } from "../support/node.ts";
 
 let node: RunningNode | undefined;
 const clients: FoyerClient[] = [];
@@ -19,16 +19,6 @@ async function player(id: string, extra: { callTimeoutMs?: number } = {}): Promi
   const client = await clientFor(node, id, extra);
   clients.push(client);
   return client;
-}
-
-async function refusal(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    if (isFoyerError(error)) return error.code;
-    throw error;
-  }
-  throw new Error("the call was not refused");
 }
 
 /** An SDK client on a `ws` socket that records the type and id of every request it sends. */

@@ -2,7 +2,7 @@ import { pino } from "pino";
 import WebSocket from "ws";
 import { signPlayerToken } from "../../gateway/auth/player-token.ts";
 import { createNodeClient } from "../../gateway/client/node.ts";
-import type { FoyerClient, LobbyView } from "../../gateway/client/index.ts";
+import { isFoyerError, type FoyerClient, type LobbyView } from "../../gateway/client/index.ts";
 import { encodeFrame } from "../../gateway/protocol/codec.ts";
 import { loadConfig } from "../../ops/config.ts";
 import { startNode, type RunningNode } from "../../ops/node/start-node.ts";
@@ -133,4 +133,15 @@ export async function rawJoin(raw: RawSocket, code: string, id = 1): Promise<voi
     (f) => f.id === id && (f.type === "result" || f.type === "error"),
   );
   if (answer.type !== "result") throw new Error(`join ${code} refused: ${JSON.stringify(answer)}`);
+}
+
+/** The error code a call is refused with; fails the test when the call succeeds. */
+export async function refusal(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (error) {
+    if (isFoyerError(error)) return error.code;
+    throw error;
+  }
+  throw new Error("the call was not refused");
 }
