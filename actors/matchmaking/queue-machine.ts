@@ -1,0 +1,208 @@
+import type { Effect, Restored, TimerFired } from "../runtime/index.ts";
+import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
+import type { QueueMessage, QueueMessageOf } from "./queue-messages.ts";
+import type { QueueEnv, QueueStep } from "./queue-options.ts";
+import { createFor, entryOfTimer, entryTimerName, resolveFilter, searchEntry } from "./queue-search.ts";
+import type { QueueEntry, QueueState } from "./queue-state.ts";
+import { patchEntry, patchLobby } from "./queue-state.ts";
+import { refuse, reply } from "./step.ts";
+
+/**
+ * The queue's transition function. Requests wait as entries; every `stepSeconds` the step timer searches
+ * each waiting entry once, oldest (highest step) first, against the view its lobbies keep current.
+ */
+
+/** The name of the game timer that runs a step. */
+export const stepTimerName = "step";
+
+type Request = QueueMessageOf<"findLobby" | "findOrCreateLobby" | "createLobby">;
+
+/** Arms the step timer when entries wait and it is not armed. */
+function withTick(step: QueueStep, env: QueueEnv): QueueStep {
+  const { state } = step;
+  if (state.tickAt !== null || state.entries.length === 0) return step;
+  const at = env.ctx.now + Math.round(env.options.stepSeconds * 1000);
+  return {
+    state: { ...state, tickAt: at },
+    effects: [...step.effects, { type: "timer", name: stepTimerName, at, kind: "game" }],
+  };
+}
+
+function queued(state: QueueState, player: string): boolean {
+  return state.entries.some((e) => e.player.id === player || e.party.some((p) => p.id === player));
+}
+
+/** Why a request cannot be queued, or undefined when it can. */
+function invalid(state: QueueState, message: Request, env: QueueEnv): string | undefined {
+  const ids = [message.player.id, ...message.party.map((p) => p.id)];
+  if (new Set(ids).size !== ids.length) return "a party lists a player twice";
+  const already = ids.find((id) => queued(state, id));
+  if (already !== undefined) return `${already} is already in the queue`;
+  const { teams } = env.lobbyType;
+  const team = message.team === "" ? null : message.team;
+  if (team !== null && !teams.some((t) => t.code === team)) return `no team ${team} in ${env.lobbyType.id}`;
+  if (chooseTeam(teams, freeByTeam(teams, []), team, ids.length) === undefined) {
+    return team === null
+      ? `no autoAssign team of ${env.lobbyType.id} holds ${ids.length}`
+      : `team ${team} holds fewer than ${ids.length}`;
+  }
+  return undefined;
+}
+
+/**
+ * A request joins the queue and is answered `{ entry }`; `createLobby` opens its lobby at once and is
+ * answered `{ entry, lobby }`. The outcome of a search reaches the players as frames: the lobby's view when
+ * they join, `matchmakingFailed` (JOIN_FAIL) when nothing matched by `maxSteps`.
+ */
+export function enqueue(state: QueueState, message: Request, env: QueueEnv): QueueStep {
+  const why = invalid(state, message, env);
+  if (why !== undefined) return refuse(state, "INVALID", why);
+  const id = `e${state.nextEntry}`;
+  // A create never searches; its entry lives only for the length of this message.
+  const search: Pick<QueueEntry, "maxSteps" | "algorithm" | "filter"> =
+    message.type === "createLobby"
+      ? {
+          maxSteps: 1,
+          algorithm: { strategy: "ranged-absolute", alignment: "center", ranges: [0] },
+          filter: {},
+        }
+      : { maxSteps: message.maxSteps, algorithm: message.algorithm, filter: message.filter };
+  const entry: QueueEntry = {
+    id,
+    seq: state.nextEntry,
+    create: message.type !== "findLobby",
+    player: message.player,
+    party: message.party,
+    rating: message.rating,
+    ...search,
+    ready: message.ready,
+    extra: message.extra,
+    team: message.team === "" ? null : message.team,
+    pingData: message.pingData,
+    settings: message.type === "findLobby" ? {} : message.settings,
+    step: 0,
+    stage: { status: "waiting" },
+  };
+  const next: QueueState = { ...state, nextEntry: state.nextEntry + 1, entries: [...state.entries, entry] };
+  if (message.type === "createLobby") {
+    const created = createFor(next, entry, env);
+    const lobby = created.state.lobbies.at(-1)?.lobby;
+    return { state: created.state, effects: [...created.effects, reply({ entry: id, lobby })] };
+  }
+  return withTick({ state: next, effects: [reply({ entry: id })] }, env);
+}
+
+/** The player stops searching. A group already sent to a lobby cannot be called back. */
+function cancel(state: QueueState, player: string): QueueStep {
+  const entry = state.entries.find((e) => e.player.id === player);
+  if (entry === undefined) return refuse(state, "NOT_FOUND", `${player} is not in the queue`);
+  if (entry.stage.status === "placing")
+    return refuse(state, "INVALID", `${player} is already being placed in a lobby`);
+  return {
+    state: patchEntry(state, entry.id, undefined),
+    effects: [{ type: "cancelTimer", name: entryTimerName(entry.id) }, reply()],
+  };
+}
+
+/** One step: every waiting entry is searched once, highest step first, then arrival order. */
+function runStep(state: QueueState, env: QueueEnv): QueueStep {
+  const order = state.entries
+    .filter((e) => e.stage.status === "waiting")
+    .sort((a, b) => b.step - a.step || a.seq - b.seq)
+    .map((e) => e.id);
+  let next: QueueState = { ...state, tickAt: null };
+  const effects: Effect[] = [];
+  for (const id of order) {
+    const entry = next.entries.find((e) => e.id === id);
+    if (entry === undefined) continue;
+    const searched = searchEntry(next, entry, env);
+    next = searched.state;
+    effects.push(...searched.effects);
+  }
+  return withTick({ state: next, effects }, env);
+}
+
+/** A lobby's report replaces what the queue knew, unless a newer one came first. */
+function status(state: QueueState, message: QueueMessageOf<"lobbyStatus">): QueueStep {
+  const { type: _type, ...view } = message;
+  const known = state.lobbies.find((l) => l.lobby === message.lobby);
+  if (known === undefined) return { state: { ...state, lobbies: [...state.lobbies, view] }, effects: [] };
+  if (message.version <= known.version) return { state, effects: [] };
+  return { state: patchLobby(state, message.lobby, view), effects: [] };
+}
+
+/** The lobby's answer to a join: the entry is done, or searches again at the same step. */
+function joinResult(state: QueueState, message: QueueMessageOf<"joinResult">, env: QueueEnv): QueueStep {
+  const entry = state.entries.find((e) => e.id === message.entry);
+  if (entry?.stage.status !== "placing" || entry.stage.lobby !== message.lobby) return { state, effects: [] };
+  const cancelTimer: Effect = { type: "cancelTimer", name: entryTimerName(entry.id) };
+  if (message.ok) return { state: patchEntry(state, entry.id, undefined), effects: [cancelTimer] };
+  // The view was stale: the lobby counts as closed until it reports again.
+  const next = patchEntry(patchLobby(state, message.lobby, { open: false }), entry.id, {
+    ...entry,
+    stage: { status: "waiting" },
+  });
+  return withTick({ state: next, effects: [cancelTimer] }, env);
+}
+
+/** A filter verdict; once every candidate has one, the entry is resolved. Late or stray verdicts are dropped. */
+function verdict(state: QueueState, message: QueueMessageOf<"filterVerdict">, env: QueueEnv): QueueStep {
+  const entry = state.entries.find((e) => e.id === message.entry);
+  if (entry?.stage.status !== "filtering") return { state, effects: [] };
+  const { stage } = entry;
+  if (!stage.candidates.includes(message.lobby) || stage.verdicts.some((v) => v.lobby === message.lobby))
+    return { state, effects: [] };
+  const verdicts = [...stage.verdicts, { lobby: message.lobby, accept: message.accept }];
+  const updated: QueueEntry = { ...entry, stage: { ...stage, verdicts } };
+  const next = patchEntry(state, entry.id, updated);
+  if (verdicts.length < stage.candidates.length) return { state: next, effects: [] };
+  return withTick(resolveFilter(next, updated, env), env);
+}
+
+/** An entry's deadline: missing verdicts reject; a lobby that never answered a join is taken as gone. */
+function entryDeadline(state: QueueState, id: string, env: QueueEnv): QueueStep {
+  const entry = state.entries.find((e) => e.id === id);
+  if (entry === undefined || entry.stage.status === "waiting" || env.ctx.now < entry.stage.deadline)
+    return { state, effects: [] };
+  if (entry.stage.status === "filtering") return withTick(resolveFilter(state, entry, env), env);
+  const lobby = entry.stage.lobby;
+  const next = patchEntry(patchLobby(state, lobby, { open: false }), id, {
+    ...entry,
+    stage: { status: "waiting" },
+  });
+  return withTick({ state: next, effects: [] }, env);
+}
+
+/** Handles one queue message (already parsed). */
+export function handleQueue(
+  state: QueueState,
+  message: QueueMessage | TimerFired | Restored,
+  env: QueueEnv,
+): QueueStep {
+  switch (message.type) {
+    case "findLobby":
+    case "findOrCreateLobby":
+    case "createLobby":
+      return enqueue(state, message, env);
+    case "cancel":
+      return cancel(state, message.player);
+    case "lobbyStatus":
+      return status(state, message);
+    case "lobbyClosed":
+      return {
+        state: { ...state, lobbies: state.lobbies.filter((l) => l.lobby !== message.lobby) },
+        effects: [],
+      };
+    case "joinResult":
+      return joinResult(state, message, env);
+    case "filterVerdict":
+      return verdict(state, message, env);
+    case "timer": {
+      if (message.name === stepTimerName) return runStep(state, env);
+      const id = entryOfTimer(message.name);
+      return id === undefined ? { state, effects: [] } : entryDeadline(state, id, env);
+    }
+    case "restored":
+      return { state, effects: [] };
+  }
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { playerIdSchema, playerRefSchema, restoredSchema, timerFiredSchema } from "../lobby/index.ts";
+import type { Restored, TimerFired } from "../runtime/index.ts";
+import { jsonObjectSchema, teamCodeSchema } from "./lobby-type.ts";
+import { joinResultSchema, lobbyClosedSchema, lobbyStatusSchema } from "./matched-lobby-messages.ts";
+import { matchedLobbyKeySchema } from "./matchmaking-keys.ts";
+import { stepAlgorithmSchema } from "./step-algorithm.ts";
+
+/** What a queue accepts: players' requests from gateways, reports from its lobbies, filter verdicts. */
+
+/** The fields every request carries (SPEC §3); the seed's `""` team means "let the lobby choose". */
+const common = {
+  player: playerRefSchema,
+  rating: z.number(),
+  /** Other players brought along: they join the same lobby and team, with the requester's rating. */
+  party: z.array(playerRefSchema).max(31).default([]),
+  ready: z.boolean().default(false),
+  extra: jsonObjectSchema.default({}),
+  team: z.union([z.literal(""), teamCodeSchema]).default(""),
+  /** Round trip in ms to each region, as the SDK measured it. */
+  pingData: z.record(z.string().min(1).max(64), z.number().min(0)).default({}),
+};
+
+/** What a search adds: how long to step, how, and the filter's input. */
+const search = {
+  ...common,
+  maxSteps: z.number().int().min(1).max(1000),
+  algorithm: stepAlgorithmSchema,
+  filter: jsonObjectSchema.default({}),
+};
+
+/** The three requests; `findOrCreateLobby` and `createLobby` carry the owner's settings for a new lobby. */
+export const queueRequestSchemas = [
+  z.strictObject({ type: z.literal("findLobby"), ...search }),
+  z.strictObject({ type: z.literal("findOrCreateLobby"), ...search, settings: jsonObjectSchema.default({}) }),
+  z.strictObject({ type: z.literal("createLobby"), ...common, settings: jsonObjectSchema.default({}) }),
+] as const;
+
+/** A filter's answer about one candidate lobby for one entry (from the worker pool, a later part). */
+export const filterVerdictSchema = z.strictObject({
+  type: z.literal("filterVerdict"),
+  entry: z.string().min(1),
+  lobby: matchedLobbyKeySchema,
+  accept: z.boolean(),
+});
+
+/** Every message a queue handles. */
+export const queueMessageSchema = z.discriminatedUnion("type", [
+  ...queueRequestSchemas,
+  // The player gives up searching (the gateway tells); a group already being placed cannot be called back.
+  z.strictObject({ type: z.literal("cancel"), player: playerIdSchema }),
+  lobbyStatusSchema,
+  lobbyClosedSchema,
+  joinResultSchema,
+  filterVerdictSchema,
+]);
+
+/** A queue message. */
+export type QueueMessage = z.output<typeof queueMessageSchema>;
+
+/** The queue message with this `type`. */
+export type QueueMessageOf<T extends QueueMessage["type"]> = Extract<QueueMessage, { type: T }>;
+
+/** A queue request as a caller may write it (defaults left out). */
+export type QueueRequestInput = z.input<(typeof queueRequestSchemas)[number]>;
+
+const incomingSchema = z.discriminatedUnion("type", [
+  ...queueMessageSchema.options,
+  timerFiredSchema,
+  restoredSchema,
+]);
+
+/** Validates a message for a queue; undefined for anything else. */
+export function parseQueueMessage(message: unknown): QueueMessage | TimerFired | Restored | undefined {
+  const result = incomingSchema.safeParse(message);
+  return result.success ? result.data : undefined;
+}

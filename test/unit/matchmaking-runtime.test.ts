@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import {
+  matchedLobbyKind,
+  queueKind,
+  type MatchedLobbyState,
+  type QueueState,
+} from "../../actors/matchmaking/index.ts";
+import { createHarness, type ActorKind } from "../../actors/runtime/index.ts";
+import { cursorParty, find } from "./support/matchmaking-driver.ts";
+
+/** A queue and the lobbies it opens, on the real runtime (fake clock, in-memory store). */
+
+/** A stand-in room kind that records what it was spawned with. */
+function roomRecorder(spawned: { key: string; init: unknown }[]): ActorKind<unknown, never> {
+  return {
+    kind: "room",
+    schemaVersion: 1,
+    create: (init, ctx) => {
+      spawned.push({ key: ctx.key, init });
+      return { state: init, effects: [] };
+    },
+    parse: () => undefined,
+    handle: (state) => ({ state, effects: [] }),
+    upgrade: (state) => state,
+    idle: () => true,
+  };
+}
+
+describe("matchmaking on the runtime", () => {
+  it("find-or-create opens a lobby, a later search joins it through the lobby's answer, and the start spawns a room", async () => {
+    const rooms: { key: string; init: unknown }[] = [];
+    const h = createHarness({
+      kinds: [
+        { kind: queueKind({ lobbyTypes: [cursorParty] }) as never, createOnDemand: true },
+        { kind: matchedLobbyKind() as never },
+        { kind: roomRecorder(rooms) as never },
+      ],
+    });
+    const Q = "queue/CursorPartyV2";
+    const L = "mmlobby/CursorPartyV2/1";
+    expect(await h.system.ask(Q, find("alice", 100, { maxSteps: 1 }, "findOrCreateLobby"))).toEqual({
+      ok: true,
+      value: { entry: "e1" },
+    });
+    await h.clock.advance(2000);
+    await h.settle();
+    expect(h.lastOf("alice", "matchedLobby")).toMatchObject({ lobby: L, owner: "alice", phase: "early" });
+
+    await h.system.ask(Q, find("bob", 104));
+    await h.clock.advance(2000);
+    await h.settle();
+    const lobby = h.system.peek(L) as MatchedLobbyState;
+    expect(lobby.members.map((m) => m.id)).toEqual(["alice", "bob"]);
+    const queue = h.system.peek(Q) as QueueState;
+    expect(queue.entries).toEqual([]);
+    expect(queue.lobbies.map((l) => [l.lobby, l.rating, l.free])).toEqual([[L, 102, { all: 6 }]]);
+
+    expect(await h.system.ask(L, { type: "ready", player: "bob", ready: true })).toEqual({ ok: true });
+    await h.settle();
+    expect(rooms).toHaveLength(1);
+    expect(h.lastOf("bob", "lobbyStarted")).toMatchObject({
+      lobby: L,
+      room: rooms[0]!.key.slice("room/".length),
+    });
+    expect(h.reported).toEqual([]);
+  });
+});
