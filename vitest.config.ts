@@ -11,6 +11,15 @@ export default defineConfig({
       { test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       { test: { name: "contract", include: ["test/contract/**/*.test.ts"] } },
       { test: { name: "integration", include: ["test/integration/**/*.test.ts"], testTimeout: 20_000 } },
+      // Real nats-server processes and several nodes: slower, so a developer can leave them out.
+      {
+        test: {
+          name: "cluster",
+          include: ["test/cluster/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

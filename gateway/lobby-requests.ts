@@ -13,6 +13,11 @@ export interface LobbyRequestsDeps {
   readonly random: Random;
   /** False when the node may open no more rooms (a direct `createRoom` is then retryable). */
   readonly canOpenRoom?: () => boolean;
+  /**
+   * In a fleet: the public URL of the node that owns a key, when that is another node. A join of a
+   * lobby owned elsewhere redirects the player's socket there (the SDK follows and re-sends the join).
+   */
+  readonly ownerUrl?: (key: string) => Promise<string | null>;
 }
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
@@ -162,6 +167,11 @@ export class LobbyRequests {
     if (code === "") return this.create(session, false, null, request);
     if (!codePattern.test(code)) return fail("NOT_FOUND", `no lobby has the code ${code.slice(0, 32)}`);
     const key = `lobby/${code}`;
+    const owner = await this.deps.ownerUrl?.(key);
+    if (owner) {
+      session.send({ type: "redirect", url: owner, reason: "lobby" });
+      return { ok: false, code: "MOVED", message: `lobby ${code} lives on another node`, retryAfterMs: 100 };
+    }
     const result = await this.deps.system.ask(
       key,
       { type: "join", player: { id: session.player, name: session.name } },

@@ -100,6 +100,18 @@ export const settings = {
     def: "10000",
     help: "time allowed before hello",
   },
+  nats: {
+    schema: list,
+    env: "FOYER_NATS",
+    def: "",
+    help: "NATS server URLs, comma separated: join a fleet (empty = embedded, one node alone)",
+  },
+  natsReplicas: {
+    schema: int(1, 5),
+    env: "FOYER_NATS_REPLICAS",
+    def: "1",
+    help: "replicas of the fleet's KV buckets (3 on a 3-server NATS cluster)",
+  },
   heartbeatMs: {
     schema: int(100, 600_000),
     env: "FOYER_HEARTBEAT_MS",

@@ -22,6 +22,7 @@ import {
   type TokenKey,
 } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
+import { buildFleetRuntime } from "./fleet-runtime.ts";
 import { isDevMode, tokenKeysOf } from "./dev-mode.ts";
 
 /** A running node: its URLs, its parts (for tests and the bench) and how to stop it. */
@@ -72,9 +73,14 @@ export async function buildEmbeddedRuntime(
     scheduler,
   });
   const system = new ActorSystem({ store, outbox, scheduler, random: cryptoRandom(), node, events });
-  const lobby = lobbyOptionsOf(config);
+  registerKinds(system, config);
+  return { system, kv, lobby: lobbyOptionsOf(config) };
+}
+
+/** Every actor kind a node serves, the same on an embedded node and in a fleet. */
+export function registerKinds(system: ActorSystem, config: NodeConfig): void {
   system
-    .register(lobbyKind(lobby))
+    .register(lobbyKind(lobbyOptionsOf(config)))
     .register(roomKind({}))
     .register(playerKind({}), { createOnDemand: true })
     .register(directoryKind({}), { createOnDemand: true })
@@ -82,7 +88,6 @@ export async function buildEmbeddedRuntime(
     // the lobbies are spawned by their directory.
     .register(activityDirectoryKind(config.activities), { createOnDemand: true })
     .register(activityLobbyKind());
-  return { system, kv, lobby };
 }
 
 /** What a node knows about itself: how many rooms it runs and whether it is stopping. */
@@ -142,6 +147,7 @@ interface GatewayParts {
   readonly tokenKeys: readonly TokenKey[];
   readonly refusals: Map<string, number>;
   readonly capacity: Capacity;
+  readonly ownerUrl?: (key: string) => Promise<string | null>;
 }
 
 /** The WebSocket gateway in front of the runtime. */
@@ -155,6 +161,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
       lobby,
       random: cryptoRandom(),
       canOpenRoom: () => capacity.state.canOpenRoom(),
+      ...(parts.ownerUrl ? { ownerUrl: parts.ownerUrl } : {}),
     }),
     sessions,
     tokenKeys,
@@ -173,6 +180,33 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
   });
 }
 
+/** The runtime a configuration asks for: embedded (no NATS) or in a fleet (`--nats`). */
+async function buildRuntime(
+  config: NodeConfig,
+  outbox: Outbox,
+  node: NodeState,
+  events: RuntimeEvents,
+): Promise<{
+  system: ActorSystem;
+  ownerUrl?: (key: string) => Promise<string | null>;
+  announce?: (url: string) => Promise<void>;
+  close(): Promise<void>;
+}> {
+  if (config.nats.length > 0) {
+    return buildFleetRuntime(config, outbox, node, events, (system) => {
+      registerKinds(system, config);
+    });
+  }
+  const { system, kv } = await buildEmbeddedRuntime(config, outbox, node, events);
+  return {
+    system,
+    async close() {
+      system.close();
+      await kv.close();
+    },
+  };
+}
+
 /**
  * Starts one embedded node: the actor runtime on an in-memory KV (the same claim and snapshot code path
  * the fleet runs on NATS), and the WebSocket gateway in front of it.
@@ -185,12 +219,23 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
   const refusals = new Map<string, number>();
   const runtimeLog = logger.child({ component: "runtime", node: config.nodeId });
   const events = runtimeEventsOf(runtimeLog, capacity);
-  const { system, kv, lobby } = await buildEmbeddedRuntime(config, sessions, capacity.state, events);
-  const gateway = buildGateway(config, logger, { system, lobby, sessions, tokenKeys, refusals, capacity });
+  const runtime = await buildRuntime(config, sessions, capacity.state, events);
+  const { system } = runtime;
+  const lobby = lobbyOptionsOf(config);
+  const gateway = buildGateway(config, logger, {
+    system,
+    lobby,
+    sessions,
+    tokenKeys,
+    refusals,
+    capacity,
+    ...(runtime.ownerUrl ? { ownerUrl: runtime.ownerUrl } : {}),
+  });
   const port = await gateway.listen();
   const secure = Boolean(config.tlsCert && config.tlsKey);
   const url = config.publicUrl ?? `${secure ? "wss" : "ws"}://${config.host}:${port}/ws`;
   sessions.publicUrl = url;
+  await runtime.announce?.(url);
   const httpUrl = `${secure ? "https" : "http"}://${config.host}:${port}`;
   const sweep = setInterval(() => sessions.expire(Date.now(), 10 * 60_000), 60_000);
   sweep.unref();
@@ -207,8 +252,7 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
       capacity.stopping = true;
       clearInterval(sweep);
       await gateway.close();
-      system.close();
-      await kv.close();
+      await runtime.close();
     },
   };
 }
