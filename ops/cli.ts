@@ -3,6 +3,7 @@ import { ConfigError, flagOf, loadConfig, settings } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { startNode } from "./node/start-node.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
+import { runCluster } from "./cluster.ts";
 
 /** `foyer`: run a node, benchmark it. */
 const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
@@ -44,6 +45,15 @@ nodeCommand.action(async (opts: Record<string, string | boolean>) => {
     shutdown("SIGTERM");
   });
 });
+
+program
+  .command("cluster")
+  .description("run a local fleet: nats-servers and node processes; prints every node's URL, Ctrl-C stops all")
+  .option("--nodes <n>", "Foyer node processes", "3")
+  .option("--nats <n>", "nats-servers (3 = a JetStream cluster with R3 buckets)", "3")
+  .action(async (opts: { nodes: string; nats: string }) => {
+    await runCluster({ nodes: Number(opts.nodes), nats: Number(opts.nats) });
+  });
 
 program
   .command("bench")

@@ -100,6 +100,12 @@ export const settings = {
     def: "10000",
     help: "time allowed before hello",
   },
+  devTokens: {
+    schema: bool,
+    env: "FOYER_DEV_TOKENS",
+    def: "false",
+    help: "serve GET /dev/token even with --token-keys (a local cluster; never with --production)",
+  },
   nats: {
     schema: list,
     env: "FOYER_NATS",

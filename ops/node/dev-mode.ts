@@ -5,8 +5,9 @@ import type { TokenKey } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
 
 /** True when the node runs in dev mode: not production and no token keys, so it signs tokens for anyone. */
-export function isDevMode(config: Pick<NodeConfig, "production" | "tokenKeys">): boolean {
-  return !config.production && config.tokenKeys.length === 0;
+export function isDevMode(config: Pick<NodeConfig, "production" | "tokenKeys" | "devTokens">): boolean {
+  // A local cluster shares one key between its nodes and still hands out dev tokens (`--dev-tokens`).
+  return !config.production && (config.tokenKeys.length === 0 || config.devTokens);
 }
 
 /** True for a listen address only this machine can reach (`127.x.x.x`, `::1`, `localhost`). */

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../ops/config.ts";
-import { isLoopbackHost, tokenKeysOf } from "../../ops/node/dev-mode.ts";
+import { isDevMode, isLoopbackHost, tokenKeysOf } from "../../ops/node/dev-mode.ts";
 
 /** A logger whose lines the test reads: level and message of each. */
 function capturingLogger() {
@@ -44,5 +44,19 @@ describe("dev mode", () => {
     const config = loadConfig({ host: "0.0.0.0", tokenKeys: "k1:0123456789abcdefXYZ" }, {});
     expect(tokenKeysOf(config, keyed.log)).toEqual([{ id: "k1", secret: "0123456789abcdefXYZ" }]);
     expect(keyed.lines).toEqual([]);
+  });
+
+  it("serves dev tokens without keys, or with keys only when --dev-tokens asks, never in production", () => {
+    const key = "k1:0123456789abcdefXYZ";
+    expect(isDevMode(loadConfig({}, {}))).toBe(true);
+    expect(isDevMode(loadConfig({ tokenKeys: key }, {}))).toBe(false);
+    expect(isDevMode(loadConfig({ tokenKeys: key, devTokens: "true" }, {}))).toBe(true);
+    const production = {
+      tokenKeys: key,
+      devTokens: "true",
+      production: "true",
+      sessionSecret: "s".repeat(20),
+    };
+    expect(isDevMode(loadConfig(production, {}))).toBe(false);
   });
 });
