@@ -5,7 +5,7 @@ import type { RunningNode } from "../../ops/node/start-node.ts";
 import { clientFor, eventually, lobbyOf, startTestNode } from "../support/node.ts";
 
 /**
- * Two nodes in a fleet over a real 3-server NATS cluster (R3 buckets): a lobby lives on the node that
+ * Three nodes in a fleet over a real 3-server NATS cluster (R3 buckets): a lobby lives on the node that
  * claimed its code, and a join through the other node's gateway is redirected there.
  */
 
@@ -18,10 +18,12 @@ beforeAll(async () => {
   const fleet = {
     nats: nats.urls.join(","),
     natsReplicas: "3",
+    maxConnectionsPerIp: "10000",
     sessionSecret: "cluster-session-secret-0123",
   };
   nodes.push(await startTestNode({ ...fleet, nodeId: "n1" }));
   nodes.push(await startTestNode({ ...fleet, nodeId: "n2" }));
+  nodes.push(await startTestNode({ ...fleet, nodeId: "n3" }));
 }, 120_000);
 
 afterAll(async () => {
@@ -36,7 +38,7 @@ async function connect(node: RunningNode, player: string): Promise<FoyerClient> 
   return client;
 }
 
-describe("a fleet of two nodes", () => {
+describe("a fleet of three nodes", () => {
   it("redirects a join through a non-owner gateway to the owner's lobby", async () => {
     const [n1, n2] = nodes as [RunningNode, RunningNode];
     const alice = await connect(n1, "alice");
@@ -51,11 +53,31 @@ describe("a fleet of two nodes", () => {
     await eventually(() => expect(lobbyOf(alice).members[1]?.ready).toBe(true));
   }, 60_000);
 
-  it("gives distinct codes to many concurrent creates spread over both nodes", async () => {
+  it("gives 2,000 concurrent creates spread over three nodes 2,000 distinct codes", async () => {
     const creators = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => connect(nodes[i % 2]!, `creator-${i}`)),
+      Array.from({ length: 2_000 }, (_, i) => connect(nodes[i % 3]!, `creator-${i}`)),
     );
     const codes = await Promise.all(creators.map(async (c) => (await c.create()).code));
-    expect(new Set(codes).size).toBe(codes.length);
+    expect(codes).toHaveLength(2_000);
+    expect(new Set(codes).size).toBe(2_000);
+    for (const c of creators) c.close();
+  }, 60_000);
+
+  it("a player joining a lobby on another node leaves the first", async () => {
+    const [n1, n2] = nodes as [RunningNode, RunningNode];
+    const host1 = await connect(n1, "host-one");
+    const host2 = await connect(n2, "host-two");
+    const wanderer = await connect(n1, "wanderer");
+    const first = await host1.create();
+    const second = await host2.create();
+    await wanderer.join(first.code);
+    await eventually(() =>
+      expect(lobbyOf(host1).members.map((m) => m.player)).toEqual(["host-one", "wanderer"]),
+    );
+    await wanderer.join(second.code);
+    await eventually(() =>
+      expect(lobbyOf(host2).members.map((m) => m.player)).toEqual(["host-two", "wanderer"]),
+    );
+    await eventually(() => expect(lobbyOf(host1).members.map((m) => m.player)).toEqual(["host-one"]));
   }, 60_000);
 });
