@@ -48,7 +48,9 @@ nodeCommand.action(async (opts: Record<string, string | boolean>) => {
 
 program
   .command("cluster")
-  .description("run a local fleet: nats-servers and node processes; prints every node's URL, Ctrl-C stops all")
+  .description(
+    "run a local fleet: nats-servers and node processes; prints every node's URL, Ctrl-C stops all",
+  )
   .option("--nodes <n>", "Foyer node processes", "3")
   .option("--nats <n>", "nats-servers (3 = a JetStream cluster with R3 buckets)", "3")
   .action(async (opts: { nodes: string; nats: string }) => {
