@@ -1,30 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type FoyerClient } from "../../gateway/client/index.ts";
-import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, lobbyOf, refusal, startTestNode } from "../support/node.ts";
+import { eventually, lobbyOf, refusal, useTestNode } from "../support/node.ts";
 
-let node: RunningNode | undefined;
-const clients: FoyerClient[] = [];
-
-async function setup(overrides: Record<string, string> = {}): Promise<RunningNode> {
-  node = await startTestNode(overrides);
-  return node;
-}
-
-async function player(id: string): Promise<FoyerClient> {
-  if (!node) throw new Error("no node");
-  const client = await clientFor(node, id);
-  clients.push(client);
-  return client;
-}
+const { setup, player } = useTestNode();
 
 const players = (c: FoyerClient): string[] => lobbyOf(c).members.map((m) => m.player);
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await node?.stop();
-  node = undefined;
-});
 
 describe("private lobbies over real sockets", () => {
   it("creates a lobby and joins it by code from a second client, in lower case with spaces", async () => {

@@ -1,29 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { FoyerClient } from "../../gateway/client/index.ts";
+import { describe, expect, it } from "vitest";
 import { encodeFrame } from "../../gateway/protocol/codec.ts";
-import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, lobbyOf, rawSocket, startTestNode, waitFrame } from "../support/node.ts";
+import { eventually, lobbyOf, rawSocket, useTestNode, waitFrame } from "../support/node.ts";
 
-let node: RunningNode | undefined;
-const clients: FoyerClient[] = [];
-
-async function setup(overrides: Record<string, string> = {}): Promise<RunningNode> {
-  node = await startTestNode(overrides);
-  return node;
-}
-
-async function player(id: string): Promise<FoyerClient> {
-  if (!node) throw new Error("no node");
-  const client = await clientFor(node, id);
-  clients.push(client);
-  return client;
-}
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await node?.stop();
-  node = undefined;
-});
+const { setup, player } = useTestNode();
 
 describe("sessions and retries across connections", () => {
   it("a newer login of the same player takes over without costing the seat", async () => {

@@ -1,4 +1,5 @@
 import { pino } from "pino";
+import { afterEach } from "vitest";
 import WebSocket from "ws";
 import { signPlayerToken } from "../../gateway/auth/player-token.ts";
 import { createNodeClient } from "../../gateway/client/node.ts";
@@ -144,4 +145,35 @@ export async function refusal(call: Promise<unknown>): Promise<string> {
     throw error;
   }
   throw new Error("the call was not refused");
+}
+
+/** One embedded node per test and the SDK clients connected to it, all stopped after each test. */
+export interface TestNodeScope {
+  /** Starts the test's node with these settings (flags by setting name). */
+  readonly setup: (overrides?: Record<string, string>) => Promise<RunningNode>;
+  /** A connected SDK client of the test's node. */
+  readonly player: (id: string) => Promise<FoyerClient>;
+}
+
+/** Registers the per-test teardown and returns the helpers that start a node and connect players. */
+export function useTestNode(): TestNodeScope {
+  let node: RunningNode | undefined;
+  const clients: FoyerClient[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await node?.stop();
+    node = undefined;
+  });
+  return {
+    setup: async (overrides = {}) => {
+      node = await startTestNode(overrides);
+      return node;
+    },
+    player: async (id) => {
+      if (!node) throw new Error("no node: call setup() first");
+      const client = await clientFor(node, id);
+      clients.push(client);
+      return client;
+    },
+  };
 }
