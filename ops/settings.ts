@@ -112,6 +112,24 @@ export const settings = {
     def: "",
     help: "NATS server URLs, comma separated: join a fleet (empty = embedded, one node alone)",
   },
+  natsUser: {
+    schema: z.string().optional(),
+    env: "FOYER_NATS_USER",
+    def: undefined,
+    help: "NATS user name (with --nats-pass)",
+  },
+  natsPass: {
+    schema: z.string().optional(),
+    env: "FOYER_NATS_PASS",
+    def: undefined,
+    help: "NATS password (prefer the environment variable to the flag)",
+  },
+  natsToken: {
+    schema: z.string().optional(),
+    env: "FOYER_NATS_TOKEN",
+    def: undefined,
+    help: "NATS token, instead of a user and password",
+  },
   natsReplicas: {
     schema: int(1, 5),
     env: "FOYER_NATS_REPLICAS",

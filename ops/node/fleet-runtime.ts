@@ -40,7 +40,13 @@ export async function buildFleetRuntime(
   events: RuntimeEvents,
   register: (system: ActorSystem) => void,
 ): Promise<FleetRuntime> {
-  const nc = await connectNats({ servers: config.nats, name: config.nodeId });
+  const nc = await connectNats({
+    servers: config.nats,
+    name: config.nodeId,
+    ...(config.natsUser === undefined ? {} : { user: config.natsUser }),
+    ...(config.natsPass === undefined ? {} : { pass: config.natsPass }),
+    ...(config.natsToken === undefined ? {} : { token: config.natsToken }),
+  });
   const kv = new NatsKvStore(nc, { replicas: config.natsReplicas });
   const bus = new NatsBus(nc);
   const scheduler = realScheduler();
