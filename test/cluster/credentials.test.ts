@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectNats } from "../../fleet/index.ts";
 import { ensureNatsServer, freePorts, waitListening } from "../../ops/nats/index.ts";
@@ -9,6 +12,8 @@ import { clientFor, startTestNode } from "../support/node.ts";
 
 let server: ChildProcess | undefined;
 let url = "";
+// Its own JetStream directory: without -sd the server would reuse one in /tmp across runs.
+const storeDir = mkdtempSync(join(tmpdir(), "foyer-nats-auth-"));
 
 beforeAll(async () => {
   const bin = await ensureNatsServer();
@@ -16,7 +21,19 @@ beforeAll(async () => {
   url = `nats://127.0.0.1:${port}`;
   server = spawn(
     bin,
-    ["-a", "127.0.0.1", "-p", String(port), "-js", "--user", "foyer", "--pass", "s3cret-pass"],
+    [
+      "-a",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-js",
+      "-sd",
+      storeDir,
+      "--user",
+      "foyer",
+      "--pass",
+      "s3cret-pass",
+    ],
     {
       stdio: "ignore",
     },
@@ -26,6 +43,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   server?.kill("SIGKILL");
+  rmSync(storeDir, { recursive: true, force: true });
 });
 
 describe("NATS credentials", () => {
