@@ -1,6 +1,6 @@
+import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { playerRefSchema, restoredSchema, timerFiredSchema } from "../lobby/index.ts";
-import type { Restored, TimerFired } from "../runtime/index.ts";
+import { playerRefSchema } from "../lobby/index.ts";
 import { vehicleSchema } from "./activity-frames.ts";
 import { activityLobbyKeySchema } from "./activity-keys.ts";
 import { lobbyClosedSchema, lobbyStatusSchema } from "./lobby-status.ts";
@@ -31,16 +31,11 @@ export type ActivityDirectoryMessageOf<T extends ActivityDirectoryMessage["type"
   { type: T }
 >;
 
-const incomingSchema = z.discriminatedUnion("type", [
-  ...activityDirectoryMessageSchema.options,
-  timerFiredSchema,
-  restoredSchema,
-]);
+const parseIncoming = kindMessageParser(activityDirectoryMessageSchema);
 
 /** Validates a message for an activity directory; undefined for anything else. */
 export function parseActivityDirectoryMessage(
   message: unknown,
 ): ActivityDirectoryMessage | TimerFired | Restored | undefined {
-  const result = incomingSchema.safeParse(message);
-  return result.success ? result.data : undefined;
+  return parseIncoming(message);
 }

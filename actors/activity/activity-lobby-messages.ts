@@ -1,12 +1,6 @@
+import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import {
-  codeSchema,
-  playerIdSchema,
-  playerRefSchema,
-  restoredSchema,
-  timerFiredSchema,
-} from "../lobby/index.ts";
-import type { Restored, TimerFired } from "../runtime/index.ts";
+import { codeSchema, playerIdSchema, playerRefSchema } from "../lobby/index.ts";
 import { vehicleSchema } from "./activity-frames.ts";
 import { activitySettingsSchema } from "./activity-settings.ts";
 
@@ -40,16 +34,11 @@ export type ActivityLobbyMessageOf<T extends ActivityLobbyMessage["type"]> = Ext
   { type: T }
 >;
 
-const incomingSchema = z.discriminatedUnion("type", [
-  ...activityLobbyMessageSchema.options,
-  timerFiredSchema,
-  restoredSchema,
-]);
+const parseIncoming = kindMessageParser(activityLobbyMessageSchema);
 
 /** Validates a message for an activity lobby; undefined for anything malformed or not a lobby's. */
 export function parseActivityLobbyMessage(
   message: unknown,
 ): ActivityLobbyMessage | TimerFired | Restored | undefined {
-  const result = incomingSchema.safeParse(message);
-  return result.success ? result.data : undefined;
+  return parseIncoming(message);
 }

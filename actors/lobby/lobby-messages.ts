@@ -1,7 +1,6 @@
+import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import type { Restored, TimerFired } from "../runtime/index.ts";
 import { codeSchema, metadataSchema, modeSchema, playerIdSchema, playerNameSchema } from "./fields.ts";
-import { restoredSchema, timerFiredSchema } from "./system-messages.ts";
 
 /** What a lobby accepts: from the gateway (players' requests, connection changes) and from its room. */
 
@@ -45,14 +44,9 @@ export type LobbyMessage = z.output<typeof lobbyMessageSchema>;
 /** The lobby message with this `type`. */
 export type LobbyMessageOf<T extends LobbyMessage["type"]> = Extract<LobbyMessage, { type: T }>;
 
-const incomingSchema = z.discriminatedUnion("type", [
-  ...lobbyMessageSchema.options,
-  timerFiredSchema,
-  restoredSchema,
-]);
+const parseIncoming = kindMessageParser(lobbyMessageSchema);
 
 /** Validates a message for a lobby; undefined for anything malformed or not a lobby's. */
 export function parseLobbyMessage(message: unknown): LobbyMessage | TimerFired | Restored | undefined {
-  const result = incomingSchema.safeParse(message);
-  return result.success ? result.data : undefined;
+  return parseIncoming(message);
 }

@@ -1,12 +1,6 @@
+import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import {
-  codeSchema,
-  playerIdSchema,
-  playerNameSchema,
-  restoredSchema,
-  timerFiredSchema,
-} from "../lobby/index.ts";
-import type { Restored, TimerFired } from "../runtime/index.ts";
+import { codeSchema, playerIdSchema, playerNameSchema } from "../lobby/index.ts";
 import { jsonObjectSchema, lobbyTypeSchema, teamCodeSchema } from "./lobby-type.ts";
 import { matchedLobbyKeySchema } from "./matchmaking-keys.ts";
 import { lobbyPhaseSchema, matchedMemberSchema, timetableSchema } from "./matched-lobby-state.ts";
@@ -69,18 +63,13 @@ export type MatchedLobbyMessageOf<T extends MatchedLobbyMessage["type"]> = Extra
   { type: T }
 >;
 
-const incomingSchema = z.discriminatedUnion("type", [
-  ...matchedLobbyMessageSchema.options,
-  timerFiredSchema,
-  restoredSchema,
-]);
+const parseIncoming = kindMessageParser(matchedLobbyMessageSchema);
 
 /** Validates a message for a matched lobby; undefined for anything else. */
 export function parseMatchedLobbyMessage(
   message: unknown,
 ): MatchedLobbyMessage | TimerFired | Restored | undefined {
-  const result = incomingSchema.safeParse(message);
-  return result.success ? result.data : undefined;
+  return parseIncoming(message);
 }
 
 /**

@@ -1,6 +1,6 @@
+import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { playerIdSchema, playerRefSchema, restoredSchema, timerFiredSchema } from "../lobby/index.ts";
-import type { Restored, TimerFired } from "../runtime/index.ts";
+import { playerIdSchema, playerRefSchema } from "../lobby/index.ts";
 import { jsonObjectSchema, teamCodeSchema } from "./lobby-type.ts";
 import { joinResultSchema, lobbyClosedSchema, lobbyStatusSchema } from "./matched-lobby-messages.ts";
 import { matchedLobbyKeySchema } from "./matchmaking-keys.ts";
@@ -64,14 +64,9 @@ export type QueueMessageOf<T extends QueueMessage["type"]> = Extract<QueueMessag
 /** A queue request as a caller may write it (defaults left out). */
 export type QueueRequestInput = z.input<(typeof queueRequestSchemas)[number]>;
 
-const incomingSchema = z.discriminatedUnion("type", [
-  ...queueMessageSchema.options,
-  timerFiredSchema,
-  restoredSchema,
-]);
+const parseIncoming = kindMessageParser(queueMessageSchema);
 
 /** Validates a message for a queue; undefined for anything else. */
 export function parseQueueMessage(message: unknown): QueueMessage | TimerFired | Restored | undefined {
-  const result = incomingSchema.safeParse(message);
-  return result.success ? result.data : undefined;
+  return parseIncoming(message);
 }

@@ -1,12 +1,6 @@
+import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import type { Restored, TimerFired } from "../runtime/index.ts";
-import {
-  modeSchema,
-  playerIdSchema,
-  playerRefSchema,
-  restoredSchema,
-  timerFiredSchema,
-} from "../lobby/index.ts";
+import { modeSchema, playerIdSchema, playerRefSchema } from "../lobby/index.ts";
 import {
   chatChannelSchema,
   checksumValueSchema,
@@ -79,14 +73,9 @@ export type RoomMessage = z.output<typeof roomMessageSchema>;
 /** The room message of one type. */
 export type RoomMessageOf<T extends RoomMessage["type"]> = Extract<RoomMessage, { type: T }>;
 
-const incomingSchema = z.discriminatedUnion("type", [
-  ...roomMessageSchema.options,
-  timerFiredSchema,
-  restoredSchema,
-]);
+const parseIncoming = kindMessageParser(roomMessageSchema);
 
 /** Validates a message for a room; undefined for anything else. */
 export function parseRoomMessage(message: unknown): RoomMessage | TimerFired | Restored | undefined {
-  const result = incomingSchema.safeParse(message);
-  return result.success ? result.data : undefined;
+  return parseIncoming(message);
 }

@@ -40,3 +40,4 @@ export type {
   TimerKind,
   Transition,
 } from "./types.ts";
+export { kindMessageParser, restoredSchema, timerFiredSchema } from "./system-messages.ts";

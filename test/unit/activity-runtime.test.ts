@@ -9,12 +9,12 @@ import {
   createHarness,
   ManualScheduler,
   seededRandom,
-  type ActorKind,
   type Harness,
   type StampedFrame,
 } from "../../actors/runtime/index.ts";
 import type { PushFrame } from "../../actors/runtime/types.ts";
 import { ev, race } from "./support/activity-driver.ts";
+import { roomRecorder } from "./support/room-recorder.ts";
 
 /** Directories, lobbies and the room they start, on the real runtime (fake clock, in-memory store). */
 
@@ -29,22 +29,6 @@ const survival = {
   maxTeamSize: 4,
 };
 const activities = { activities: [race, raceB, survival] };
-
-/** A stand-in room kind that records what it was spawned with. */
-function roomRecorder(spawned: { key: string; init: unknown }[]): ActorKind<unknown, never> {
-  return {
-    kind: "room",
-    schemaVersion: 1,
-    create: (init, ctx) => {
-      spawned.push({ key: ctx.key, init });
-      return { state: init, effects: [] };
-    },
-    parse: () => undefined,
-    handle: (state) => ({ state, effects: [] }),
-    upgrade: (state) => state,
-    idle: () => true,
-  };
-}
 
 function cluster() {
   const rooms: { key: string; init: unknown }[] = [];

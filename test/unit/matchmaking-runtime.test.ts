@@ -5,26 +5,11 @@ import {
   type MatchedLobbyState,
   type QueueState,
 } from "../../actors/matchmaking/index.ts";
-import { createHarness, type ActorKind } from "../../actors/runtime/index.ts";
+import { createHarness } from "../../actors/runtime/index.ts";
 import { cursorParty, find } from "./support/matchmaking-driver.ts";
+import { roomRecorder } from "./support/room-recorder.ts";
 
 /** A queue and the lobbies it opens, on the real runtime (fake clock, in-memory store). */
-
-/** A stand-in room kind that records what it was spawned with. */
-function roomRecorder(spawned: { key: string; init: unknown }[]): ActorKind<unknown, never> {
-  return {
-    kind: "room",
-    schemaVersion: 1,
-    create: (init, ctx) => {
-      spawned.push({ key: ctx.key, init });
-      return { state: init, effects: [] };
-    },
-    parse: () => undefined,
-    handle: (state) => ({ state, effects: [] }),
-    upgrade: (state) => state,
-    idle: () => true,
-  };
-}
 
 describe("matchmaking on the runtime", () => {
   it("find-or-create opens a lobby, a later search joins it through the lobby's answer, and the start spawns a room", async () => {
