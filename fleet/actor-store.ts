@@ -75,7 +75,45 @@ export class KvActorStore implements ActorStore {
     if (entry === null) return null;
     if (claim === null) throw new PersistError("fenced", `${key}: a snapshot but no claim; nobody owns it`);
     const owner = this.ownerOf(decodeClaim(claim.value));
-    return { snapshot: decodeSnapshot(entry.value), revision: entry.revision, epoch: claim.revision, owner };
+    const snapshot = decodeSnapshot(entry.value);
+    if (snapshot.kind === orphanKind) {
+      throw new PersistError("unavailable", `${key}: an orphaned claim is being freed; retry shortly`);
+    }
+    // A claim taken over but not sealed yet: the new owner acts only after its seal.
+    if (owner.mine && snapshot.epoch !== claim.revision) {
+      throw new PersistError("unavailable", `${key}: epoch ${claim.revision} is not sealed yet`);
+    }
+    return { snapshot, revision: entry.revision, epoch: claim.revision, owner };
+  }
+
+  /**
+   * Takes over `key` from a dead owner whose claim is at `claimRevision` (FLEET-PROTOCOL, "Claiming,
+   * sealing, acting" 3 and "Orphans" 4): CAS the claim to this node — its new revision is our epoch —
+   * then seal the snapshot by writing it back under that epoch, reading again whenever the old owner
+   * squeezed in a write. A claim with no snapshot is an orphan: a tombstone snapshot decides whether the
+   * create was ever acknowledged; if ours wins, the code is freed.
+   */
+  async takeOver(key: string, claimRevision: number): Promise<TakeOver> {
+    const epoch = await this.claimFrom(key, claimRevision);
+    if (epoch === null) return { outcome: "lost" };
+    for (let round = 0; round < 8; round++) {
+      const current = await this.readBackSnapshot(key);
+      if (current === null || current.snapshot.kind === orphanKind) {
+        if (current === null && !(await this.writeOrphanTombstone(key, epoch))) continue;
+        await this.freeOrphan(key, epoch);
+        return { outcome: "freed" };
+      }
+      if (current.snapshot.epoch > epoch) return { outcome: "lost" };
+      const sealed = { ...current.snapshot, epoch, writeId: `${current.snapshot.writeId}~seal${epoch}` };
+      try {
+        return { outcome: "taken", epoch, revision: await this.write(key, sealed, current.revision) };
+      } catch (error) {
+        if (error instanceof PersistError && error.failure === "fenced") return { outcome: "lost" };
+        if (!(error instanceof PersistError)) throw error;
+        // The old owner wrote after our read (its write may have been acknowledged): read and seal again.
+      }
+    }
+    throw new PersistError("unavailable", `${key}: the seal did not settle; try again later`);
   }
 
   async write(key: string, snapshot: Snapshot, revision: number): Promise<number> {
@@ -129,6 +167,52 @@ export class KvActorStore implements ActorStore {
       if (retries === 0) throw new PersistError("unavailable", `${key}: the snapshot could not be deleted`);
     }
     await this.releaseOwnClaim(key);
+  }
+
+  /** CAS of the claim from `revision` to this node; the new epoch, or null when someone else moved it first. */
+  private async claimFrom(key: string, revision: number): Promise<number | null> {
+    try {
+      return await this.claims.update(key, encodeClaim(this.identity), revision);
+    } catch (error) {
+      if (!isKvError(error)) throw error;
+    }
+    const current = await readBack(() => this.claims.get(key), this.policy, this.scheduler);
+    return current !== null && this.isOurs(current) ? current.revision : null;
+  }
+
+  /** An orphan's tombstone snapshot; true when ours landed (nothing was ever acknowledged under the key). */
+  private async writeOrphanTombstone(key: string, epoch: number): Promise<boolean> {
+    const tombstone: Snapshot = {
+      format: 1,
+      kind: orphanKind,
+      schemaVersion: 0,
+      key,
+      epoch,
+      seq: 0,
+      writeId: `orphan~${epoch}`,
+      state: null,
+      timers: [],
+      results: [],
+    };
+    try {
+      await this.writeNew(key, tombstone);
+      return true;
+    } catch (error) {
+      if (error instanceof PersistError && error.failure === "exists") return false;
+      throw error;
+    }
+  }
+
+  /** Frees an orphaned key: the claim (CAS on our epoch), then the tombstone. */
+  private async freeOrphan(key: string, epoch: number): Promise<void> {
+    try {
+      await this.claims.delete(key, { expectedRevision: epoch });
+    } catch (error) {
+      if (!isKvError(error)) throw error;
+      if (isWrongRevision(error)) return; // someone took it from us: theirs to free
+      throw new PersistError("unavailable", `${key}: the orphaned claim was not freed`, { cause: error });
+    }
+    await unavailableOnKvError(() => this.snapshots.delete(key));
   }
 
   /** Takes the claim; returns its revision, the epoch. A create of ours that timed out but landed counts. */
@@ -245,6 +329,15 @@ export class KvActorStore implements ActorStore {
     }
   }
 }
+
+/** The snapshot kind of an orphan's tombstone: never restored, only freed. */
+const orphanKind = "$orphan";
+
+/** How a takeover ended: the key is ours (sealed at `epoch`), another node's, or freed (an orphan). */
+export type TakeOver =
+  | { readonly outcome: "taken"; readonly epoch: number; readonly revision: number }
+  | { readonly outcome: "lost" }
+  | { readonly outcome: "freed" };
 
 /** Runs KV reads; a KvError becomes PersistError("unavailable"). */
 async function unavailableOnKvError<T>(read: () => Promise<T>): Promise<T> {

@@ -4,7 +4,9 @@ import type { Bus } from "./bus.ts";
 import { isBusClosed, isBusTimeout, isNoResponders } from "./bus-error.ts";
 import { type NodeIdentity, decodeClaim, sameIdentity } from "./claim.ts";
 import { withEscapedKeys } from "./escaped-keys.ts";
+import type { ClaimView } from "./failover.ts";
 import type { KvBucket, KvEntry, KvWatch } from "./kv.ts";
+import type { OwnerState } from "./membership.ts";
 import { realScheduler } from "./real-scheduler.ts";
 
 /** How a FleetRouter finds owners and reaches them. */
@@ -21,6 +23,11 @@ export interface FleetRouterOptions {
    * (about 0.6 s in all).
    */
   readonly noResponders?: { readonly attempts: number; readonly firstDelayMs: number };
+  /**
+   * Membership's view of a claim's owner: a key whose owner is suspected or dead is answered
+   * `UNAVAILABLE` until a survivor has taken it over. Without it every owner counts as live.
+   */
+  readonly ownerState?: (owner: NodeIdentity) => OwnerState;
 }
 
 interface Cached {
@@ -46,6 +53,7 @@ export class FleetRouter implements Router {
   private readonly attempts: number;
   private readonly firstDelayMs: number;
   private readonly cache = new Map<string, Cached>();
+  private readonly ownerState: ((owner: NodeIdentity) => OwnerState) | undefined;
   private watch: KvWatch | undefined;
 
   constructor(options: FleetRouterOptions) {
@@ -56,6 +64,7 @@ export class FleetRouter implements Router {
     this.scheduler = options.scheduler ?? realScheduler();
     this.attempts = Math.max(1, options.noResponders?.attempts ?? 6);
     this.firstDelayMs = options.noResponders?.firstDelayMs ?? 20;
+    this.ownerState = options.ownerState;
   }
 
   /** Starts the watch that keeps the cache current. Idempotent. */
@@ -82,9 +91,24 @@ export class FleetRouter implements Router {
       if (cached === undefined) return { kind: "unknown" };
     }
     if (sameIdentity(cached.owner, this.identity)) return { kind: "local" };
-    // A claim of this node's older incarnation: the runtime's own restore says what to do with it.
-    if (cached.owner.node === this.node) return { kind: "unknown" };
+    const state = this.ownerState?.(cached.owner) ?? "live";
+    // An owner that went silent keeps its keys until a survivor has sealed them: ask again shortly.
+    if (state === "suspected" || state === "dead" || cached.owner.node === this.node) {
+      return { kind: "unavailable", retryAfterMs };
+    }
     return { kind: "remote", node: cached.owner.node };
+  }
+
+  /** Every cached claim: what failover sweeps for keys of dead owners. */
+  *claimViews(): Iterable<ClaimView> {
+    for (const [key, cached] of this.cache) yield { key, owner: cached.owner, revision: cached.revision };
+  }
+
+  /** Records a claim this node wrote itself (a takeover), ahead of the watch. */
+  learn(key: string, owner: NodeIdentity, revision: number): void {
+    const cached = this.cache.get(key);
+    if (cached !== undefined && cached.revision >= revision) return;
+    this.cache.set(key, { owner: { node: owner.node, incarnation: owner.incarnation }, revision });
   }
 
   invalidate(key: string): void {

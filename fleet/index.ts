@@ -40,7 +40,27 @@ export { MemoryKvServer } from "./memory-kv.ts";
 export type { MemoryKvConnectOptions } from "./memory-kv.ts";
 
 export { KvActorStore } from "./actor-store.ts";
-export type { KvActorStoreOptions } from "./actor-store.ts";
+export type { KvActorStoreOptions, TakeOver } from "./actor-store.ts";
+export { Membership, NodeIdConflictError, defaultMembershipTiming } from "./membership.ts";
+export type {
+  MembershipEvents,
+  MembershipOptions,
+  MembershipTiming,
+  NodeFacts,
+  OwnerState,
+  PeerView,
+} from "./membership.ts";
+export { Failover } from "./failover.ts";
+export type { ClaimView, FailoverOptions } from "./failover.ts";
+export { rendezvousOwner } from "./rendezvous.ts";
+export {
+  decodeNodeRecord,
+  encodeNodeRecord,
+  heartbeatSchema,
+  isTombstone,
+  tombstoneSchema,
+} from "./node-record.ts";
+export type { Heartbeat, NodeRecord, Tombstone } from "./node-record.ts";
 export { claimSchema, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
 export type { NodeIdentity } from "./claim.ts";
 export { decodeSnapshot, encodeSnapshot, snapshotSchema } from "./snapshot-codec.ts";

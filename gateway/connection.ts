@@ -182,7 +182,7 @@ export class Connection implements SessionSocket {
     const { session, welcome } = bindSession(this, hello, verified.claims, this.deps);
     this.session = session;
     this.reply(welcome);
-    session.located = locateLobby(this.deps.system, session, this);
+    session.located = locateLobby(this.deps.system, session, this, (key) => this.deps.requests.ownerOf(key));
   }
 
   private onClose(): void {

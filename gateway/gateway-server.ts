@@ -78,6 +78,11 @@ export class GatewayServer {
     return this.sockets.size;
   }
 
+  /** Closes every socket with `code` and keeps listening (a fenced node: its players resume elsewhere). */
+  closeSockets(code: number, reason: string): void {
+    for (const connection of this.sockets) connection.close(code, reason);
+  }
+
   /**
    * Closes every socket with SHUTDOWN and stops listening. Clients get a moment to answer their close
    * frames, so they see 4032 (reconnect anywhere with resume) rather than a bare 1006; sockets still open

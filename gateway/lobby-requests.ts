@@ -14,11 +14,22 @@ export interface LobbyRequestsDeps {
   /** False when the node may open no more rooms (a direct `createRoom` is then retryable). */
   readonly canOpenRoom?: () => boolean;
   /**
-   * In a fleet: the public URL of the node that owns a key, when that is another node. A join of a
-   * lobby owned elsewhere redirects the player's socket there (the SDK follows and re-sends the join).
+   * In a fleet: where the node that owns a key is. A join of a lobby owned elsewhere redirects the
+   * player's socket there (the SDK follows and re-sends the join); one whose owner went silent and is
+   * being taken over is refused UNAVAILABLE, which the SDK retries.
    */
-  readonly ownerUrl?: (key: string) => Promise<string | null>;
+  readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
 }
+
+/** Where the owner of a key is, as a fleet node sees it. */
+export type OwnerLocation =
+  /** This node, or nobody yet. */
+  | { readonly kind: "here" }
+  | { readonly kind: "elsewhere"; readonly url: string }
+  /** Its owner went silent and no survivor has taken it over yet: ask again in a moment. */
+  | { readonly kind: "waiting"; readonly retryAfterMs: number };
+
+const ownedHere: OwnerLocation = { kind: "here" };
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
 const maxCodeDraws = 8;
@@ -75,6 +86,17 @@ export class LobbyRequests {
   }
 
   /** Answers one request of a session. Never throws. */
+  /** Where the owner of `key` is; always here on a node without a fleet. Never rejects. */
+  async ownerOf(key: string): Promise<OwnerLocation> {
+    const locate = this.deps.locateOwner;
+    if (locate === undefined) return ownedHere;
+    try {
+      return await locate(key);
+    } catch {
+      return { kind: "waiting", retryAfterMs: timeoutRetryMs };
+    }
+  }
+
   async handle(session: Session, frame: RequestFrame): Promise<AskResult> {
     // A request sent right after a hello waits until the session knows which lobby the player is in.
     await session.located;
@@ -167,10 +189,14 @@ export class LobbyRequests {
     if (code === "") return this.create(session, false, null, request);
     if (!codePattern.test(code)) return fail("NOT_FOUND", `no lobby has the code ${code.slice(0, 32)}`);
     const key = `lobby/${code}`;
-    const owner = await this.deps.ownerUrl?.(key);
-    if (owner) {
-      session.send({ type: "redirect", url: owner, reason: "lobby" });
+    const owner = await this.ownerOf(key);
+    if (owner.kind === "elsewhere") {
+      session.send({ type: "redirect", url: owner.url, reason: "lobby" });
       return { ok: false, code: "MOVED", message: `lobby ${code} lives on another node`, retryAfterMs: 100 };
+    }
+    if (owner.kind === "waiting") {
+      const message = `lobby ${code} is being taken over by another node`;
+      return { ok: false, code: "UNAVAILABLE", message, retryAfterMs: owner.retryAfterMs };
     }
     const result = await this.deps.system.ask(
       key,

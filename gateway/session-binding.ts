@@ -3,6 +3,7 @@ import type { ActorSystem } from "../actors/runtime/index.ts";
 import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
 import type { PlayerClaims } from "./auth/player-token.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
+import type { OwnerLocation } from "./lobby-requests.ts";
 import type { HelloFrame } from "./protocol/client-frames.ts";
 import { CloseCodes } from "./protocol/close-codes.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
@@ -66,6 +67,7 @@ export async function locateLobby(
   system: ActorSystem,
   session: Session,
   socket: SessionSocket,
+  ownerOf: (key: string) => Promise<OwnerLocation> = () => Promise.resolve({ kind: "here" }),
 ): Promise<void> {
   // A resumed session knows its activity lobby: the player is back, and gets the lobby's full picture.
   if (session.activity) {
@@ -81,5 +83,21 @@ export async function locateLobby(
   // A newer socket has taken over meanwhile: its own lookup is the one that counts.
   if (!lobby || session.socket !== socket) return;
   session.lobby = lobby;
+  // In a fleet the lobby's pushes reach only sockets on its own node: a member who came back through
+  // another gateway (after a failover, say) is sent on to the owner, waiting while it is being taken over.
+  for (let waited = 0; waited <= maxOwnerWaitMs;) {
+    const owner = await ownerOf(lobby);
+    if (session.socket !== socket) return;
+    if (owner.kind === "here") break;
+    if (owner.kind === "elsewhere") {
+      session.send({ type: "redirect", url: owner.url, reason: "lobby" });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, owner.retryAfterMs));
+    waited += owner.retryAfterMs;
+  }
   system.tell(lobby, { type: "connection", player: session.player, connected: true });
 }
+
+/** How long a resumed member waits for its lobby's takeover before it is told the lobby is here anyway. */
+const maxOwnerWaitMs = 15_000;

@@ -107,6 +107,13 @@ export class SessionRegistry implements Outbox {
     return n;
   }
 
+  /** Players with a live socket here: a lobby restored on this node counts them as connected. */
+  connectedPlayers(): string[] {
+    const players: string[] = [];
+    for (const [player, session] of this.byPlayer) if (session.socket) players.push(player);
+    return players;
+  }
+
   push(players: readonly string[], pushed: StampedFrame): void {
     const frame = pushed.type === "activityTransfer" ? { ...pushed, url: this.publicUrl } : pushed;
     const encoded: Partial<Record<Encoding, Uint8Array | string>> = {};

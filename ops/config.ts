@@ -104,6 +104,13 @@ export function loadConfig(flags: Partial<Record<string, string>>, env: NodeJS.P
     }
   }
   checkLobbyLimits(config);
+  if (config.failureTimeoutMs < 3 * config.fleetHeartbeatMs) {
+    // The lease ends a heartbeat before the timeout, and a peer must see at least two heartbeats in it.
+    throw new ConfigError(
+      "failureTimeoutMs",
+      "--failure-timeout-ms must be at least 3 × --fleet-heartbeat-ms (a live node would be declared dead)",
+    );
+  }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw new ConfigError("tlsCert", "--tls-cert and --tls-key go together");
   }

@@ -136,6 +136,24 @@ export const settings = {
     def: "1",
     help: "replicas of the fleet's KV buckets (3 on a 3-server NATS cluster)",
   },
+  fleetHeartbeatMs: {
+    schema: int(100, 60_000),
+    env: "FOYER_FLEET_HEARTBEAT_MS",
+    def: "1000",
+    help: "fleet: write this node's heartbeat into NATS this often",
+  },
+  failureTimeoutMs: {
+    schema: int(300, 600_000),
+    env: "FOYER_FAILURE_TIMEOUT_MS",
+    def: "3000",
+    help: "fleet: a peer silent this long is declared dead and its lobbies are taken over",
+  },
+  region: {
+    schema: z.string().max(64),
+    env: "FOYER_REGION",
+    def: "",
+    help: "fleet: this node's region, published in its heartbeat",
+  },
   heartbeatMs: {
     schema: int(100, 600_000),
     env: "FOYER_HEARTBEAT_MS",

@@ -68,6 +68,8 @@ export class ActorSystem {
   private sweepCancel: (() => void) | undefined;
   private writeCounter = 0;
   private closed = false;
+  /** Bumped by dropAll: a restore that started before it must not bring its actor back. */
+  private generation = 0;
 
   constructor(private readonly options: ActorSystemOptions) {
     this.runner = new MailboxRunner(options, {
@@ -189,6 +191,26 @@ export class ActorSystem {
     return dropped;
   }
 
+  /**
+   * Drops every actor at once, writing nothing: this node was declared dead and other nodes own its keys
+   * now. Pending asks are answered UNAVAILABLE (clients retry them elsewhere); the system keeps running
+   * for the node's next incarnation. Returns how many actors were dropped.
+   */
+  dropAll(): number {
+    this.generation++;
+    const dropped = this.cells.size;
+    for (const cell of this.cells.values()) {
+      cell.stopped = true;
+      for (const timer of cell.timers.values()) timer.cancel();
+      cell.timers.clear();
+      for (const envelope of cell.mailbox.splice(0)) {
+        envelope.resolve?.(unavailable("this node was declared dead; retry"));
+      }
+    }
+    this.cells.clear();
+    return dropped;
+  }
+
   /** Stops timers and the sweep; pending asks are answered UNAVAILABLE. */
   close(): void {
     this.closed = true;
@@ -277,6 +299,15 @@ export class ActorSystem {
       return;
     }
     void this.locate(router, key).then((location) => {
+      if (location.kind === "unavailable") {
+        this.waiting.delete(key);
+        for (const { envelope } of queue) {
+          if (envelope.resolve)
+            envelope.resolve(unavailable(`${key} awaits its owner`, location.retryAfterMs));
+          else this.options.events?.deadLetter?.(key, envelope.message);
+        }
+        return;
+      }
       if (location.kind !== "remote") {
         void this.load(key).then((loaded) => {
           this.loaded(key, loaded);
@@ -369,6 +400,7 @@ export class ActorSystem {
   private async restore(key: string): Promise<ActorCell | LoadFailure> {
     const registration = this.registration(key);
     if (!registration) return "missing";
+    const generation = this.generation;
     let stored: StoredActor | null;
     try {
       stored = await this.options.store.read(key);
@@ -387,6 +419,7 @@ export class ActorSystem {
     }
     // Restored only by the process its claim names: any other would be a second live copy.
     if (!stored.owner.mine) return { elsewhere: stored.owner.node };
+    if (generation !== this.generation) return "unavailable";
     const { snapshot } = stored;
     const now = this.options.scheduler.now();
     const state = registration.kind.upgrade(snapshot.state, snapshot.schemaVersion);

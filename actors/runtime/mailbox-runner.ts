@@ -141,6 +141,16 @@ export class MailboxRunner {
     }
   }
 
+  /**
+   * True when this node may act now; when its lease lapsed (a write took longer than the lease had left),
+   * waits for the next heartbeat to say whether it still holds it.
+   */
+  private async leaseHeld(): Promise<boolean> {
+    const node = this.options.node;
+    if (node.mayAct()) return true;
+    return (await node.leaseSettled?.()) ?? false;
+  }
+
   private async drain(cell: ActorCell): Promise<void> {
     while (cell.mailbox.length > 0 && !cell.stopped && !this.host.isClosed()) {
       const batch = cell.mailbox.splice(0, this.options.maxBatch ?? 64);
@@ -188,6 +198,13 @@ export class MailboxRunner {
         return false;
       }
       cell.dirty = false;
+      if (!(await this.leaseHeld())) {
+        // Written, but this node's lease ran out while the write was in flight and it was then declared
+        // dead: another node may own the key now, so nothing may be said about it from here.
+        for (const outcome of outcomes) outcome.envelope.resolve?.(unavailable("this node lost its lease"));
+        this.host.forget(cell);
+        return false;
+      }
     } else if (changed) {
       this.markDirty(cell, now);
     }

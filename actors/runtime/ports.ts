@@ -132,12 +132,19 @@ export interface NodeState {
   draining(): boolean;
   /** False when this node must not act (its lease is stale); the runtime then refuses with UNAVAILABLE. */
   mayAct(): boolean;
+  /**
+   * When `mayAct` is false: resolves true once the lease is fresh again, false when this node was declared
+   * dead meanwhile. Without it a lapsed lease counts as lost.
+   */
+  leaseSettled?(): Promise<boolean>;
 }
 
 /** Where a key lives, as a Router sees it. */
 export type Location =
   | { readonly kind: "local" }
   | { readonly kind: "remote"; readonly node: string }
+  /** Owned by a node that went silent, not yet taken over: retry later. */
+  | { readonly kind: "unavailable"; readonly retryAfterMs: number }
   | { readonly kind: "unknown" };
 
 /** A message carried to another node for one of its actors. */

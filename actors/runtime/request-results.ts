@@ -56,8 +56,8 @@ export function rejectEffect(code: ErrorCode, message: string): Effect {
 }
 
 /** A retryable refusal with the runtime's retry hint. */
-export function unavailable(message: string): AskResult {
-  return { ok: false, code: "UNAVAILABLE", message, retryAfterMs: retryLaterMs };
+export function unavailable(message: string, retryAfterMs = retryLaterMs): AskResult {
+  return { ok: false, code: "UNAVAILABLE", message, retryAfterMs };
 }
 
 /** Drops results older than `retentionMs`; true when any went. */

@@ -14,6 +14,10 @@ export const CloseCodes = {
   SLOW_CONSUMER: { code: 4030, text: "the client read too slowly: its unsent bytes passed maxBufferedBytes" },
   REPLACED: { code: 4031, text: "a newer login of the same player took over this session" },
   SHUTDOWN: { code: 4032, text: "the node is shutting down; reconnect with the resume token anywhere" },
+  RESET: {
+    code: 4033,
+    text: "the node was declared dead by its peers and came back empty; reconnect with the resume token anywhere",
+  },
 } as const;
 
 /** The name of a close reason. */

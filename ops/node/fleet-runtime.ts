@@ -1,45 +1,69 @@
 import { randomBytes } from "node:crypto";
-import { pack, unpack } from "msgpackr";
-import { z } from "zod";
+import { performance } from "node:perf_hooks";
+import type { Logger } from "pino";
 import { ActorSystem, type NodeState, type Outbox, type RuntimeEvents } from "../../actors/runtime/index.ts";
 import {
+  Failover,
   FleetRouter,
   KvActorStore,
+  Membership,
   NatsBus,
   NatsKvStore,
   NodeEndpoint,
   connectNats,
   cryptoRandom,
   realScheduler,
-  type KvBucket,
+  type NodeIdentity,
 } from "../../fleet/index.ts";
+import { PROTOCOL_VERSION } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
+import { foyerVersion } from "../version.ts";
 
-/** What the `nodes` bucket says about a node (heartbeats and leases come with the failover issue). */
-const nodeRecordSchema = z.object({ url: z.string() });
+/** Where a key's owner is, as the gateway needs it for a redirect. */
+export type OwnerLocation =
+  | { readonly kind: "here" }
+  | { readonly kind: "elsewhere"; readonly url: string }
+  /** Its owner went silent and no survivor has it yet: ask again in a moment. */
+  | { readonly kind: "waiting"; readonly retryAfterMs: number };
 
 /** A runtime in a fleet: claims and snapshots in NATS KV, messages for other nodes' keys over NATS. */
 export interface FleetRuntime {
   readonly system: ActorSystem;
-  /** The public URL of the node that owns `key` when that is another node; null when it is this one or nobody. */
-  ownerUrl(key: string): Promise<string | null>;
-  /** Publishes this node's public URL, so peers can redirect players to it. */
+  /** The runtime's view of this node: the lease decides whether it may act. */
+  readonly node: NodeState;
+  /** Where the owner of `key` is: here (or nobody yet), another node's public URL, or not reachable now. */
+  locateOwner(key: string): Promise<OwnerLocation>;
+  /** Publishes this node's public URL in its heartbeat, so peers can redirect players to it. */
   announce(url: string): Promise<void>;
+  readonly membership: Membership;
   close(): Promise<void>;
+}
+
+/** What the fleet runtime needs from the rest of the node. */
+export interface FleetRuntimeParts {
+  readonly outbox: Outbox;
+  /** Room capacity and draining, which the node knows; the lease is the fleet's. */
+  readonly capacity: Pick<NodeState, "canOpenRoom" | "draining">;
+  readonly events: RuntimeEvents;
+  readonly register: (system: ActorSystem) => void;
+  /** Players with a session on this node: a restored lobby counts them as connected. */
+  readonly playersHere: () => readonly string[];
+  /** This node was declared dead: close every socket so its players resume elsewhere. */
+  readonly reset: () => void;
+  readonly log: Logger;
+}
+
+function newIncarnation(): string {
+  return randomBytes(8).toString("hex");
 }
 
 /**
  * Builds the runtime of a node that joins a fleet (`--nats`): the same ActorSystem and kinds as an
- * embedded node, over NatsKvStore, with a FleetRouter that forwards messages for keys other nodes own
- * and a NodeEndpoint that serves theirs for ours.
+ * embedded node, over NatsKvStore, with a FleetRouter that forwards messages for keys other nodes own,
+ * a NodeEndpoint that serves theirs for ours, heartbeats and a lease (Membership), and the takeover of
+ * dead nodes' keys (Failover). docs/fleet.md tells the whole protocol.
  */
-export async function buildFleetRuntime(
-  config: NodeConfig,
-  outbox: Outbox,
-  node: NodeState,
-  events: RuntimeEvents,
-  register: (system: ActorSystem) => void,
-): Promise<FleetRuntime> {
+export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeParts): Promise<FleetRuntime> {
   const nc = await connectNats({
     servers: config.nats,
     name: config.nodeId,
@@ -50,36 +74,140 @@ export async function buildFleetRuntime(
   const kv = new NatsKvStore(nc, { replicas: config.natsReplicas });
   const bus = new NatsBus(nc);
   const scheduler = realScheduler();
-  const identity = { node: config.nodeId, incarnation: randomBytes(8).toString("hex") };
-  const claims = await kv.bucket("claims");
-  const nodes = await kv.bucket("nodes");
-  const store = new KvActorStore({ claims, snapshots: await kv.bucket("lobbies"), identity, scheduler });
-  const router = new FleetRouter({ claims, bus, identity, scheduler }).start();
-  const system = new ActorSystem({ store, outbox, scheduler, random: cryptoRandom(), node, events, router });
-  register(system);
+  // One identity object shared by the store and the router: a fenced node takes a new incarnation by
+  // changing it in place, so every claim it writes afterwards names the new process.
+  const identity: NodeIdentity = { node: config.nodeId, incarnation: newIncarnation() };
+  const [claims, nodes, snapshots] = [
+    await kv.bucket("claims"),
+    await kv.bucket("nodes"),
+    await kv.bucket("lobbies"),
+  ];
+  let url = "";
+  // Membership and failover are made before the system they report on (it needs the lease check).
+  const built: { system?: ActorSystem } = {};
+  const store = new KvActorStore({ claims, snapshots, identity, scheduler });
+  const membership: Membership = new Membership({
+    nodes,
+    node: config.nodeId,
+    incarnation: identity.incarnation,
+    scheduler,
+    monotonic: () => performance.now(),
+    timing: {
+      heartbeatMs: config.fleetHeartbeatMs,
+      failureTimeoutMs: config.failureTimeoutMs,
+      leaseMarginMs: Math.max(config.fleetHeartbeatMs, Math.round(config.failureTimeoutMs / 3)),
+    },
+    facts: () => ({
+      url,
+      region: config.region,
+      load: built.system?.liveCount ?? 0,
+      draining: parts.capacity.draining(),
+      version: foyerVersion,
+      protocol: PROTOCOL_VERSION,
+    }),
+    events: {
+      peerDead: (peer) => {
+        parts.log.warn({ peer }, "peer declared dead; its lobbies are taken over");
+        failover.sweep();
+      },
+      ticked: () => {
+        failover.sweep();
+      },
+      fenced: () => {
+        void restartEmpty();
+      },
+    },
+  });
+  const router = new FleetRouter({
+    claims,
+    bus,
+    identity,
+    scheduler,
+    ownerState: (owner) => membership.ownerState(owner),
+  });
+  const node: NodeState = {
+    canOpenRoom: () => parts.capacity.canOpenRoom(),
+    draining: () => parts.capacity.draining(),
+    mayAct: () => membership.mayAct(),
+    leaseSettled: () => membership.leaseSettled(),
+  };
+  const failover: Failover = new Failover({
+    node: config.nodeId,
+    claims: () => router.claimViews(),
+    ownerState: (owner) => membership.ownerState(owner),
+    liveNodes: () => membership.liveNodes(),
+    takeOver: (key, revision) => store.takeOver(key, revision),
+    taken: (key, epoch) => {
+      router.learn(key, identity, epoch);
+      parts.log.info({ key, epoch }, "taken over");
+      // Restores the actor now (its timers run again) and tells it whose sessions are here.
+      built.system?.tell(key, { type: "restored", reason: "failover", connected: [...parts.playersHere()] });
+    },
+    failed: (key, err) => {
+      parts.log.warn({ key, err }, "takeover failed; tried again on the next sweep");
+    },
+    scheduler,
+    fallbackAfterMs: config.failureTimeoutMs,
+  });
+
+  /** Declared dead: drop everything, close every socket, and come back as a new incarnation. */
+  const restartEmpty = async (): Promise<void> => {
+    const dropped = built.system?.dropAll() ?? 0;
+    parts.reset();
+    identity.incarnation = newIncarnation();
+    parts.log.error(
+      { dropped, incarnation: identity.incarnation },
+      "this node was declared dead: dropped its actors, rejoining as a new incarnation",
+    );
+    for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        await membership.rejoin(identity.incarnation);
+        return;
+      } catch (err) {
+        parts.log.warn({ err }, "rejoin failed; trying again");
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  };
+
+  const system = new ActorSystem({
+    store,
+    outbox: parts.outbox,
+    scheduler,
+    random: cryptoRandom(),
+    node,
+    events: parts.events,
+    router,
+  });
+  built.system = system;
+  parts.register(system);
+  await membership.join();
+  membership.start();
+  router.start();
   const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system });
   await endpoint.start();
   return {
     system,
-    ownerUrl: async (key) => {
+    node,
+    membership,
+    locateOwner: async (key) => {
       const location = await router.locate(key);
-      return location.kind === "remote" ? urlOf(nodes, location.node) : null;
+      if (location.kind === "unavailable") return { kind: "waiting", retryAfterMs: location.retryAfterMs };
+      if (location.kind !== "remote") return { kind: "here" };
+      const peer = membership.peerViews().find((p) => p.node === location.node);
+      const peerUrl = peer?.heartbeat?.url;
+      return peerUrl ? { kind: "elsewhere", url: peerUrl } : { kind: "waiting", retryAfterMs: 500 };
     },
-    announce: async (url) => {
-      await nodes.put(config.nodeId, pack({ url }));
+    announce: async (publicUrl) => {
+      url = publicUrl;
+      await membership.tick();
     },
     async close() {
+      membership.stop();
       endpoint.stop();
       router.stop();
       system.close();
       await nc.drain().catch(() => undefined);
     },
   };
-}
-
-async function urlOf(nodes: KvBucket, node: string): Promise<string | null> {
-  const entry = await nodes.get(node);
-  if (!entry) return null;
-  const record = nodeRecordSchema.safeParse(unpack(entry.value));
-  return record.success ? record.data.url : null;
 }

@@ -18,7 +18,9 @@ import {
   GatewayServer,
   LobbyRequests,
   SessionRegistry,
+  CloseCodes,
   type GatewayOptions,
+  type OwnerLocation,
   type TokenKey,
 } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
@@ -147,7 +149,7 @@ interface GatewayParts {
   readonly tokenKeys: readonly TokenKey[];
   readonly refusals: Map<string, number>;
   readonly capacity: Capacity;
-  readonly ownerUrl?: (key: string) => Promise<string | null>;
+  readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
 }
 
 /** The WebSocket gateway in front of the runtime. */
@@ -161,7 +163,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
       lobby,
       random: cryptoRandom(),
       canOpenRoom: () => capacity.state.canOpenRoom(),
-      ...(parts.ownerUrl ? { ownerUrl: parts.ownerUrl } : {}),
+      ...(parts.locateOwner ? { locateOwner: parts.locateOwner } : {}),
     }),
     sessions,
     tokenKeys,
@@ -183,21 +185,28 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
 /** The runtime a configuration asks for: embedded (no NATS) or in a fleet (`--nats`). */
 async function buildRuntime(
   config: NodeConfig,
-  outbox: Outbox,
-  node: NodeState,
-  events: RuntimeEvents,
+  parts: { outbox: SessionRegistry; capacity: Capacity; events: RuntimeEvents; log: Logger },
+  gateway: () => GatewayServer | undefined,
 ): Promise<{
   system: ActorSystem;
-  ownerUrl?: (key: string) => Promise<string | null>;
+  locateOwner?: (key: string) => Promise<OwnerLocation>;
   announce?: (url: string) => Promise<void>;
   close(): Promise<void>;
 }> {
   if (config.nats.length > 0) {
-    return buildFleetRuntime(config, outbox, node, events, (system) => {
-      registerKinds(system, config);
+    return buildFleetRuntime(config, {
+      outbox: parts.outbox,
+      capacity: parts.capacity.state,
+      events: parts.events,
+      register: (system) => {
+        registerKinds(system, config);
+      },
+      playersHere: () => parts.outbox.connectedPlayers(),
+      reset: () => gateway()?.closeSockets(CloseCodes.RESET.code, "RESET"),
+      log: parts.log,
     });
   }
-  const { system, kv } = await buildEmbeddedRuntime(config, outbox, node, events);
+  const { system, kv } = await buildEmbeddedRuntime(config, parts.outbox, parts.capacity.state, parts.events);
   return {
     system,
     async close() {
@@ -219,7 +228,13 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
   const refusals = new Map<string, number>();
   const runtimeLog = logger.child({ component: "runtime", node: config.nodeId });
   const events = runtimeEventsOf(runtimeLog, capacity);
-  const runtime = await buildRuntime(config, sessions, capacity.state, events);
+  // A fenced fleet node closes the gateway's sockets; the gateway is made after the runtime it fronts.
+  const front: { gateway?: GatewayServer } = {};
+  const runtime = await buildRuntime(
+    config,
+    { outbox: sessions, capacity, events, log },
+    () => front.gateway,
+  );
   const { system } = runtime;
   const lobby = lobbyOptionsOf(config);
   const gateway = buildGateway(config, logger, {
@@ -229,8 +244,9 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
     tokenKeys,
     refusals,
     capacity,
-    ...(runtime.ownerUrl ? { ownerUrl: runtime.ownerUrl } : {}),
+    ...(runtime.locateOwner ? { locateOwner: runtime.locateOwner } : {}),
   });
+  front.gateway = gateway;
   const port = await gateway.listen();
   const secure = Boolean(config.tlsCert && config.tlsKey);
   const url = config.publicUrl ?? `${secure ? "wss" : "ws"}://${config.host}:${port}/ws`;

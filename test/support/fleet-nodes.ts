@@ -42,6 +42,7 @@ export interface FleetNode {
   readonly identity: NodeIdentity;
   readonly system: ActorSystem;
   readonly router: FleetRouter;
+  readonly store: KvActorStore;
   readonly endpoint: NodeEndpoint;
   readonly claims: KvBucket;
   close(): Promise<void>;
@@ -85,6 +86,7 @@ export async function startFleetNode(
     identity,
     system,
     router,
+    store,
     endpoint,
     claims,
     close: async () => {

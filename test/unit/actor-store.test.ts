@@ -149,37 +149,87 @@ describe("KvActorStore", () => {
     });
   });
 
-  it("an older owner's write after a newer owner re-claimed and sealed is fenced", async () => {
+  it("a takeover CAS-es the claim, seals under the new epoch, and fences the older owner's writes", async () => {
     const { a, b, claims } = await setup();
     const { epoch: e1, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
     const r1 = await a.write(key, snapshot(e1, "w1", { n: 1 }, 1), r0);
-    // B takes the key over: CAS on the claim from A's epoch, then seal what it reads with its own epoch.
-    const e2 = await claims.update(key, encodeClaim(nodeB), e1);
-    const read = (await b.read(key))!;
-    expect(read.epoch).toBe(e2);
-    const sealed = await b.write(key, { ...read.snapshot, epoch: e2, writeId: "seal-b" }, read.revision);
+    const taken = await b.takeOver(key, e1);
+    if (taken.outcome !== "taken") throw new Error(`not taken: ${taken.outcome}`);
+    expect(taken.epoch).toBe((await claims.get(key))!.revision);
+    expect(decodeClaim((await claims.get(key))!.value)).toEqual(nodeB);
     await expect(a.write(key, snapshot(e1, "w2", { n: 2 }, 2), r1)).rejects.toEqual(failure("fenced"));
     expect(await b.read(key)).toMatchObject({
-      revision: sealed,
-      epoch: e2,
-      snapshot: { writeId: "seal-b", state: { n: 1 } },
+      revision: taken.revision,
+      epoch: taken.epoch,
+      owner: { ...nodeB, mine: true },
+      snapshot: { epoch: taken.epoch, state: { n: 1 }, seq: 1 },
     });
   });
 
-  it("a seal that an older owner's late write beat is refused, not forced: the caller reads again", async () => {
+  it("a takeover from a claim revision that moved meanwhile is lost, and writes nothing", async () => {
     const { a, b, claims, snapshots } = await setup();
+    const { epoch: e1 } = await a.create(key, (e) => snapshot(e, "w0"));
+    const e2 = await claims.update(key, encodeClaim(nodeA), e1); // A re-claimed (a migration back, say)
+    const before = (await snapshots.get(key))!.revision;
+    expect(await b.takeOver(key, e1)).toEqual({ outcome: "lost" });
+    expect((await claims.get(key))!.revision).toBe(e2);
+    expect((await snapshots.get(key))!.revision).toBe(before);
+  });
+
+  it("an older owner's write squeezed in before the seal is kept: the seal reads again", async () => {
+    const { a, claims, snapshots, storeOf } = await setup();
     const { epoch: e1, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
-    const e2 = await claims.update(key, encodeClaim(nodeB), e1);
-    const read = (await b.read(key))!;
-    // A squeezes in a write (possibly acknowledged) between B's read and B's seal.
-    await snapshots.update(key, encodeSnapshot(snapshot(e1, "w1", { n: 1 }, 1)), r0);
-    await expect(
-      b.write(key, { ...read.snapshot, epoch: e2, writeId: "seal-1" }, read.revision),
-    ).rejects.toEqual(failure("unavailable"));
-    const again = (await b.read(key))!;
-    expect(again.snapshot.writeId).toBe("w1");
-    await b.write(key, { ...again.snapshot, epoch: e2, writeId: "seal-2" }, again.revision);
-    expect(await b.read(key)).toMatchObject({ snapshot: { writeId: "seal-2", state: { n: 1 }, epoch: e2 } });
+    let squeezed = false;
+    const racing = withFaults(snapshots, {
+      update: async (k, v, r) => {
+        if (!squeezed) {
+          squeezed = true; // A's write lands between B's read and B's seal; it may have been acknowledged
+          await snapshots.update(k, encodeSnapshot(snapshot(e1, "w1", { n: 1 }, 1)), r0);
+        }
+        return snapshots.update(k, v, r);
+      },
+    });
+    const b = storeOf(nodeB, { snapshots: racing });
+    const taken = await b.takeOver(key, e1);
+    expect(taken.outcome).toBe("taken");
+    const stored = decodeSnapshot((await snapshots.get(key))!.value);
+    expect(stored).toMatchObject({ state: { n: 1 }, seq: 1, epoch: (await claims.get(key))!.revision });
+  });
+
+  it("an orphaned claim (no snapshot) is freed: nothing was ever acknowledged under it", async () => {
+    const { b, claims, snapshots } = await setup();
+    const e1 = await claims.create(key, encodeClaim(nodeA)); // A died between claim and first snapshot
+    expect(await b.takeOver(key, e1)).toEqual({ outcome: "freed" });
+    expect(await claims.get(key)).toBeNull();
+    expect(await snapshots.get(key)).toBeNull();
+    // The code is free again.
+    const { epoch } = await b.create(key, (e) => snapshot(e, "new"));
+    expect(epoch).toBeGreaterThan(e1);
+  });
+
+  it("an orphan whose first snapshot lands before the tombstone is taken over, not freed", async () => {
+    const { claims, snapshots, storeOf } = await setup();
+    const e1 = await claims.create(key, encodeClaim(nodeA));
+    let landed = false;
+    const late = withFaults(snapshots, {
+      create: async (k, v) => {
+        if (!landed) {
+          landed = true; // A's first snapshot arrives just ahead of B's tombstone
+          await snapshots.create(k, encodeSnapshot(snapshot(e1, "w0", { n: 7 })));
+        }
+        return snapshots.create(k, v);
+      },
+    });
+    const b = storeOf(nodeB, { snapshots: late });
+    expect((await b.takeOver(key, e1)).outcome).toBe("taken");
+    expect(decodeSnapshot((await snapshots.get(key))!.value)).toMatchObject({ state: { n: 7 } });
+  });
+
+  it("a key whose claim was taken but not sealed yet is not restored by its new owner", async () => {
+    const { a, b, claims } = await setup();
+    const { epoch: e1 } = await a.create(key, (e) => snapshot(e, "w0"));
+    await claims.update(key, encodeClaim(nodeB), e1);
+    await expect(b.read(key)).rejects.toEqual(failure("unavailable"));
   });
 
   it("a timed-out write that landed is recognised by its write id", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AskResult } from "../../actors/runtime/index.ts";
-import { MemoryBusServer, MemoryKvServer, encodeClaim } from "../../fleet/index.ts";
+import { MemoryBusServer, MemoryKvServer } from "../../fleet/index.ts";
 import type { KvBucket } from "../../fleet/index.ts";
 import { type FleetNode, startFleetNode } from "../support/fleet-nodes.ts";
 
@@ -118,7 +118,7 @@ describe("fleet routing over the in-memory KV and bus", () => {
     // The key moves to B (as a migration would): A drops it, the claim names B now.
     expect(a!.system.passivateIdle()).toBe(1);
     const claim = (await a!.claims.get("counter/m1"))!;
-    await a!.claims.update("counter/m1", encodeClaim(b!.identity), claim.revision);
+    expect(await b!.store.takeOver("counter/m1", claim.revision)).toMatchObject({ outcome: "taken" });
     const answers: AskResult[] = [];
     const forward = b!.router.forward.bind(b!.router);
     b!.router.forward = async (...args) => {

@@ -1,0 +1,106 @@
+import type { Scheduler } from "../actors/runtime/index.ts";
+import type { TakeOver } from "./actor-store.ts";
+import type { NodeIdentity } from "./claim.ts";
+import type { OwnerState } from "./membership.ts";
+import { rendezvousOwner } from "./rendezvous.ts";
+
+/** A claim as the node last saw it. */
+export interface ClaimView {
+  readonly key: string;
+  readonly owner: NodeIdentity;
+  /** The claim's revision: a takeover CAS-es from it. */
+  readonly revision: number;
+}
+
+/** What the failover driver needs from the rest of the node. */
+export interface FailoverOptions {
+  readonly node: string;
+  /** Every claim the node knows of (the router's cache, kept current by its watch). */
+  readonly claims: () => Iterable<ClaimView>;
+  /** Membership's view of an owner. */
+  readonly ownerState: (owner: NodeIdentity) => OwnerState;
+  /** Live node ids, this one included: the claimants. */
+  readonly liveNodes: () => readonly string[];
+  /** The store's takeover: claim CAS, then seal (or free an orphan). */
+  readonly takeOver: (key: string, claimRevision: number) => Promise<TakeOver>;
+  /** A key was taken and sealed here: restore it and tell its actor. */
+  readonly taken: (key: string, epoch: number) => void;
+  /** A takeover failed for a reason other than losing the race (it is tried again next sweep). */
+  readonly failed?: (key: string, error: unknown) => void;
+  readonly scheduler: Scheduler;
+  /** A key whose claimant has not taken it after this long is taken by anyone (CAS keeps it safe). */
+  readonly fallbackAfterMs: number;
+  /** Takeovers in flight at once. Default 32. */
+  readonly concurrency?: number;
+}
+
+/**
+ * Takes over the keys of dead nodes (FLEET-PROTOCOL, "Heartbeats and node death"): on every sweep, each
+ * key whose claim names a dead incarnation goes to one claimant chosen by rendezvous hashing over the
+ * live nodes, so survivors do not stampede; a key still not taken after `fallbackAfterMs` (its claimant
+ * died too, or sees another view) is taken by whoever sweeps, compare-and-set being the safety net.
+ */
+export class Failover {
+  private readonly options: FailoverOptions;
+  private readonly inFlight = new Set<string>();
+  private readonly queued: ClaimView[] = [];
+  /** When this node first saw each orphaned key (wall ms), for the fallback. */
+  private readonly firstSeen = new Map<string, number>();
+  private running = 0;
+
+  constructor(options: FailoverOptions) {
+    this.options = options;
+  }
+
+  /** Looks for keys of dead owners and starts the takeovers that fall to this node. */
+  sweep(): void {
+    const now = this.options.scheduler.now();
+    const live = this.options.liveNodes();
+    const seen = new Set<string>();
+    for (const claim of this.options.claims()) {
+      if (this.options.ownerState(claim.owner) !== "dead") continue;
+      seen.add(claim.key);
+      if (this.inFlight.has(claim.key)) continue;
+      const first = this.firstSeen.get(claim.key) ?? now;
+      this.firstSeen.set(claim.key, first);
+      const claimant = rendezvousOwner(claim.key, live);
+      if (claimant === this.options.node || now - first >= this.options.fallbackAfterMs) this.enqueue(claim);
+    }
+    for (const key of this.firstSeen.keys()) if (!seen.has(key)) this.firstSeen.delete(key);
+  }
+
+  /** Keys being taken over now. */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  private enqueue(claim: ClaimView): void {
+    this.inFlight.add(claim.key);
+    this.queued.push(claim);
+    this.pump();
+  }
+
+  private pump(): void {
+    const limit = this.options.concurrency ?? 32;
+    while (this.running < limit && this.queued.length > 0) {
+      const claim = this.queued.shift();
+      if (claim === undefined) break;
+      this.running++;
+      void this.takeOne(claim).finally(() => {
+        this.running--;
+        this.inFlight.delete(claim.key);
+        this.pump();
+      });
+    }
+  }
+
+  private async takeOne(claim: ClaimView): Promise<void> {
+    try {
+      const result = await this.options.takeOver(claim.key, claim.revision);
+      this.firstSeen.delete(claim.key);
+      if (result.outcome === "taken") this.options.taken(claim.key, result.epoch);
+    } catch (error) {
+      this.options.failed?.(claim.key, error);
+    }
+  }
+}

@@ -1,0 +1,430 @@
+import type { Scheduler } from "../actors/runtime/index.ts";
+import type { NodeIdentity } from "./claim.ts";
+import type { KvBucket, KvEntry } from "./kv.ts";
+import { isKvError, isWrongRevision } from "./kv-error.ts";
+import {
+  type Heartbeat,
+  type NodeRecord,
+  decodeNodeRecord,
+  encodeNodeRecord,
+  isTombstone,
+} from "./node-record.ts";
+
+/** What a node says about itself in every heartbeat, besides its incarnation. */
+export type NodeFacts = Omit<Heartbeat, "incarnation" | "beat">;
+
+/** How a node's owner looks from here. */
+export type OwnerState =
+  /** Heartbeating. */
+  | "live"
+  /** Silent for a while, not yet declared dead: its keys wait (`UNAVAILABLE`), nobody takes them. */
+  | "suspected"
+  /** Tombstoned, or replaced by a newer incarnation: its keys may be taken over. */
+  | "dead"
+  /** Never seen (yet). */
+  | "unknown";
+
+/** Timing of membership (FLEET-PROTOCOL, "Heartbeats and node death"). */
+export interface MembershipTiming {
+  /** How often a node writes its heartbeat. Default 1,000 ms. */
+  readonly heartbeatMs: number;
+  /** Silence after which a peer is declared dead. Default 3,000 ms. */
+  readonly failureTimeoutMs: number;
+  /** A node acts only while its last good heartbeat is younger than failureTimeout − margin. Default 1,000 ms. */
+  readonly leaseMarginMs: number;
+  /** Silence after which a peer is suspected (its keys answer UNAVAILABLE). Default 2 heartbeats. */
+  readonly suspectAfterMs?: number;
+}
+
+export const defaultMembershipTiming: MembershipTiming = {
+  heartbeatMs: 1_000,
+  failureTimeoutMs: 3_000,
+  leaseMarginMs: 1_000,
+};
+
+/** What membership tells the node. */
+export interface MembershipEvents {
+  /** A peer incarnation is dead (this node tombstoned it, saw its tombstone, or saw it replaced). */
+  peerDead?(peer: NodeIdentity): void;
+  /** This node was declared dead: it must drop every actor at once and rejoin as a new incarnation. */
+  fenced?(): void;
+  /** A heartbeat round ended (successful or not): a good moment to look for keys to take over. */
+  ticked?(): void;
+}
+
+export interface MembershipOptions {
+  /** The `nodes` bucket; node ids are its keys. */
+  readonly nodes: KvBucket;
+  readonly node: string;
+  /** The first incarnation; `rejoin` takes a new one. */
+  readonly incarnation: string;
+  /** Wall clock and timers. */
+  readonly scheduler: Scheduler;
+  /** A clock that never jumps (performance.now on a node; the simulation's own). */
+  readonly monotonic: () => number;
+  readonly timing?: Partial<MembershipTiming>;
+  /** The facts of the next heartbeat (url, load, draining…). */
+  readonly facts: () => NodeFacts;
+  readonly events?: MembershipEvents;
+}
+
+/** Thrown by `join` when another live process already runs under this node id. */
+export class NodeIdConflictError extends Error {
+  constructor(node: string) {
+    super(
+      `another process is running as node ${node} (its heartbeat is still moving); pick another --node-id`,
+    );
+    this.name = "NodeIdConflictError";
+  }
+}
+
+/** A peer as this node sees it. */
+export interface PeerView {
+  readonly node: string;
+  readonly incarnation: string;
+  /** The last heartbeat read, or null once tombstoned. */
+  readonly heartbeat: Heartbeat | null;
+  readonly state: OwnerState;
+}
+
+interface Peer {
+  incarnation: string;
+  revision: number;
+  heartbeat: Heartbeat | null;
+  /** Monotonic time its heartbeat last moved (or counting restarted). */
+  heardAt: number;
+  dead: boolean;
+}
+
+/**
+ * One node's side of membership: compare-and-set heartbeats into `nodes` (no TTL), the lease that
+ * decides whether this node may act, and the view of its peers — silence counted only while this node's
+ * own heartbeats succeed, death declared by a tombstone written over the silent peer's heartbeat. Pure
+ * logic over a KvBucket and clocks, so it runs unchanged on NATS and in the simulation.
+ */
+export class Membership {
+  private readonly nodes: KvBucket;
+  private readonly timing: Required<MembershipTiming>;
+  private readonly options: MembershipOptions;
+  private incarnationId: string;
+  private revision = 0;
+  private beat = 0;
+  /** When the last successful heartbeat was sent, on both clocks. */
+  private lease: { mono: number; wall: number } | undefined;
+  private isFenced = false;
+  private readonly peers = new Map<string, Peer>();
+  /** Dead incarnations seen, as `node/incarnation`. */
+  private readonly deadIncarnations = new Set<string>();
+  /** Monotonic time of the last heartbeat round whose write and read both succeeded. */
+  private lastGoodRound: number | undefined;
+  private cancelTick: (() => void) | undefined;
+  private ticking = false;
+  private stopped = true;
+  /** Waiting for the lease to come back (or to be lost for good). */
+  private leaseWaiters: ((held: boolean) => void)[] = [];
+
+  constructor(options: MembershipOptions) {
+    this.options = options;
+    this.nodes = options.nodes;
+    this.incarnationId = options.incarnation;
+    const timing = { ...defaultMembershipTiming, ...options.timing };
+    this.timing = { ...timing, suspectAfterMs: timing.suspectAfterMs ?? 2 * timing.heartbeatMs };
+  }
+
+  get node(): string {
+    return this.options.node;
+  }
+
+  get incarnation(): string {
+    return this.incarnationId;
+  }
+
+  get identity(): NodeIdentity {
+    return { node: this.options.node, incarnation: this.incarnationId };
+  }
+
+  get fenced(): boolean {
+    return this.isFenced;
+  }
+
+  /**
+   * Writes the first heartbeat of this incarnation. A record of another incarnation that is still moving
+   * means a second process with this node id: refused with NodeIdConflictError. A still one (the process
+   * died) is taken over, which declares that incarnation dead.
+   */
+  async join(): Promise<void> {
+    for (;;) {
+      const entry = await this.nodes.get(this.node);
+      if (entry === null) {
+        try {
+          this.revision = await this.nodes.create(this.node, this.encodeHeartbeat());
+          break;
+        } catch (error) {
+          if (isKvError(error) && error.code === "exists") continue;
+          throw error;
+        }
+      }
+      const record = decodeOrNull(entry);
+      if (record !== null && !isTombstone(record) && record.incarnation !== this.incarnationId) {
+        // Still heartbeating? Give it a failure timeout to show it.
+        await this.sleep(this.timing.failureTimeoutMs);
+        const again = await this.nodes.get(this.node);
+        if (again !== null && again.revision !== entry.revision) throw new NodeIdConflictError(this.node);
+        this.deadIncarnations.add(`${this.node}/${record.incarnation}`);
+      }
+      try {
+        this.revision = await this.nodes.update(this.node, this.encodeHeartbeat(), entry.revision);
+        break;
+      } catch (error) {
+        if (!isWrongRevision(error)) throw error;
+      }
+    }
+    this.isFenced = false;
+    this.lease = { mono: this.options.monotonic(), wall: this.options.scheduler.now() };
+  }
+
+  /** Starts the heartbeat rounds (after `join`). */
+  start(): this {
+    this.stopped = false;
+    this.schedule();
+    return this;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.cancelTick?.();
+    this.settleLeaseWaiters();
+  }
+
+  /** After being fenced: a fresh incarnation, heartbeating again with an empty node. */
+  async rejoin(incarnation: string): Promise<void> {
+    this.incarnationId = incarnation;
+    this.beat = 0;
+    this.peers.clear();
+    this.lastGoodRound = undefined;
+    await this.join();
+  }
+
+  /** True while this node holds its lease: its last good heartbeat is recent on both clocks. */
+  mayAct(): boolean {
+    if (this.isFenced || this.lease === undefined) return false;
+    const limit = this.timing.failureTimeoutMs - this.timing.leaseMarginMs;
+    const mono = this.options.monotonic() - this.lease.mono;
+    const wall = this.options.scheduler.now() - this.lease.wall;
+    return mono < limit && wall < limit && wall > -limit;
+  }
+
+  /** Resolves true once the lease is fresh again, false once this incarnation is fenced (or stopped). */
+  leaseSettled(): Promise<boolean> {
+    if (this.mayAct()) return Promise.resolve(true);
+    if (this.isFenced || this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => this.leaseWaiters.push(resolve));
+  }
+
+  private settleLeaseWaiters(): void {
+    const held = this.mayAct();
+    if (!held && !this.isFenced && !this.stopped) return;
+    const waiters = this.leaseWaiters;
+    this.leaseWaiters = [];
+    for (const resolve of waiters) resolve(held);
+  }
+
+  /** How the process `owner` looks from here. */
+  ownerState(owner: NodeIdentity): OwnerState {
+    if (owner.node === this.node) {
+      if (owner.incarnation === this.incarnationId) return this.isFenced ? "dead" : "live";
+      return "dead"; // an older process under this node id: this one replaced it
+    }
+    if (this.deadIncarnations.has(`${owner.node}/${owner.incarnation}`)) return "dead";
+    const peer = this.peers.get(owner.node);
+    if (peer === undefined) return "unknown";
+    if (peer.incarnation !== owner.incarnation) return "dead";
+    if (peer.dead) return "dead";
+    return this.silence(peer, this.options.monotonic()) >= this.timing.suspectAfterMs ? "suspected" : "live";
+  }
+
+  /** Node ids that are live, this one included (unless fenced), sorted: the claimants of rendezvous hashing. */
+  liveNodes(): string[] {
+    const live = this.isFenced ? [] : [this.node];
+    for (const [node, peer] of this.peers) {
+      if (this.ownerState({ node, incarnation: peer.incarnation }) === "live") live.push(node);
+    }
+    return live.sort();
+  }
+
+  /** Every peer seen, with its last heartbeat. */
+  peerViews(): PeerView[] {
+    return [...this.peers].map(([node, peer]) => ({
+      node,
+      incarnation: peer.incarnation,
+      heartbeat: peer.heartbeat,
+      state: this.ownerState({ node, incarnation: peer.incarnation }),
+    }));
+  }
+
+  /** One heartbeat round: write ours, then read every peer's and settle who is dead. */
+  async tick(): Promise<void> {
+    if (this.ticking || this.isFenced) return;
+    this.ticking = true;
+    try {
+      const sentAt = this.options.monotonic();
+      const wallSentAt = this.options.scheduler.now();
+      const wrote = await this.heartbeat();
+      if (wrote) this.lease = { mono: sentAt, wall: wallSentAt };
+      this.settleLeaseWaiters();
+      if (this.fencedNow()) return;
+      const observed = wrote && (await this.observe(sentAt));
+      if (!observed) this.lastGoodRound = undefined;
+    } finally {
+      this.ticking = false;
+    }
+    this.options.events?.ticked?.();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const scheduler = this.options.scheduler;
+    this.cancelTick = scheduler.at(scheduler.now() + this.timing.heartbeatMs, () => {
+      void this.tick().finally(() => {
+        this.schedule();
+      });
+    });
+  }
+
+  /** Writes the next heartbeat by CAS; false when it did not land (or its outcome is unknown). */
+  private async heartbeat(): Promise<boolean> {
+    this.beat++;
+    try {
+      this.revision = await this.nodes.update(this.node, this.encodeHeartbeat(), this.revision);
+      return true;
+    } catch (error) {
+      if (!isKvError(error)) throw error;
+      if (isWrongRevision(error)) await this.recheckOwnRecord();
+      return false;
+    }
+  }
+
+  /**
+   * Our CAS failed: either an earlier heartbeat of ours that timed out landed after all (carry on from its
+   * revision; the lease is not extended by it), or someone wrote over us — a tombstone: we are fenced.
+   */
+  private async recheckOwnRecord(): Promise<void> {
+    let entry: KvEntry | null;
+    try {
+      entry = await this.nodes.get(this.node);
+    } catch (error) {
+      if (isKvError(error)) return; // unknown: the next round asks again
+      throw error;
+    }
+    const record = entry === null ? null : decodeOrNull(entry);
+    if (
+      entry !== null &&
+      record !== null &&
+      !isTombstone(record) &&
+      record.incarnation === this.incarnationId
+    ) {
+      this.revision = entry.revision;
+      return;
+    }
+    this.fence();
+  }
+
+  /** Read afresh after an await (the heartbeat may have fenced this node). */
+  private fencedNow(): boolean {
+    return this.isFenced;
+  }
+
+  private fence(): void {
+    if (this.isFenced) return;
+    this.isFenced = true;
+    this.lease = undefined;
+    this.settleLeaseWaiters();
+    this.options.events?.fenced?.();
+  }
+
+  /** Reads every peer's record; false when the read failed (silence is then not counted). */
+  private async observe(now: number): Promise<boolean> {
+    let entries: (KvEntry | null)[];
+    try {
+      const keys = await this.nodes.keys();
+      entries = await Promise.all(keys.filter((k) => k !== this.node).map((k) => this.nodes.get(k)));
+    } catch (error) {
+      if (isKvError(error)) return false;
+      throw error;
+    }
+    // Silence counts only across rounds that all succeeded, one heartbeat apart: after our own failure or
+    // a pause of this process, every peer's count starts over.
+    const continuous =
+      this.lastGoodRound !== undefined && now - this.lastGoodRound <= 2 * this.timing.heartbeatMs;
+    this.lastGoodRound = now;
+    if (!continuous) for (const peer of this.peers.values()) peer.heardAt = now;
+    const silent: [string, Peer][] = [];
+    for (const entry of entries) {
+      if (entry === null) continue;
+      const record = decodeOrNull(entry);
+      if (record === null) continue;
+      const peer = this.learn(entry.key, entry.revision, record, now);
+      if (!peer.dead && this.silence(peer, now) >= this.timing.failureTimeoutMs)
+        silent.push([entry.key, peer]);
+    }
+    await Promise.all(silent.map(([node, peer]) => this.declareDead(node, peer)));
+    return true;
+  }
+
+  /** Folds one peer record into the view; reports incarnations that are gone. */
+  private learn(node: string, revision: number, record: NodeRecord, now: number): Peer {
+    let peer = this.peers.get(node);
+    if (peer?.revision === revision) return peer;
+    if (peer?.dead === false && peer.incarnation !== record.incarnation) {
+      this.markDead({ node, incarnation: peer.incarnation });
+    }
+    const heartbeat = isTombstone(record) ? null : record;
+    peer = { incarnation: record.incarnation, revision, heartbeat, heardAt: now, dead: isTombstone(record) };
+    this.peers.set(node, peer);
+    if (peer.dead) this.markDead({ node, incarnation: record.incarnation });
+    return peer;
+  }
+
+  /** Writes a tombstone over a silent peer's heartbeat; if the peer moved meanwhile, it lives. */
+  private async declareDead(node: string, peer: Peer): Promise<void> {
+    const tombstone = encodeNodeRecord({ dead: true, incarnation: peer.incarnation, by: this.node });
+    try {
+      peer.revision = await this.nodes.update(node, tombstone, peer.revision);
+    } catch (error) {
+      if (isKvError(error)) return; // it heartbeated (or the outcome is unknown): the next round reads it
+      throw error;
+    }
+    peer.dead = true;
+    peer.heartbeat = null;
+    this.markDead({ node, incarnation: peer.incarnation });
+  }
+
+  private markDead(peer: NodeIdentity): void {
+    const id = `${peer.node}/${peer.incarnation}`;
+    if (this.deadIncarnations.has(id)) return;
+    this.deadIncarnations.add(id);
+    this.options.events?.peerDead?.(peer);
+  }
+
+  private silence(peer: Peer, now: number): number {
+    return now - peer.heardAt;
+  }
+
+  private encodeHeartbeat(): Uint8Array {
+    return encodeNodeRecord({ ...this.options.facts(), incarnation: this.incarnationId, beat: this.beat });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.options.scheduler.at(this.options.scheduler.now() + ms, resolve);
+    });
+  }
+}
+
+function decodeOrNull(entry: KvEntry): NodeRecord | null {
+  try {
+    return decodeNodeRecord(entry.value);
+  } catch {
+    return null;
+  }
+}

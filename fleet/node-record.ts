@@ -1,0 +1,48 @@
+import { pack } from "msgpackr";
+import { z } from "zod";
+import { decodeValue } from "./decode-value.ts";
+
+/** A live node's heartbeat in the `nodes` bucket (key = node id), rewritten every heartbeat by CAS. */
+export const heartbeatSchema = z.strictObject({
+  incarnation: z.string().min(1),
+  /** The public WebSocket URL players are redirected to. */
+  url: z.string(),
+  region: z.string(),
+  /** Live actors on the node: how new lobbies and migrations are spread. */
+  load: z.number().int().nonnegative(),
+  draining: z.boolean(),
+  version: z.string(),
+  protocol: z.number().int().positive(),
+  /** Counts this incarnation's heartbeats: tells our own landed write from a peer's tombstone. */
+  beat: z.number().int().nonnegative(),
+});
+
+/** Written over a silent node's heartbeat by the peer that declared it dead. */
+export const tombstoneSchema = z.strictObject({
+  dead: z.literal(true),
+  /** The incarnation that was declared dead. */
+  incarnation: z.string().min(1),
+  /** The node that wrote the tombstone. */
+  by: z.string().min(1),
+});
+
+export type Heartbeat = z.infer<typeof heartbeatSchema>;
+export type Tombstone = z.infer<typeof tombstoneSchema>;
+export type NodeRecord = Heartbeat | Tombstone;
+
+const recordSchema = z.union([heartbeatSchema, tombstoneSchema]);
+
+/** Packs a heartbeat or tombstone. */
+export function encodeNodeRecord(record: NodeRecord): Uint8Array {
+  return pack(record);
+}
+
+/** Unpacks and validates a `nodes` value; throws CorruptValueError. */
+export function decodeNodeRecord(bytes: Uint8Array): NodeRecord {
+  return decodeValue("node record", recordSchema, bytes);
+}
+
+/** True for a tombstone. */
+export function isTombstone(record: NodeRecord): record is Tombstone {
+  return "dead" in record;
+}
