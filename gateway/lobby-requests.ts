@@ -2,6 +2,7 @@ import type { ActorSystem, AskResult, ErrorCode, Random, RequestId } from "../ac
 import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
+import type { RedirectReason } from "./protocol/server-frames.ts";
 import { RoomRequests } from "./room-requests.ts";
 import type { Session } from "./session-registry.ts";
 
@@ -18,6 +19,8 @@ export interface LobbyRequestsDeps {
    * lobby owned elsewhere redirects the player's socket there (the SDK follows and re-sends the join).
    */
   readonly ownerUrl?: (key: string) => Promise<string | null>;
+  /** Called once per `redirect` frame sent, with its reason (the node counts them). */
+  readonly onRedirect?: (reason: RedirectReason) => void;
 }
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
@@ -170,6 +173,7 @@ export class LobbyRequests {
     const owner = await this.deps.ownerUrl?.(key);
     if (owner) {
       session.send({ type: "redirect", url: owner, reason: "lobby" });
+      this.deps.onRedirect?.("lobby");
       return { ok: false, code: "MOVED", message: `lobby ${code} lives on another node`, retryAfterMs: 100 };
     }
     const result = await this.deps.system.ask(
