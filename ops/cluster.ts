@@ -74,6 +74,8 @@ function startNodeProcess(
     id,
     "--port",
     "0",
+    "--admin-port",
+    "0",
     "--nats",
     nats.urls.join(","),
     "--nats-replicas",

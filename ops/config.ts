@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { lobbyOptionsSchema } from "../actors/lobby/index.ts";
 import { readActivities } from "./activities.ts";
+import { isLoopbackHost } from "./node/dev-mode.ts";
 import { settings, type NodeConfig, type SettingValues } from "./settings.ts";
 
 export { settings, type NodeConfig, type SettingName } from "./settings.ts";
@@ -104,6 +105,12 @@ export function loadConfig(flags: Partial<Record<string, string>>, env: NodeJS.P
     }
   }
   checkLobbyLimits(config);
+  if (config.adminToken === undefined && !isLoopbackHost(config.adminHost)) {
+    throw new ConfigError(
+      "adminToken",
+      `--admin-host ${config.adminHost} is not a loopback address: the admin API (drain, metrics) needs --admin-token (FOYER_ADMIN_TOKEN)`,
+    );
+  }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw new ConfigError("tlsCert", "--tls-cert and --tls-key go together");
   }
