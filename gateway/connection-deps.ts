@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { ActorSystem } from "../actors/runtime/index.ts";
 import type { TokenKey } from "./auth/player-token.ts";
 import type { LobbyRequests } from "./lobby-requests.ts";
+import type { RequestFrame } from "./protocol/client-frames.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 
 /** The limits and secrets a connection is held to. */
@@ -31,4 +32,9 @@ export interface ConnectionDeps {
    * `close:HEARTBEAT` for a socket dropped because it stopped answering pings).
    */
   readonly onRefused?: (code: string) => void;
+  /**
+   * Called once per request frame answered: its type, `ok` or the error code, and the seconds from its
+   * arrival to its answer (a monotonic clock: the node's metrics, not the protocol).
+   */
+  readonly onAnswered?: (op: RequestFrame["type"], outcome: string, seconds: number) => void;
 }

@@ -144,6 +144,7 @@ export class Connection implements SessionSocket {
   }
 
   private async onRequest(session: Session, frame: RequestFrame): Promise<void> {
+    const arrived = performance.now();
     let result: AskResult;
     try {
       result = await this.deps.requests.handle(session, frame);
@@ -151,6 +152,7 @@ export class Connection implements SessionSocket {
       this.deps.logger.error({ err: error, frame: frame.type }, "request failed");
       result = { ok: false, code: "INTERNAL", message: "the request failed" };
     }
+    this.deps.onAnswered?.(frame.type, result.ok ? "ok" : result.code, (performance.now() - arrived) / 1000);
     // The socket may have been replaced by a resume meanwhile: answer on the session's current socket.
     if (result.ok) {
       session.send({ type: "result", id: frame.id, value: result.value ?? null });

@@ -2,6 +2,7 @@ import type { ActorSystem, AskResult, ErrorCode, Random, RequestId } from "../ac
 import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
+import type { RedirectReason } from "./protocol/server-frames.ts";
 import { RoomRequests } from "./room-requests.ts";
 import type { Session } from "./session-registry.ts";
 
@@ -19,6 +20,8 @@ export interface LobbyRequestsDeps {
    * being taken over is refused UNAVAILABLE, which the SDK retries.
    */
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
+  /** Called once per `redirect` frame sent, with its reason (the node counts them). */
+  readonly onRedirect?: (reason: RedirectReason) => void;
 }
 
 /** Where the owner of a key is, as a fleet node sees it. */
@@ -192,6 +195,7 @@ export class LobbyRequests {
     const owner = await this.ownerOf(key);
     if (owner.kind === "elsewhere") {
       session.send({ type: "redirect", url: owner.url, reason: "lobby" });
+      this.deps.onRedirect?.("lobby");
       return { ok: false, code: "MOVED", message: `lobby ${code} lives on another node`, retryAfterMs: 100 };
     }
     if (owner.kind === "waiting") {

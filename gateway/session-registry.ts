@@ -114,6 +114,13 @@ export class SessionRegistry implements Outbox {
     return players;
   }
 
+  /** Number of sessions whose player is in a lobby, private or activity, as far as this gateway knows. */
+  get inLobby(): number {
+    let n = 0;
+    for (const s of this.byId.values()) if (s.lobby !== null || s.activity !== null) n++;
+    return n;
+  }
+
   push(players: readonly string[], pushed: StampedFrame): void {
     const frame = pushed.type === "activityTransfer" ? { ...pushed, url: this.publicUrl } : pushed;
     const encoded: Partial<Record<Encoding, Uint8Array | string>> = {};

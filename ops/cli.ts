@@ -4,6 +4,7 @@ import { createLogger } from "./logger.ts";
 import { startNode } from "./node/start-node.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runCluster } from "./cluster.ts";
+import { httpUrlOf, runStatus } from "./admin/index.ts";
 
 /** `foyer`: run a node, benchmark it. */
 const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
@@ -31,6 +32,7 @@ nodeCommand.action(async (opts: Record<string, string | boolean>) => {
   const logger = createLogger(config.logLevel);
   const node = await startNode(config, logger);
   process.stdout.write(`Foyer node ${config.nodeId} listening on ${node.url}\n`);
+  process.stdout.write(`Admin API: ${node.adminUrl} (/metrics, /status)\n`);
   if (!config.production) {
     process.stdout.write(`Dev tokens: ${node.httpUrl}/dev/token?name=Alice\n`);
   }
@@ -55,6 +57,27 @@ program
   .option("--nats <n>", "nats-servers (3 = a JetStream cluster with R3 buckets)", "3")
   .action(async (opts: { nodes: string; nats: string }) => {
     await runCluster({ nodes: Number(opts.nodes), nats: Number(opts.nats) });
+  });
+
+/** The admin URL of a node started with the default settings on this machine. */
+const localAdmin = httpUrlOf(settings.adminHost.def, Number(settings.adminPort.def));
+
+program
+  .command("status")
+  .description("ask each node's admin API for its status and print a table of the cluster")
+  .option("--admin <urls>", "admin API URLs, comma separated", localAdmin)
+  .option("--admin-token <token>", `bearer token of the admin APIs [${settings.adminToken.env}]`)
+  .option("--json", "print one JSON object (every node and the totals)")
+  .action(async (opts: { admin: string; adminToken?: string; json?: boolean }) => {
+    const urls = opts.admin
+      .split(",")
+      .map((u) => u.trim())
+      .filter((u) => u !== "");
+    const token = opts.adminToken ?? process.env[settings.adminToken.env];
+    const code = await runStatus(urls, { json: opts.json ?? false, ...(token ? { token } : {}) }, (text) =>
+      process.stdout.write(text),
+    );
+    process.exitCode = code;
   });
 
 program

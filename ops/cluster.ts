@@ -14,6 +14,8 @@ interface NodeProcess {
   readonly id: string;
   readonly child: ChildProcess;
   readonly url: Promise<string>;
+  /** Its admin API's URL (`foyer status --admin`). */
+  readonly admin: Promise<string>;
 }
 
 const cli = fileURLToPath(new URL("./bin/foyer.js", import.meta.url));
@@ -57,6 +59,8 @@ export async function runCluster(options: ClusterOptions): Promise<void> {
   }
   process.stdout.write(`NATS: ${nats.urls.join(", ")}\n`);
   for (const node of nodes) process.stdout.write(`node ${node.id}: ${await node.url}\n`);
+  const admins = await Promise.all(nodes.map((n) => n.admin));
+  process.stdout.write(`status: npx foyer status --admin ${admins.join(",")}\n`);
   const first = (await nodes[0]?.url)?.replace(/^ws/, "http").replace(/\/ws$/, "") ?? "";
   process.stdout.write(`dev tokens: ${first}/dev/token?name=Alice (any node) — Ctrl-C stops everything\n`);
 }
@@ -74,6 +78,8 @@ function startNodeProcess(
     id,
     "--port",
     "0",
+    "--admin-port",
+    "0",
     "--nats",
     nats.urls.join(","),
     "--nats-replicas",
@@ -88,16 +94,24 @@ function startNodeProcess(
     "warn",
   ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  const url = new Promise<string>((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      seen += chunk.toString("utf8");
-      const match = /listening on (\S+)/.exec(seen);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", () => {
-      reject(new Error(`node ${id} exited before it listened`));
-    });
+  let seen = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    seen += chunk.toString("utf8");
   });
-  return { id, child, url };
+  /** The first match of `pattern` in what the node printed. */
+  const printed = (pattern: RegExp): Promise<string> =>
+    new Promise<string>((resolve, reject) => {
+      const look = (): void => {
+        const match = pattern.exec(seen);
+        if (match?.[1]) {
+          child.stdout.off("data", look);
+          resolve(match[1]);
+        }
+      };
+      child.stdout.on("data", look);
+      child.once("exit", () => {
+        reject(new Error(`node ${id} exited before it listened`));
+      });
+    });
+  return { id, child, url: printed(/listening on (\S+)/), admin: printed(/Admin API: (\S+)/) };
 }

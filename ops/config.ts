@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { lobbyOptionsSchema } from "../actors/lobby/index.ts";
 import { readActivities } from "./activities.ts";
+import { isLoopbackHost } from "./node/dev-mode.ts";
 import { settings, type NodeConfig, type SettingValues } from "./settings.ts";
 
 export { settings, type NodeConfig, type SettingName } from "./settings.ts";
@@ -109,6 +110,12 @@ export function loadConfig(flags: Partial<Record<string, string>>, env: NodeJS.P
     throw new ConfigError(
       "failureTimeoutMs",
       "--failure-timeout-ms must be at least 3 × --fleet-heartbeat-ms (a live node would be declared dead)",
+    );
+  }
+  if (config.adminToken === undefined && !isLoopbackHost(config.adminHost)) {
+    throw new ConfigError(
+      "adminToken",
+      `--admin-host ${config.adminHost} is not a loopback address: the admin API (drain, metrics) needs --admin-token (FOYER_ADMIN_TOKEN)`,
     );
   }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {

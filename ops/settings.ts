@@ -40,6 +40,24 @@ export const settings = {
     def: undefined,
     help: "the URL clients reach this node at (default ws://host:port/ws)",
   },
+  adminHost: {
+    schema: z.string().min(1),
+    env: "FOYER_ADMIN_HOST",
+    def: "127.0.0.1",
+    help: "address the admin API (/metrics, /status, /drain) listens on; not loopback = --admin-token needed",
+  },
+  adminPort: {
+    schema: int(0, 65535),
+    env: "FOYER_ADMIN_PORT",
+    def: "7351",
+    help: "port of the admin API (0 = any free port)",
+  },
+  adminToken: {
+    schema: z.string().min(16).optional(),
+    env: "FOYER_ADMIN_TOKEN",
+    def: undefined,
+    help: "bearer token every admin request must carry (16+ characters; required off loopback)",
+  },
   production: {
     schema: bool,
     env: "FOYER_PRODUCTION",

@@ -5,6 +5,11 @@ import type { Random } from "./types.ts";
 export interface RuntimeEvents {
   /** A handler threw: the actor kept its last good state and the asker got INTERNAL. */
   handlerFailed?(key: string, error: unknown): void;
+  /**
+   * A snapshot write (or the first one of a new actor, or the removal of a stopped one's) succeeded after
+   * `elapsedMs` on the runtime's clock: the wait every acknowledgement of the batch had.
+   */
+  persisted?(key: string, elapsedMs: number): void;
   /** A snapshot write or read failed (fenced, unavailable, corrupt) or a spawn failed. */
   persistFailed?(key: string, error: unknown): void;
   /** A tell to a key with no actor and no snapshot. */

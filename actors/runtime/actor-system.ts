@@ -251,6 +251,7 @@ export class ActorSystem {
       cell.epoch = claimed.epoch;
       cell.revision = claimed.revision;
       cell.seq = 0;
+      this.options.events?.persisted?.(key, this.options.scheduler.now() - now);
     } catch (error) {
       if (error instanceof PersistError && error.failure === "exists")
         return error.owner ? { created: false, owner: error.owner } : { created: false };

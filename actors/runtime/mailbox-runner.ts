@@ -284,6 +284,7 @@ export class MailboxRunner {
     now: number,
     stopping: boolean,
   ): Promise<boolean> {
+    const started = this.options.scheduler.now();
     try {
       if (stopping) {
         await this.options.store.remove(cell.key, cell.revision);
@@ -291,6 +292,7 @@ export class MailboxRunner {
         const snapshot = this.host.snapshotOf(cell, state, timers, cell.epoch, now);
         cell.revision = await this.options.store.write(cell.key, snapshot, cell.revision);
       }
+      this.options.events?.persisted?.(cell.key, this.options.scheduler.now() - started);
       return true;
     } catch (error) {
       this.options.events?.persistFailed?.(cell.key, error);

@@ -113,3 +113,5 @@ export type ActivityEventView = z.infer<typeof activityEventFrame>;
 /** An activity lobby's transfer to its room, with the node URL. */
 export type ActivityTransferView = z.infer<typeof activityTransferFrame>;
 export type ErrorFrame = z.infer<typeof errorFrame>;
+/** Why a player's socket is sent to another node. */
+export type RedirectReason = z.infer<typeof redirectFrame>["reason"];

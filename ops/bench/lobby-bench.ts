@@ -124,6 +124,7 @@ async function lobbyLoad(
   const config = loadConfig(
     {
       port: "0",
+      adminPort: "0",
       tokenKeys: `bench:${benchSecret}`,
       ratePerSecond: "1000000",
       rateBurst: "1000000",

@@ -23,6 +23,7 @@ import {
   type OwnerLocation,
   type TokenKey,
 } from "../../gateway/index.ts";
+import { NodeMetrics, startAdmin } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { buildFleetRuntime } from "./fleet-runtime.ts";
 import { isDevMode, tokenKeysOf } from "./dev-mode.ts";
@@ -38,6 +39,9 @@ export interface RunningNode {
   readonly tokenKeys: readonly TokenKey[];
   /** Refused frames by error code, and sockets closed by the node by `close:<reason>`. */
   readonly refusals: ReadonlyMap<string, number>;
+  /** The admin API's URL: `/metrics`, `/status`, `/drain`. */
+  readonly adminUrl: string;
+  readonly metrics: NodeMetrics;
   stop(): Promise<void>;
 }
 
@@ -106,8 +110,12 @@ class Capacity {
   };
 }
 
-/** The runtime's events as log lines, and the room count that decides whether a start may open a room. */
-function runtimeEventsOf(log: Logger, capacity: Capacity): RuntimeEvents {
+/**
+ * The runtime's events as log lines and metrics, and the room count that decides whether a start may open
+ * a room.
+ */
+function runtimeEventsOf(log: Logger, capacity: Capacity, metrics: NodeMetrics): RuntimeEvents {
+  const counted = metrics.runtimeEvents;
   return {
     handlerFailed: (key, err) => {
       log.error({ key, err }, "handler failed; last good state kept");
@@ -120,10 +128,13 @@ function runtimeEventsOf(log: Logger, capacity: Capacity): RuntimeEvents {
     },
     created: (key) => {
       if (key.startsWith("room/")) capacity.rooms++;
+      counted.created(key);
     },
     stopped: (key) => {
       if (key.startsWith("room/")) capacity.rooms--;
+      counted.stopped(key);
     },
+    persisted: counted.persisted,
   };
 }
 
@@ -150,11 +161,12 @@ interface GatewayParts {
   readonly refusals: Map<string, number>;
   readonly capacity: Capacity;
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
+  readonly metrics: NodeMetrics;
 }
 
 /** The WebSocket gateway in front of the runtime. */
 function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): GatewayServer {
-  const { system, lobby, sessions, tokenKeys, refusals, capacity } = parts;
+  const { system, lobby, sessions, tokenKeys, refusals, capacity, metrics } = parts;
   return new GatewayServer(gatewayOptionsOf(config), {
     nodeId: config.nodeId,
     system,
@@ -163,6 +175,9 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
       lobby,
       random: cryptoRandom(),
       canOpenRoom: () => capacity.state.canOpenRoom(),
+      onRedirect: (reason) => {
+        metrics.redirected(reason);
+      },
       ...(parts.locateOwner ? { locateOwner: parts.locateOwner } : {}),
     }),
     sessions,
@@ -178,7 +193,13 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
     logger: logger.child({ component: "gateway", node: config.nodeId }),
     now: () => Date.now(),
     stopping: () => capacity.stopping,
-    onRefused: (code) => refusals.set(code, (refusals.get(code) ?? 0) + 1),
+    onRefused: (code) => {
+      refusals.set(code, (refusals.get(code) ?? 0) + 1);
+      metrics.refused(code);
+    },
+    onAnswered: (op, outcome, seconds) => {
+      metrics.answered(op, outcome, seconds);
+    },
   });
 }
 
@@ -226,8 +247,9 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
   const capacity = new Capacity(config.maxRooms);
   const sessions = new SessionRegistry();
   const refusals = new Map<string, number>();
+  const metrics = new NodeMetrics({ sessions: () => sessions.size, members: () => sessions.inLobby });
   const runtimeLog = logger.child({ component: "runtime", node: config.nodeId });
-  const events = runtimeEventsOf(runtimeLog, capacity);
+  const events = runtimeEventsOf(runtimeLog, capacity, metrics);
   // A fenced fleet node closes the gateway's sockets; the gateway is made after the runtime it fronts.
   const front: { gateway?: GatewayServer } = {};
   const runtime = await buildRuntime(
@@ -244,6 +266,7 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
     tokenKeys,
     refusals,
     capacity,
+    metrics,
     ...(runtime.locateOwner ? { locateOwner: runtime.locateOwner } : {}),
   });
   front.gateway = gateway;
@@ -253,9 +276,19 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
   sessions.publicUrl = url;
   await runtime.announce?.(url);
   const httpUrl = `${secure ? "https" : "http"}://${config.host}:${port}`;
+  const admin = await startAdmin(
+    config,
+    { metrics, node: capacity.state, url },
+    logger.child({ component: "admin", node: config.nodeId }),
+  ).catch(async (error: unknown) => {
+    // The admin port was taken or refused: a node nobody can observe or drain does not start.
+    await gateway.close();
+    await runtime.close();
+    throw error;
+  });
   const sweep = setInterval(() => sessions.expire(Date.now(), 10 * 60_000), 60_000);
   sweep.unref();
-  log.info({ url, mode: config.production ? "production" : "dev" }, "node listening");
+  log.info({ url, admin: admin.url, mode: config.production ? "production" : "dev" }, "node listening");
   return {
     url,
     httpUrl,
@@ -264,9 +297,12 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
     sessions,
     tokenKeys,
     refusals,
+    adminUrl: admin.url,
+    metrics,
     async stop() {
       capacity.stopping = true;
       clearInterval(sweep);
+      await admin.close();
       await gateway.close();
       await runtime.close();
     },

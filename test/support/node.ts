@@ -10,10 +10,16 @@ import { startNode, type RunningNode } from "../../ops/node/start-node.ts";
 
 export const testKey = { id: "k1", secret: "test-secret-0123456789abcdef" };
 
-/** Starts an embedded node on a free port with a known token key; settings override the defaults. */
+/** Starts an embedded node on free ports (its own and its admin API's) with a known token key; settings override the defaults. */
 export async function startTestNode(overrides: Record<string, string> = {}): Promise<RunningNode> {
   const config = loadConfig(
-    { port: "0", tokenKeys: `${testKey.id}:${testKey.secret}`, logLevel: "silent", ...overrides },
+    {
+      port: "0",
+      adminPort: "0",
+      tokenKeys: `${testKey.id}:${testKey.secret}`,
+      logLevel: "silent",
+      ...overrides,
+    },
     {},
   );
   return startNode(config, pino({ level: "silent" }));

@@ -1,0 +1,146 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { parseTarget } from "../../gateway/index.ts";
+import type { NodeMetrics } from "./node-metrics.ts";
+import type { NodeStatus } from "./node-status.ts";
+
+/** What `POST /drain` answers: 202 when the drain started, 409 with the reason when it was refused. */
+export interface DrainAnswer {
+  readonly accepted: boolean;
+  readonly message: string;
+}
+
+/** Starts draining the node (issue 5 fills it in); without one `POST /drain` answers 501. */
+export type DrainHook = () => Promise<DrainAnswer>;
+
+/** Where the admin API listens and what it asks of callers. */
+export interface AdminServerOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Every request must carry `Authorization: Bearer <token>`; absent = no check (loopback only). */
+  readonly token?: string;
+}
+
+/** What the admin API reads and drives. */
+export interface AdminDeps {
+  readonly metrics: NodeMetrics;
+  readonly status: () => NodeStatus;
+  readonly drain?: DrainHook;
+  readonly logger: Logger;
+}
+
+type Route = (res: ServerResponse) => Promise<void>;
+
+/**
+ * The operator's HTTP API of one node, on its own port: `GET /metrics` (Prometheus), `GET /status`
+ * (JSON), `POST /drain`. Plain node:http: three routes do not need a framework.
+ */
+export class AdminServer {
+  private readonly server: Server;
+  private readonly routes: Readonly<Record<string, Partial<Record<string, Route>>>>;
+  private readonly tokenDigest: Buffer | undefined;
+
+  constructor(
+    private readonly options: AdminServerOptions,
+    private readonly deps: AdminDeps,
+  ) {
+    this.tokenDigest = options.token === undefined ? undefined : digest(options.token);
+    this.routes = {
+      "/metrics": { GET: (res) => this.metrics(res) },
+      "/status": { GET: (res) => this.status(res) },
+      "/drain": { POST: (res) => this.drain(res) },
+    };
+    this.server = createServer((req, res) => {
+      this.onRequest(req, res).catch((error: unknown) => {
+        deps.logger.error({ err: error, url: req.url }, "admin request failed");
+        if (!res.headersSent) json(res, 500, { error: "the request failed" });
+        else res.destroy();
+      });
+    });
+  }
+
+  /** Starts listening; resolves with the bound port. */
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.off("error", reject);
+        resolve();
+      });
+    });
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Stops listening and drops open connections (a scraper's keep-alive would hold the close). */
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) =>
+      this.server.close(() => {
+        resolve();
+      }),
+    );
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.tokenDigest && !bearerMatches(req.headers.authorization, this.tokenDigest)) {
+      res.setHeader("www-authenticate", 'Bearer realm="foyer-admin"');
+      json(res, 401, { error: "this admin API needs Authorization: Bearer <admin token>" });
+      return;
+    }
+    const url = parseTarget(req.url);
+    if (!url) {
+      json(res, 400, { error: "bad request target" });
+      return;
+    }
+    const methods = this.routes[url.pathname];
+    if (!methods) {
+      json(res, 404, { error: "not found", routes: Object.keys(this.routes) });
+      return;
+    }
+    const route = methods[req.method ?? ""];
+    if (!route) {
+      res.setHeader("allow", Object.keys(methods).join(", "));
+      json(res, 405, { error: `${url.pathname} takes ${Object.keys(methods).join(", ")}` });
+      return;
+    }
+    await route(res);
+  }
+
+  private async metrics(res: ServerResponse): Promise<void> {
+    const { text, contentType } = await this.deps.metrics.exposition();
+    res.writeHead(200, { "content-type": contentType });
+    res.end(text);
+  }
+
+  private status(res: ServerResponse): Promise<void> {
+    json(res, 200, this.deps.status());
+    return Promise.resolve();
+  }
+
+  private async drain(res: ServerResponse): Promise<void> {
+    if (!this.deps.drain) {
+      json(res, 501, { error: "drain is not available on this node yet: this release cannot move lobbies" });
+      return;
+    }
+    const answer = await this.deps.drain();
+    json(res, answer.accepted ? 202 : 409, answer);
+  }
+}
+
+/** SHA-256 of a token: equal-length digests let the comparison take the same time whatever was sent. */
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+/** True when the header is `Bearer <token>` with the expected token, compared in constant time. */
+function bearerMatches(header: string | undefined, expected: Buffer): boolean {
+  const given = /^Bearer +(\S+)\s*$/i.exec(header ?? "")?.[1] ?? "";
+  return timingSafeEqual(digest(given), expected);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}

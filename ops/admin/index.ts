@@ -1,0 +1,25 @@
+/**
+ * A node's admin side: the admin HTTP API (`/metrics`, `/status`, `/drain`), its Prometheus metrics and
+ * `foyer status`. The node and the CLI import it only through this file.
+ */
+export {
+  AdminServer,
+  type AdminDeps,
+  type AdminServerOptions,
+  type DrainAnswer,
+  type DrainHook,
+} from "./admin-server.ts";
+export { NodeMetrics, type NodeCounts } from "./node-metrics.ts";
+export { nodeStatusSchema, type NodeStatus } from "./node-status.ts";
+export { httpUrlOf, startAdmin, type AdminParts, type RunningAdmin } from "./start-admin.ts";
+export { foyerVersion } from "./version.ts";
+export {
+  clusterStatusOf,
+  fetchStatuses,
+  formatUptime,
+  runStatus,
+  statusTable,
+  type ClusterStatus,
+  type StatusOptions,
+  type StatusRow,
+} from "./status-command.ts";

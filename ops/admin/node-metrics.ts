@@ -1,0 +1,191 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { ErrorCodes, type RuntimeEvents } from "../../actors/runtime/index.ts";
+import type { RedirectReason, RequestFrame } from "../../gateway/index.ts";
+
+/** What the gauges read at each scrape: counts the node keeps anyway. */
+export interface NodeCounts {
+  /** Sessions this node holds: with a socket, or detached and still resumable. */
+  sessions(): number;
+  /** Players in a lobby (private or activity) as this node's gateway knows them. */
+  members(): number;
+}
+
+/** The actor kinds that are lobbies: their keys' first segment. */
+const lobbyKinds = new Set(["lobby", "activityLobby", "mmlobby"]);
+
+/** The kind of a key: `lobby/AB12CD` → `lobby`. */
+function kindOf(key: string): string {
+  const slash = key.indexOf("/");
+  return slash < 0 ? key : key.slice(0, slash);
+}
+
+/** Latency buckets in seconds, from a sub-millisecond in-memory answer to a stalled NATS leader. */
+const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Buckets of a pause or a recovery that a player may notice, in seconds. */
+const pauseBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * One node's Prometheus metrics, on a registry of its own (never prom-client's global one), so several
+ * nodes in one process — tests, the bench — each count their own. The gateway's and the runtime's hooks
+ * call the methods; `docs/operations.md` says what each metric means.
+ */
+export class NodeMetrics {
+  readonly registry = new Registry();
+  private readonly lobbyCount = new Map<string, number>([...lobbyKinds].map((kind) => [kind, 0]));
+  private readonly ops: Counter<"op" | "outcome">;
+  private readonly opSeconds: Histogram<"op">;
+  private readonly redirects: Counter<"reason">;
+  private readonly persistSeconds: Histogram;
+  private readonly rejected: Counter<"code">;
+  private readonly closed: Counter<"reason">;
+
+  constructor(readonly counts: NodeCounts) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    const lobbyCount = this.lobbyCount;
+    new Gauge({
+      name: "foyer_lobbies",
+      help: "Lobbies this node owns, by kind (lobby, activityLobby, mmlobby)",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        for (const [kind, n] of lobbyCount) this.set({ kind }, n);
+      },
+    });
+    new Gauge({
+      name: "foyer_members",
+      help: "Players in a lobby, counted at the node they are connected to",
+      registers,
+      collect() {
+        this.set(counts.members());
+      },
+    });
+    new Gauge({
+      name: "foyer_sessions",
+      help: "Player sessions on this node, connected or waiting to be resumed",
+      registers,
+      collect() {
+        this.set(counts.sessions());
+      },
+    });
+    this.ops = new Counter({
+      name: "foyer_ops_total",
+      help: "Request frames answered, by frame type and outcome (ok or the error code)",
+      labelNames: ["op", "outcome"],
+      registers,
+    });
+    this.opSeconds = new Histogram({
+      name: "foyer_op_duration_seconds",
+      help: "Seconds from a request frame's arrival to its answer, by frame type",
+      labelNames: ["op"],
+      buckets: latencyBuckets,
+      registers,
+    });
+    this.redirects = new Counter({
+      name: "foyer_redirects_total",
+      help: "Redirect frames sent to players, by reason (lobby, drain, moved)",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.persistSeconds = new Histogram({
+      name: "foyer_persist_duration_seconds",
+      help: "Seconds a snapshot write took, every acknowledgement waits for one (runtime clock, whole ms)",
+      buckets: latencyBuckets,
+      registers,
+    });
+    this.rejected = new Counter({
+      name: "foyer_rejected_frames_total",
+      help: "Frames answered with an error, by error code (UNAVAILABLE, which asks for a retry, is not counted)",
+      labelNames: ["code"],
+      registers,
+    });
+    this.closed = new Counter({
+      name: "foyer_closed_sockets_total",
+      help: "Sockets the node closed or turned away, by reason (RATE_LIMITED, HEARTBEAT, ORIGIN, ...)",
+      labelNames: ["reason"],
+      registers,
+    });
+    // Defined now so dashboards and alerts can be written against them; the fleet's drain, migration
+    // and failover code counts them when it lands (issues 4 and 5).
+    new Counter({
+      name: "foyer_migrations_total",
+      help: "Lobbies moved to or from this node by a drain, by direction and result (not counted yet)",
+      labelNames: ["direction", "result"],
+      registers,
+    });
+    new Histogram({
+      name: "foyer_migration_pause_seconds",
+      help: "Seconds a migrating lobby's mailbox stayed frozen (not counted yet)",
+      buckets: pauseBuckets,
+      registers,
+    });
+    new Counter({
+      name: "foyer_failovers_total",
+      help: "Keys of dead nodes this node took over (not counted yet)",
+      registers,
+    });
+    new Histogram({
+      name: "foyer_failover_recovery_seconds",
+      help: "Seconds from a node's death being declared to its lobby answering again here (not counted yet)",
+      buckets: pauseBuckets,
+      registers,
+    });
+    new Gauge({
+      name: "foyer_queue_depth",
+      help: "Players waiting in a matchmaking queue owned by this node, by lobby type (not counted yet)",
+      labelNames: ["lobby_type"],
+      registers,
+    });
+  }
+
+  /** The lobbies this node owns, every kind together. */
+  get lobbies(): number {
+    let total = 0;
+    for (const n of this.lobbyCount.values()) total += n;
+    return total;
+  }
+
+  /** The runtime events these metrics count (the node adds them to its own). */
+  readonly runtimeEvents: Required<Pick<RuntimeEvents, "created" | "stopped" | "persisted">> = {
+    created: (key) => {
+      this.countLobby(key, 1);
+    },
+    stopped: (key) => {
+      this.countLobby(key, -1);
+    },
+    persisted: (_key, elapsedMs) => {
+      this.persistSeconds.observe(elapsedMs / 1000);
+    },
+  };
+
+  /** A request frame was answered (the gateway's `onAnswered`). */
+  answered(op: RequestFrame["type"], outcome: string, seconds: number): void {
+    this.ops.inc({ op, outcome });
+    this.opSeconds.observe({ op }, seconds);
+  }
+
+  /** A redirect frame was sent (the requests' `onRedirect`). */
+  redirected(reason: RedirectReason): void {
+    this.redirects.inc({ reason });
+  }
+
+  /**
+   * A frame was refused, or a socket closed (`close:<reason>`) or turned away at the upgrade (`ORIGIN`,
+   * `CONNECTION_LIMIT`) by the node: the gateway's `onRefused`.
+   */
+  refused(code: string): void {
+    if (code in ErrorCodes) this.rejected.inc({ code });
+    else this.closed.inc({ reason: code.replace(/^close:/, "") });
+  }
+
+  /** The Prometheus text of every metric, and its content type. */
+  async exposition(): Promise<{ readonly text: string; readonly contentType: string }> {
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+
+  private countLobby(key: string, by: 1 | -1): void {
+    const kind = kindOf(key);
+    if (!lobbyKinds.has(kind)) return;
+    this.lobbyCount.set(kind, (this.lobbyCount.get(kind) ?? 0) + by);
+  }
+}

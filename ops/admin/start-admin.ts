@@ -1,0 +1,59 @@
+import type { Logger } from "pino";
+import type { NodeState } from "../../actors/runtime/index.ts";
+import type { NodeConfig } from "../config.ts";
+import { AdminServer, type DrainHook } from "./admin-server.ts";
+import type { NodeMetrics } from "./node-metrics.ts";
+import type { NodeStatus } from "./node-status.ts";
+import { foyerVersion } from "./version.ts";
+
+/** What a node's admin API reports on and drives. */
+export interface AdminParts {
+  readonly metrics: NodeMetrics;
+  /** The runtime's view of the node (its draining flag). */
+  readonly node: NodeState;
+  /** The WebSocket URL players reach the node at. */
+  readonly url: string;
+  readonly drain?: DrainHook;
+}
+
+/** A node's running admin API: where it listens and how to stop it. */
+export interface RunningAdmin {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The URL of an HTTP server on `host:port` (an IPv6 address in brackets). */
+export function httpUrlOf(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/** Starts the admin API on `adminHost:adminPort` (the token, when set, is required on every route). */
+export async function startAdmin(
+  config: NodeConfig,
+  parts: AdminParts,
+  logger: Logger,
+): Promise<RunningAdmin> {
+  const startedAt = Date.now();
+  const { metrics, node } = parts;
+  const status = (): NodeStatus => ({
+    nodeId: config.nodeId,
+    version: foyerVersion,
+    mode: config.nats.length > 0 ? "fleet" : "embedded",
+    url: parts.url,
+    uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
+    lobbies: metrics.lobbies,
+    members: metrics.counts.members(),
+    sessions: metrics.counts.sessions(),
+    draining: node.draining(),
+  });
+  const server = new AdminServer(
+    {
+      host: config.adminHost,
+      port: config.adminPort,
+      ...(config.adminToken === undefined ? {} : { token: config.adminToken }),
+    },
+    { metrics, status, logger, ...(parts.drain ? { drain: parts.drain } : {}) },
+  );
+  const port = await server.listen();
+  return { url: httpUrlOf(config.adminHost, port), close: () => server.close() };
+}
