@@ -12,6 +12,7 @@ import {
   cryptoRandom,
   realScheduler,
   type KvBucket,
+  type KvStore,
 } from "../../fleet/index.ts";
 import type { NodeConfig } from "../config.ts";
 
@@ -31,7 +32,8 @@ export interface FleetRuntime {
 /**
  * Builds the runtime of a node that joins a fleet (`--nats`): the same ActorSystem and kinds as an
  * embedded node, over NatsKvStore, with a FleetRouter that forwards messages for keys other nodes own
- * and a NodeEndpoint that serves theirs for ours.
+ * and a NodeEndpoint that serves theirs for ours. `kvView` wraps the KV store every part uses (the
+ * cluster bench counts the writes each op waits for).
  */
 export async function buildFleetRuntime(
   config: NodeConfig,
@@ -39,6 +41,7 @@ export async function buildFleetRuntime(
   node: NodeState,
   events: RuntimeEvents,
   register: (system: ActorSystem) => void,
+  kvView: (kv: KvStore) => KvStore = (kv) => kv,
 ): Promise<FleetRuntime> {
   const nc = await connectNats({
     servers: config.nats,
@@ -47,7 +50,7 @@ export async function buildFleetRuntime(
     ...(config.natsPass === undefined ? {} : { pass: config.natsPass }),
     ...(config.natsToken === undefined ? {} : { token: config.natsToken }),
   });
-  const kv = new NatsKvStore(nc, { replicas: config.natsReplicas });
+  const kv = kvView(new NatsKvStore(nc, { replicas: config.natsReplicas }));
   const bus = new NatsBus(nc);
   const scheduler = realScheduler();
   const identity = { node: config.nodeId, incarnation: randomBytes(8).toString("hex") };

@@ -39,6 +39,12 @@ export interface RunningNode {
   stop(): Promise<void>;
 }
 
+/** What a caller may put around a node's parts; production passes none. */
+export interface NodeHooks {
+  /** Wraps the fleet's KV store (only with `--nats`): the cluster bench counts the writes of each op. */
+  readonly kvView?: (kv: KvStore) => KvStore;
+}
+
 /** The lobby options a configuration gives. */
 export function lobbyOptionsOf(config: NodeConfig): LobbyOptions {
   return {
@@ -186,6 +192,7 @@ async function buildRuntime(
   outbox: Outbox,
   node: NodeState,
   events: RuntimeEvents,
+  hooks: NodeHooks,
 ): Promise<{
   system: ActorSystem;
   ownerUrl?: (key: string) => Promise<string | null>;
@@ -193,9 +200,10 @@ async function buildRuntime(
   close(): Promise<void>;
 }> {
   if (config.nats.length > 0) {
-    return buildFleetRuntime(config, outbox, node, events, (system) => {
+    const register = (system: ActorSystem): void => {
       registerKinds(system, config);
-    });
+    };
+    return buildFleetRuntime(config, outbox, node, events, register, hooks.kvView);
   }
   const { system, kv } = await buildEmbeddedRuntime(config, outbox, node, events);
   return {
@@ -211,7 +219,11 @@ async function buildRuntime(
  * Starts one embedded node: the actor runtime on an in-memory KV (the same claim and snapshot code path
  * the fleet runs on NATS), and the WebSocket gateway in front of it.
  */
-export async function startNode(config: NodeConfig, logger: Logger): Promise<RunningNode> {
+export async function startNode(
+  config: NodeConfig,
+  logger: Logger,
+  hooks: NodeHooks = {},
+): Promise<RunningNode> {
   const log = logger.child({ component: "node", node: config.nodeId });
   const tokenKeys = tokenKeysOf(config, log);
   const capacity = new Capacity(config.maxRooms);
@@ -219,7 +231,7 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
   const refusals = new Map<string, number>();
   const runtimeLog = logger.child({ component: "runtime", node: config.nodeId });
   const events = runtimeEventsOf(runtimeLog, capacity);
-  const runtime = await buildRuntime(config, sessions, capacity.state, events);
+  const runtime = await buildRuntime(config, sessions, capacity.state, events, hooks);
   const { system } = runtime;
   const lobby = lobbyOptionsOf(config);
   const gateway = buildGateway(config, logger, {
