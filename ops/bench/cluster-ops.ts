@@ -18,7 +18,7 @@ export interface CountedWrites {
   readonly awaited: number;
   /** The longest chain among the awaited ones of writes each started after the previous returned. */
   readonly inSequence: number;
-  /** The awaited writes of the last round in order, as `bucket.call kind/`: what the count is made of. */
+  /** The awaited writes of a round with the median count, in order, as `bucket.call kind/`: what the count is made of. */
   readonly awaitedWrites: readonly string[];
 }
 
@@ -135,12 +135,15 @@ export async function countWrites(fleet: BenchFleet, rounds: number): Promise<Re
   host.close();
   guest.close();
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-  const counted = (kind: OpKind): CountedWrites => ({
-    caused: median(samples[kind].map((s) => s.caused)),
-    awaited: median(samples[kind].map((s) => s.awaited)),
-    inSequence: median(samples[kind].map((s) => s.inSequence)),
-    awaitedWrites: samples[kind].at(-1)?.awaitedWrites ?? [],
-  });
+  const counted = (kind: OpKind): CountedWrites => {
+    const awaited = median(samples[kind].map((s) => s.awaited));
+    return {
+      caused: median(samples[kind].map((s) => s.caused)),
+      awaited,
+      inSequence: median(samples[kind].map((s) => s.inSequence)),
+      awaitedWrites: samples[kind].find((s) => s.awaited === awaited)?.awaitedWrites ?? [],
+    };
+  };
   return {
     create: counted("create"),
     join: counted("join"),
