@@ -18,7 +18,7 @@ export interface CountedWrites {
   readonly awaited: number;
   /** The longest chain among the awaited ones of writes each started after the previous returned. */
   readonly inSequence: number;
-  /** The awaited writes of a round with the median count, in order, as `bucket.call kind/`: what the count is made of. */
+  /** What the count is made of: the awaited writes of a round with the median count, as `bucket.call kind/`. */
   readonly awaitedWrites: readonly string[];
 }
 
