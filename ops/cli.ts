@@ -65,7 +65,7 @@ program
     new Option("--scenario <name>", "what to measure").choices(["lobby", "cluster"]).default("lobby"),
   )
   .option("--clients <n>", "concurrent clients", "32")
-  .option("--seconds <s>", "how long to run the load", "10")
+  .option("--seconds <s>", "how long to run the load (cluster: each timed phase)", "10")
   .option("--idle-lobbies <n>", "lobbies of 8 members for the memory figure", "2000")
   .option("--json", "print the figures as one JSON object on the last line")
   .action(
