@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { ConfigError, flagOf, loadConfig, settings } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { startNode } from "./node/start-node.ts";
+import { runClusterBench } from "./bench/cluster-bench.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runCluster } from "./cluster.ts";
 import { httpUrlOf, runStatus } from "./admin/index.ts";
@@ -82,19 +83,37 @@ program
 
 program
   .command("bench")
-  .description("benchmark an embedded node and print figures")
-  .addOption(new Option("--scenario <name>", "what to measure").choices(["lobby"]).default("lobby"))
+  .description("benchmark an embedded node (lobby) or a local 3-node fleet (cluster) and print figures")
+  .addOption(
+    new Option("--scenario <name>", "what to measure").choices(["lobby", "cluster"]).default("lobby"),
+  )
   .option("--clients <n>", "concurrent clients", "32")
-  .option("--seconds <s>", "how long to run the load", "10")
+  .option("--seconds <s>", "how long to run the load (cluster: each timed phase)", "10")
   .option("--idle-lobbies <n>", "lobbies of 8 members for the memory figure", "2000")
   .option("--json", "print the figures as one JSON object on the last line")
-  .action(async (opts: { clients: string; seconds: string; idleLobbies: string; json?: boolean }) => {
-    await runLobbyBench({
-      clients: Number(opts.clients),
-      seconds: Number(opts.seconds),
-      idleLobbies: Number(opts.idleLobbies),
-      json: opts.json ?? false,
-    });
-  });
+  .action(
+    async (opts: {
+      scenario: string;
+      clients: string;
+      seconds: string;
+      idleLobbies: string;
+      json?: boolean;
+    }) => {
+      if (opts.scenario === "cluster") {
+        await runClusterBench({
+          clients: Number(opts.clients),
+          seconds: Number(opts.seconds),
+          json: opts.json ?? false,
+        });
+        return;
+      }
+      await runLobbyBench({
+        clients: Number(opts.clients),
+        seconds: Number(opts.seconds),
+        idleLobbies: Number(opts.idleLobbies),
+        json: opts.json ?? false,
+      });
+    },
+  );
 
 await program.parseAsync(process.argv);

@@ -15,3 +15,16 @@ export function summarize(latencies: readonly number[]): LatencySummary {
   const mean = sorted.reduce((s, x) => s + x, 0) / sorted.length;
   return { count: sorted.length, p50Ms: round(at(0.5)), p99Ms: round(at(0.99)), meanMs: round(mean) };
 }
+
+/** Runs `op` once and records how long it took (ms) into `into`; returns what `op` returned. */
+export async function timed<T>(op: () => Promise<T>, into: number[]): Promise<T> {
+  const t0 = performance.now();
+  const value = await op();
+  into.push(performance.now() - t0);
+  return value;
+}
+
+/** Runs `op` again and again until `deadline` (a `performance.now()` time), recording each latency. */
+export async function timeUntil(deadline: number, op: () => Promise<unknown>, into: number[]): Promise<void> {
+  while (performance.now() < deadline) await timed(op, into);
+}

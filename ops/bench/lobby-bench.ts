@@ -1,8 +1,6 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import WebSocket, { WebSocketServer } from "ws";
 import { pino } from "pino";
-import type { AddressInfo } from "node:net";
 import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
 import { loadConfig } from "../config.ts";
 import { lobbyOptionsOf, startNode } from "../node/start-node.ts";
@@ -10,7 +8,8 @@ import { lobbyKind } from "../../actors/lobby/index.ts";
 import { playerKind } from "../../actors/player/index.ts";
 import { ActorSystem, settle } from "../../actors/runtime/index.ts";
 import { KvActorStore, MemoryKvServer, cryptoRandom, realScheduler } from "../../fleet/index.ts";
-import { summarize, type LatencySummary } from "./latency.ts";
+import { echoFloor } from "./echo-floor.ts";
+import { summarize, timed, type LatencySummary } from "./latency.ts";
 
 /** Options of `foyer bench --scenario lobby`. */
 export interface LobbyBenchOptions {
@@ -85,38 +84,6 @@ export async function runLobbyBench(options: LobbyBenchOptions): Promise<LobbyBe
   return result;
 }
 
-/** Raw ws round trips of a lobby-sized frame at the same concurrency: the floor under any lobby op. */
-async function echoFloor(clients: number, seconds: number): Promise<LatencySummary> {
-  const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
-  server.on("connection", (ws) =>
-    ws.on("message", (data, binary) => {
-      ws.send(data, { binary });
-    }),
-  );
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const port = (server.address() as AddressInfo).port;
-  const payload = Buffer.alloc(300, 7);
-  const latencies: number[] = [];
-  const deadline = performance.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
-      await new Promise((resolve) => ws.once("open", resolve));
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        ws.send(payload);
-        await new Promise((resolve) => ws.once("message", resolve));
-        latencies.push(performance.now() - t0);
-      }
-      ws.close();
-    }),
-  );
-  await new Promise((resolve) => {
-    server.close(resolve);
-  });
-  return summarize(latencies);
-}
-
 async function lobbyLoad(
   clients: number,
   seconds: number,
@@ -148,12 +115,6 @@ async function lobbyLoad(
     }),
   );
   const latencies: number[] = [];
-  const timed = async <T>(op: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
-    const value = await op();
-    latencies.push(performance.now() - t0);
-    return value;
-  };
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const pairs = Math.max(1, Math.floor(clients / 2));
@@ -163,11 +124,11 @@ async function lobbyLoad(
       if (!host) return;
       const guest = connected[2 * p + 1] ?? host;
       while (performance.now() < deadline) {
-        const { code } = await timed(() => host.create());
-        if (guest !== host) await timed(() => guest.join(code));
-        await timed(() => host.ready(true));
-        if (guest !== host) await timed(() => guest.leave());
-        await timed(() => host.leave());
+        const { code } = await timed(() => host.create(), latencies);
+        if (guest !== host) await timed(() => guest.join(code), latencies);
+        await timed(() => host.ready(true), latencies);
+        if (guest !== host) await timed(() => guest.leave(), latencies);
+        await timed(() => host.leave(), latencies);
       }
     }),
   );

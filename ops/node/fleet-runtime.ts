@@ -14,6 +14,7 @@ import {
   cryptoRandom,
   realScheduler,
   type NodeIdentity,
+  type KvStore,
 } from "../../fleet/index.ts";
 import { PROTOCOL_VERSION } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
@@ -51,6 +52,8 @@ export interface FleetRuntimeParts {
   /** This node was declared dead: close every socket so its players resume elsewhere. */
   readonly reset: () => void;
   readonly log: Logger;
+  /** Wraps the KV store every part uses (the cluster bench counts the writes each op waits for). */
+  readonly kvView?: (kv: KvStore) => KvStore;
 }
 
 function newIncarnation(): string {
@@ -71,7 +74,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     ...(config.natsPass === undefined ? {} : { pass: config.natsPass }),
     ...(config.natsToken === undefined ? {} : { token: config.natsToken }),
   });
-  const kv = new NatsKvStore(nc, { replicas: config.natsReplicas });
+  const nats = new NatsKvStore(nc, { replicas: config.natsReplicas });
+  const kv = parts.kvView ? parts.kvView(nats) : nats;
   const bus = new NatsBus(nc);
   const scheduler = realScheduler();
   // One identity object shared by the store and the router: a fenced node takes a new incarnation by

@@ -45,6 +45,12 @@ export interface RunningNode {
   stop(): Promise<void>;
 }
 
+/** What a caller may put around a node's parts; production passes none. */
+export interface NodeHooks {
+  /** Wraps the fleet's KV store (only with `--nats`): the cluster bench counts the writes of each op. */
+  readonly kvView?: (kv: KvStore) => KvStore;
+}
+
 /** The lobby options a configuration gives. */
 export function lobbyOptionsOf(config: NodeConfig): LobbyOptions {
   return {
@@ -208,6 +214,7 @@ async function buildRuntime(
   config: NodeConfig,
   parts: { outbox: SessionRegistry; capacity: Capacity; events: RuntimeEvents; log: Logger },
   gateway: () => GatewayServer | undefined,
+  hooks: NodeHooks,
 ): Promise<{
   system: ActorSystem;
   locateOwner?: (key: string) => Promise<OwnerLocation>;
@@ -225,6 +232,7 @@ async function buildRuntime(
       playersHere: () => parts.outbox.connectedPlayers(),
       reset: () => gateway()?.closeSockets(CloseCodes.RESET.code, "RESET"),
       log: parts.log,
+      ...(hooks.kvView ? { kvView: hooks.kvView } : {}),
     });
   }
   const { system, kv } = await buildEmbeddedRuntime(config, parts.outbox, parts.capacity.state, parts.events);
@@ -241,7 +249,11 @@ async function buildRuntime(
  * Starts one embedded node: the actor runtime on an in-memory KV (the same claim and snapshot code path
  * the fleet runs on NATS), and the WebSocket gateway in front of it.
  */
-export async function startNode(config: NodeConfig, logger: Logger): Promise<RunningNode> {
+export async function startNode(
+  config: NodeConfig,
+  logger: Logger,
+  hooks: NodeHooks = {},
+): Promise<RunningNode> {
   const log = logger.child({ component: "node", node: config.nodeId });
   const tokenKeys = tokenKeysOf(config, log);
   const capacity = new Capacity(config.maxRooms);
@@ -256,6 +268,7 @@ export async function startNode(config: NodeConfig, logger: Logger): Promise<Run
     config,
     { outbox: sessions, capacity, events, log },
     () => front.gateway,
+    hooks,
   );
   const { system } = runtime;
   const lobby = lobbyOptionsOf(config);

@@ -1,0 +1,194 @@
+import { startBenchFleet } from "./bench-fleet.ts";
+import {
+  countWrites,
+  opKinds,
+  ownerLoad,
+  redirectLoad,
+  type CountedWrites,
+  type OpKind,
+} from "./cluster-ops.ts";
+import { echoFloor } from "./echo-floor.ts";
+import { summarize, type LatencySummary } from "./latency.ts";
+import { kvUpdateFloor, natsRequestFloor } from "./nats-floors.ts";
+import { watchRecovery, type WatchRecovery } from "./watch-recovery.ts";
+
+/** Options of `foyer bench --scenario cluster`. */
+export interface ClusterBenchOptions {
+  readonly clients: number;
+  /** How long each timed phase runs: three floors, the owner load and the redirect load. */
+  readonly seconds: number;
+  readonly json: boolean;
+}
+
+/** The figures of one op kind. */
+export interface OpFigures {
+  readonly latency: LatencySummary;
+  /** KV writes the op waits for in sequence, from the design (see `designWrites`). */
+  readonly designWrites: number;
+  /** What counting the nodes' writes found. */
+  readonly counted: CountedWrites;
+  /** echo p50 + counted in-sequence writes × KV update p50, ms. */
+  readonly floorMs: number;
+  /** op p50 / floorMs. */
+  readonly ratio: number;
+}
+
+/** The figures the cluster bench prints. */
+export interface ClusterBenchResult {
+  readonly scenario: "cluster";
+  /** Where the Foyer nodes ran: in this process, each with its own NATS connection and gateway. */
+  readonly nodesRun: "in-process";
+  readonly foyerNodes: number;
+  readonly natsServers: number;
+  readonly clients: number;
+  readonly seconds: number;
+  readonly ops: number;
+  readonly opsPerSecond: number;
+  readonly opsByKind: Record<OpKind, OpFigures>;
+  readonly redirectJoin: LatencySummary;
+  readonly floors: {
+    readonly echo: LatencySummary;
+    readonly natsRequest: LatencySummary;
+    readonly kvUpdate: LatencySummary;
+  };
+  readonly watchRecovery: WatchRecovery;
+  readonly targets: {
+    /** The worst ratio among ops that wait for one write; target ≤ 1.3. */
+    readonly oneWriteRatio: number;
+    readonly oneWriteMet: boolean;
+    /** The worst ratio of any op; target ≤ 1.3. */
+    readonly worstRatio: number;
+    readonly everyOpMet: boolean;
+  };
+}
+
+/**
+ * KV writes each op waits for one after another, as the code is designed (gateway/lobby-requests.ts,
+ * fleet/actor-store.ts): a create records its intent in the player's registry (a snapshot update), then
+ * claims the code (claim create) and writes the lobby's first snapshot (snapshot create); join, ready and
+ * leave are one fenced snapshot update of the lobby; the last leave closes the lobby, removing its
+ * snapshot and then its claim.
+ */
+export const designWrites: Record<OpKind, number> = {
+  create: 3,
+  join: 1,
+  ready: 1,
+  leave: 1,
+  leaveLast: 2,
+};
+
+const targetRatio = 1.3;
+const countingRounds = 7;
+const fleetSize = 3;
+
+/**
+ * `foyer bench --scenario cluster`: a local fleet of three nats-servers (R3 buckets) and three Foyer
+ * nodes in this process. Times lobby ops of SDK clients on the owner node and joins redirected from a
+ * non-owner; in the same run the floors (ws echo, NATS request/reply, R3 KV update), the KV writes of
+ * each op, and how long a KV watch takes to deliver again after its nats-server is killed.
+ */
+export async function runClusterBench(options: ClusterBenchOptions): Promise<ClusterBenchResult> {
+  const say = (line: string): void => {
+    if (!options.json) process.stdout.write(`${line}\n`);
+  };
+  say(
+    `cluster bench: ${fleetSize} nats-servers (R3), ${fleetSize} Foyer nodes in-process, ${options.clients} clients, ${options.seconds} s per phase`,
+  );
+  const fleet = await startBenchFleet(fleetSize, fleetSize);
+  try {
+    const counted = await countWrites(fleet, countingRounds);
+    const echo = await echoFloor(options.clients, options.seconds);
+    say(line("ws echo", echo));
+    const natsRequest = await natsRequestFloor(fleet.nats, options.clients, options.seconds);
+    say(line("NATS request", natsRequest));
+    const kvUpdate = await kvUpdateFloor(fleet.nats, options.clients, options.seconds);
+    say(line("KV update (R3)", kvUpdate));
+    const load = await ownerLoad(fleet, options.clients, options.seconds);
+    const ops = opKinds.reduce((n, kind) => n + load.latencies[kind].length, 0);
+    const opsPerSecond = Math.round(ops / load.elapsedS);
+    say(`  lobby ops on the owner node: ${opsPerSecond} ops/s (${ops} ops)`);
+    const opsByKind = figuresByKind(load.latencies, counted, echo, kvUpdate);
+    for (const kind of opKinds) say(opLine(kind, opsByKind[kind]));
+    const redirectLoops = Math.max(1, Math.floor(options.clients / 2));
+    const redirectJoin = summarize(await redirectLoad(fleet, redirectLoops, options.seconds));
+    say(line("join via redirect", redirectJoin));
+    const recovery = await watchRecovery(fleet.nats);
+    say(
+      `  KV watch after kill -9 of its server (${recovery.killedServer}; meta leader: ${recovery.wasMetaLeader}, stream leader: ${recovery.wasStreamLeader}): ${recovery.recoveryMs} ms to the next write`,
+    );
+    const result: ClusterBenchResult = {
+      scenario: "cluster",
+      nodesRun: "in-process",
+      foyerNodes: fleetSize,
+      natsServers: fleetSize,
+      clients: options.clients,
+      seconds: options.seconds,
+      ops,
+      opsPerSecond,
+      opsByKind,
+      redirectJoin,
+      floors: { echo, natsRequest, kvUpdate },
+      watchRecovery: recovery,
+      targets: targetsOf(opsByKind),
+    };
+    const t = result.targets;
+    say(`  one-write ops: worst ratio ${t.oneWriteRatio} (target ≤ ${targetRatio}: ${met(t.oneWriteMet)})`);
+    say(`  every op: worst ratio ${t.worstRatio} (target ≤ ${targetRatio}: ${met(t.everyOpMet)})`);
+    if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    return result;
+  } finally {
+    await fleet.stop();
+  }
+}
+
+function figuresByKind(
+  latencies: Record<OpKind, number[]>,
+  counted: Record<OpKind, CountedWrites>,
+  echo: LatencySummary,
+  kvUpdate: LatencySummary,
+): Record<OpKind, OpFigures> {
+  const figures = (kind: OpKind): OpFigures => {
+    const latency = summarize(latencies[kind]);
+    const floorMs = echo.p50Ms + counted[kind].inSequence * kvUpdate.p50Ms;
+    return {
+      latency,
+      designWrites: designWrites[kind],
+      counted: counted[kind],
+      floorMs: Number(floorMs.toFixed(3)),
+      ratio: Number((latency.p50Ms / floorMs).toFixed(2)),
+    };
+  };
+  return {
+    create: figures("create"),
+    join: figures("join"),
+    ready: figures("ready"),
+    leave: figures("leave"),
+    leaveLast: figures("leaveLast"),
+  };
+}
+
+function targetsOf(opsByKind: Record<OpKind, OpFigures>): ClusterBenchResult["targets"] {
+  const all = opKinds.map((kind) => opsByKind[kind]);
+  const oneWrite = all.filter((op) => op.counted.inSequence === 1);
+  const oneWriteRatio = Math.max(...oneWrite.map((op) => op.ratio));
+  const worstRatio = Math.max(...all.map((op) => op.ratio));
+  return {
+    oneWriteRatio,
+    oneWriteMet: oneWriteRatio <= targetRatio,
+    worstRatio,
+    everyOpMet: worstRatio <= targetRatio,
+  };
+}
+
+function line(what: string, s: LatencySummary): string {
+  return `  ${what.padEnd(28)} p50 ${s.p50Ms.toFixed(3)} ms  p99 ${s.p99Ms.toFixed(3)} ms  (${s.count})`;
+}
+
+function opLine(kind: OpKind, op: OpFigures): string {
+  const writes = `writes: design ${op.designWrites}, counted ${op.counted.inSequence} in sequence (${op.counted.awaited} awaited, ${op.counted.caused} caused)`;
+  return `${line(kind, op.latency)}  ratio ${op.ratio}\n    ${writes}: ${op.counted.awaitedWrites.join(", ")}`;
+}
+
+function met(ok: boolean): string {
+  return ok ? "met" : "NOT met";
+}
