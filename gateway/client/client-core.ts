@@ -182,6 +182,24 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.retryLater();
   }
 
+  /**
+   * Goes to the node a `redirect` or `moved` names at once — no backoff, no waiting for the old socket's
+   * close handshake: the old one is silenced and closed, and unanswered requests are re-sent after the
+   * new welcome, as after any reconnect.
+   */
+  private follow(url: string): void {
+    const old = this.socket;
+    this.redirectTo = url;
+    if (old === null) return;
+    old.onclose = null;
+    old.onmessage = null;
+    old.close(4998, "following redirect");
+    this.socket = null;
+    this.welcomed = false;
+    clearTimeout(this.attemptTimer);
+    this.open();
+  }
+
   /** Tries the next URL after a backoff. */
   private retryLater(): void {
     this.urlIndex++;
@@ -248,8 +266,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
         return;
       case "redirect":
       case "moved":
-        this.redirectTo = frame.url;
-        this.socket?.close(4998, "following redirect");
+        this.follow(frame.url);
         return;
       case "serverDraining":
         this.emit("serverDraining", undefined);
