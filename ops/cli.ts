@@ -3,6 +3,7 @@ import { ConfigError, flagOf, loadConfig, settings } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { startNode } from "./node/start-node.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
+import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runCluster } from "./cluster.ts";
 
 /** `foyer`: run a node, benchmark it. */
@@ -60,18 +61,41 @@ program
 program
   .command("bench")
   .description("benchmark an embedded node and print figures")
-  .addOption(new Option("--scenario <name>", "what to measure").choices(["lobby"]).default("lobby"))
-  .option("--clients <n>", "concurrent clients", "32")
-  .option("--seconds <s>", "how long to run the load", "10")
-  .option("--idle-lobbies <n>", "lobbies of 8 members for the memory figure", "2000")
+  .addOption(new Option("--scenario <name>", "what to measure").choices(["lobby", "rooms"]).default("lobby"))
+  .option("--clients <n>", "lobby: concurrent clients", "32")
+  .option("--seconds <s>", "how long to run the load (rooms: each step)", "10")
+  .option("--idle-lobbies <n>", "lobby: lobbies of 8 members for the memory figure", "2000")
+  .option("--max-rooms <n>", "rooms: the most rooms of 4 seats to step up to (doubling from 8)", "512")
+  .option("--turn-ms <ms>", "rooms: the turn length", "100")
   .option("--json", "print the figures as one JSON object on the last line")
-  .action(async (opts: { clients: string; seconds: string; idleLobbies: string; json?: boolean }) => {
-    await runLobbyBench({
-      clients: Number(opts.clients),
-      seconds: Number(opts.seconds),
-      idleLobbies: Number(opts.idleLobbies),
-      json: opts.json ?? false,
-    });
-  });
+  .action(
+    async (opts: {
+      scenario: string;
+      clients: string;
+      seconds: string;
+      idleLobbies: string;
+      maxRooms: string;
+      turnMs: string;
+      json?: boolean;
+    }) => {
+      if (opts.scenario === "rooms") {
+        await runRoomsBench({
+          maxRooms: Number(opts.maxRooms),
+          startRooms: Math.min(8, Number(opts.maxRooms)),
+          seconds: Number(opts.seconds),
+          turnMs: Number(opts.turnMs),
+          lateLimitMs: 20,
+          json: opts.json ?? false,
+        });
+        return;
+      }
+      await runLobbyBench({
+        clients: Number(opts.clients),
+        seconds: Number(opts.seconds),
+        idleLobbies: Number(opts.idleLobbies),
+        json: opts.json ?? false,
+      });
+    },
+  );
 
 await program.parseAsync(process.argv);
