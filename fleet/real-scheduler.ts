@@ -17,7 +17,9 @@ export function realScheduler(): Scheduler {
         if (delay <= 0) fn();
         else timer = setTimeout(arm, Math.min(delay, maxDelayMs));
       };
-      arm();
+      // Never at once, even when `at` has passed: a caller still setting up (the runtime arming a turn
+      // that came due while its batch was being written) must get the cancel function before `fn` runs.
+      timer = setTimeout(arm, Math.max(0, Math.min(at - Date.now(), maxDelayMs)));
       return () => {
         clearTimeout(timer);
       };

@@ -147,6 +147,8 @@ export class LobbyRequests {
       case "resumeRoom":
       case "abortRoom":
       case "leaveRoom":
+      case "roomTurns":
+      case "heldTurns":
         return this.rooms.handle(session, frame, request);
       case "browse":
         return this.deps.system.ask("directory/lobbies", {

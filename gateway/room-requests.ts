@@ -74,6 +74,14 @@ export class RoomRequests {
         return this.inRoom(session, { type: "abort", player }, request);
       case "leaveRoom":
         return this.leave(session, request);
+      case "roomTurns":
+        return this.inRoom(session, { type: "turns", player, after: frame.after }, request);
+      case "heldTurns":
+        return this.inRoom(
+          session,
+          { type: "heldTurns", player, after: frame.after, turns: frame.turns, done: frame.done },
+          request,
+        );
     }
   }
 

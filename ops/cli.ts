@@ -4,6 +4,7 @@ import { createLogger } from "./logger.ts";
 import { startNode } from "./node/start-node.ts";
 import { runClusterBench } from "./bench/cluster-bench.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
+import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runCluster } from "./cluster.ts";
 import { httpUrlOf, runStatus } from "./admin/index.ts";
 
@@ -83,13 +84,19 @@ program
 
 program
   .command("bench")
-  .description("benchmark an embedded node (lobby) or a local 3-node fleet (cluster) and print figures")
-  .addOption(
-    new Option("--scenario <name>", "what to measure").choices(["lobby", "cluster"]).default("lobby"),
+  .description(
+    "benchmark an embedded node (lobby, rooms) or a local 3-node fleet (cluster) and print figures",
   )
-  .option("--clients <n>", "concurrent clients", "32")
-  .option("--seconds <s>", "how long to run the load (cluster: each timed phase)", "10")
-  .option("--idle-lobbies <n>", "lobbies of 8 members for the memory figure", "2000")
+  .addOption(
+    new Option("--scenario <name>", "what to measure")
+      .choices(["lobby", "cluster", "rooms"])
+      .default("lobby"),
+  )
+  .option("--clients <n>", "lobby, cluster: concurrent clients", "32")
+  .option("--seconds <s>", "how long to run the load (cluster: each timed phase; rooms: each step)", "10")
+  .option("--idle-lobbies <n>", "lobby: lobbies of 8 members for the memory figure", "2000")
+  .option("--max-rooms <n>", "rooms: the most rooms of 4 seats to step up to (doubling from 8)", "512")
+  .option("--turn-ms <ms>", "rooms: the turn length", "100")
   .option("--json", "print the figures as one JSON object on the last line")
   .action(
     async (opts: {
@@ -97,22 +104,33 @@ program
       clients: string;
       seconds: string;
       idleLobbies: string;
+      maxRooms: string;
+      turnMs: string;
       json?: boolean;
     }) => {
-      if (opts.scenario === "cluster") {
-        await runClusterBench({
-          clients: Number(opts.clients),
-          seconds: Number(opts.seconds),
-          json: opts.json ?? false,
-        });
-        return;
+      const json = opts.json ?? false;
+      switch (opts.scenario) {
+        case "cluster":
+          await runClusterBench({ clients: Number(opts.clients), seconds: Number(opts.seconds), json });
+          return;
+        case "rooms":
+          await runRoomsBench({
+            maxRooms: Number(opts.maxRooms),
+            startRooms: Math.min(8, Number(opts.maxRooms)),
+            seconds: Number(opts.seconds),
+            turnMs: Number(opts.turnMs),
+            lateLimitMs: 20,
+            json,
+          });
+          return;
+        default:
+          await runLobbyBench({
+            clients: Number(opts.clients),
+            seconds: Number(opts.seconds),
+            idleLobbies: Number(opts.idleLobbies),
+            json,
+          });
       }
-      await runLobbyBench({
-        clients: Number(opts.clients),
-        seconds: Number(opts.seconds),
-        idleLobbies: Number(opts.idleLobbies),
-        json: opts.json ?? false,
-      });
     },
   );
 

@@ -1,8 +1,8 @@
 import type { ActorContext, Effect } from "../runtime/index.ts";
-import { pausedFrame, pushRoom, pushToHumans } from "./room-frames.ts";
-import { roomLimits } from "./room-limits.ts";
+import { pausedFrame, pushRoom, pushToHumans, turnFrame } from "./room-frames.ts";
 import type { RoomState, SentTurn } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
+import { keepWindow } from "./room-window.ts";
 
 /**
  * The turn clock (SPEC §5): every `turnMs` turn N goes out with every command received for it, in
@@ -39,18 +39,12 @@ export function sendTurn(state: RoomState, ctx: ActorContext): Step {
     lastTurn: sent.turn,
     queue: [],
     handedToAi: [],
-    recentTurns: [...state.recentTurns, sent].slice(-roomLimits.recentTurnsKept),
+    recentTurns: keepWindow(state.recentTurns, sent),
     clock: { status: "running", nextAt },
-  };
-  const frame = {
-    type: "turn",
-    turn: sent.turn,
-    commands: sent.commands.map((c) => ({ side: c.side, data: c.data })),
-    ...(sent.ai.length > 0 ? { ai: sent.ai } : {}),
   };
   return {
     state: next,
-    effects: [...pushToHumans(next, frame), armTurn(nextAt)],
+    effects: [...pushToHumans(next, turnFrame(sent)), armTurn(nextAt)],
     volatile: state.turnDurability === "volatile",
   };
 }

@@ -1,5 +1,5 @@
 import type { Effect, PushFrame } from "../runtime/index.ts";
-import type { RoomState } from "./room-state.ts";
+import type { RoomState, SentTurn } from "./room-state.ts";
 import { missingPlayers, seatedPlayers } from "./room-state.ts";
 
 /** The frames a room pushes to its players. */
@@ -51,4 +51,14 @@ export function pushRoom(state: RoomState): Effect[] {
 export function pausedFrame(state: RoomState): PushFrame {
   const reason = state.clock.status === "paused" ? state.clock.reason : "missing";
   return { type: "paused", reason, missing: missingPlayers(state), turn: state.lastTurn };
+}
+
+/** The `turn` frame of a sent turn; `ai` only when a side went to AI with it. */
+export function turnFrame(sent: SentTurn): PushFrame {
+  return {
+    type: "turn",
+    turn: sent.turn,
+    commands: sent.commands.map((c) => ({ side: c.side, data: c.data })),
+    ...(sent.ai.length > 0 ? { ai: sent.ai } : {}),
+  };
 }

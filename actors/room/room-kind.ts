@@ -7,6 +7,7 @@ import { parseRoomMessage } from "./room-messages.ts";
 import type { RoomState } from "./room-state.ts";
 import { roomSchemaVersion } from "./room-state.ts";
 import { upgradeRoomState } from "./room-upgrade.ts";
+import { storedRoomState } from "./room-window.ts";
 
 /** The relay room kind (`room/<CODE>`), SPEC §5. */
 
@@ -25,6 +26,8 @@ export function roomKind(_options: RoomOptions = {}): ActorKind<RoomState, RoomM
         ? abandonFired(state)
         : watchAbandon(handleRoom(state, message, ctx), ctx),
     upgrade: upgradeRoomState,
+    // The window of recent turns for players who come back lives in memory; the snapshot keeps its tail.
+    stored: storedRoomState,
     // A running clock has its timer armed; a room in setup or paused may rest in the store.
     idle: (state) => state.clock.status !== "running",
   };

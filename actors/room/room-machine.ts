@@ -1,6 +1,7 @@
 import type { ActorContext, Restored, TimerFired } from "../runtime/index.ts";
 import { sendTurn, turnTimerName } from "./room-clock.ts";
 import { leaveSeat } from "./room-departures.ts";
+import { catchUp, heldTurns } from "./room-held-turns.ts";
 import { abort, end, finish } from "./room-ending.ts";
 import type { RoomMessage, RoomMessageOf } from "./room-messages.ts";
 import { resume, connection } from "./room-presence.ts";
@@ -43,6 +44,10 @@ export function handleRoom(
       return abort(state, message);
     case "connection":
       return connection(state, message, ctx);
+    case "turns":
+      return catchUp(state, message);
+    case "heldTurns":
+      return heldTurns(state, message, ctx);
     case "turnsReport":
       return turnsReport(state, message, ctx);
     case "restored":

@@ -12,10 +12,18 @@ import {
   turnSchema,
 } from "./room-fields.ts";
 import { roomLimits } from "./room-limits.ts";
+import { queuedCommandSchema } from "./room-state.ts";
 
 /** What a relay room accepts: its lobby's orders, its players' requests and the gateway's reports. */
 
 const player = playerIdSchema;
+
+/** A turn as a player received it (a `turn` frame without its stamp; `ai` absent when empty). */
+export const heldTurnInputSchema = z.strictObject({
+  turn: turnSchema.min(1),
+  commands: z.array(queuedCommandSchema).max(roomLimits.maxCommandsPerTurn),
+  ai: z.array(sideSchema).max(roomLimits.maxCommandsPerTurn).default([]),
+});
 
 /** Every message a room handles. `player` is always the sender, as the gateway authenticated it. */
 export const roomMessageSchema = z.discriminatedUnion("type", [
@@ -58,6 +66,17 @@ export const roomMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("abort"), player }),
   // From the gateway: a seated player's connection came or went.
   z.strictObject({ type: z.literal("connection"), player, connected: z.boolean() }),
+  // A player that came back asks for the turns after the last one it holds (the room's window).
+  z.strictObject({ type: z.literal("turns"), player, after: turnSchema }),
+  // After a failover, answering `turnsWanted`: the turns after `after` the player holds, in batches.
+  z.strictObject({
+    type: z.literal("heldTurns"),
+    player,
+    after: turnSchema,
+    turns: z.array(heldTurnInputSchema).max(roomLimits.maxHeldTurnsPerBatch),
+    /** The last batch: the seat holds no later turn. */
+    done: z.boolean(),
+  }),
   // From the gateway, after a failover: the last turn a seat holds and a digest of turns 1..lastTurn.
   z.strictObject({
     type: z.literal("turnsReport"),

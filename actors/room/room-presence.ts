@@ -3,7 +3,7 @@ import { pauseClock, resumeClock } from "./room-clock.ts";
 import { pausedFrame, pushRoom, pushTo, pushToHumans, roomFrame } from "./room-frames.ts";
 import { handToAi } from "./room-handover.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
-import { tryRecover, unreported } from "./room-recovery.ts";
+import { askForTurns, tryRecover, unreported } from "./room-recovery.ts";
 import { afterSetupChange } from "./room-setup.ts";
 import type { RoomState } from "./room-state.ts";
 import { missingPlayers, seatOf, withSeat } from "./room-state.ts";
@@ -55,7 +55,8 @@ export function connection(state: RoomState, message: RoomMessageOf<"connection"
       reply(),
     );
   }
-  return withEffects(afterPresenceChange(next, ctx), reply());
+  // Back after a failover: the room still waits for the turns this player holds.
+  return withEffects(afterPresenceChange(next, ctx), ...askForTurns(next, [player]), reply());
 }
 
 /** The missing players' seats (the host's excepted) handed to AI. */

@@ -1,24 +1,27 @@
-import type { ActorContext, Restored } from "../runtime/index.ts";
+import type { ActorContext, Effect, Restored } from "../runtime/index.ts";
 import { pauseClock, resumeClock } from "./room-clock.ts";
-import { pushRoom, pushTo, roomFrame } from "./room-frames.ts";
+import { pushRoom, pushTo, roomFrame, turnFrame } from "./room-frames.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import { reportDesync } from "./room-relay.ts";
 import type { Recovery, RoomState } from "./room-state.ts";
 import { humanSeats, seatOf } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
 import { andThen, notSeated, refuse, reply, withEffects } from "./room-transition.ts";
+import { keepWindow, turnsAfter } from "./room-window.ts";
 
 /**
  * After a restore on a new node (FLEET-PROTOCOL, Rooms). The snapshot knows the turns up to `fromTurn`;
  * after a failover the old owner may have sent later ones. The clock stays paused until every human
  * seat is back or handed to AI and, after a failover, has reported the last turn it holds
  * (`turnsReport`). It then resumes at max(fromTurn, every lastTurn) + 1, so no turn number is sent twice.
- * Collecting the missing turns' contents from the seats is the gateway's job; the reports say who holds what.
+ * After a failover the room asks every seat for the turns it holds after `fromTurn` (`turnsWanted`,
+ * answered by the SDK with `heldTurns`); the copies of a turn must agree, or it is reported as a desync.
+ * Before resuming, each seat is sent the collected turns it lacks.
  */
 
 /** Human seats that have not reported since the restore. */
 export function unreported(state: RoomState, recovery: Recovery): string[] {
-  const reported = new Set(recovery.reports.map((r) => r.side));
+  const reported = new Set(recovery.reports.flatMap((r) => (r.complete ? [r.side] : [])));
   return humanSeats(state).flatMap((s) => (reported.has(s.seat) || s.player === null ? [] : [s.player]));
 }
 
@@ -26,6 +29,7 @@ export function unreported(state: RoomState, recovery: Recovery): string[] {
 function disagreements(recovery: Recovery): [number, number[]][] {
   const byTurn = new Map<number, { digests: Set<string>; sides: number[] }>();
   for (const r of recovery.reports) {
+    if (r.digest === null) continue;
     const group = byTurn.get(r.lastTurn) ?? { digests: new Set(), sides: [] };
     group.digests.add(r.digest);
     group.sides.push(r.side);
@@ -43,10 +47,48 @@ export function tryRecover(state: RoomState, ctx: ActorContext): Step | undefine
   if (humanSeats(state).some((s) => !s.connected)) return undefined;
   if (recovery.reason === "failover" && unreported(state, recovery).length > 0) return undefined;
   const lastTurn = Math.max(recovery.fromTurn, ...recovery.reports.map((r) => r.lastTurn));
-  let step: Step = { state: { ...state, lastTurn }, effects: [] };
+  const collected = recovery.turns
+    .filter((t) => t.turn > recovery.fromTurn)
+    .map((t) => ({ turn: t.turn, commands: t.commands, ai: t.ai }));
+  const caughtUp: RoomState = {
+    ...state,
+    lastTurn,
+    recentTurns: keepWindow(
+      state.recentTurns.filter((t) => t.turn <= recovery.fromTurn),
+      ...collected,
+    ),
+  };
+  let step: Step = { state: caughtUp, effects: sendLacking(caughtUp, recovery) };
   for (const [turn, sides] of disagreements(recovery))
     step = andThen(step, (s) => reportDesync(s, turn, sides));
   return andThen(step, (s) => resumeClock(s, ctx));
+}
+
+/** Every reporting seat gets the turns it lacks up to the last one, so every copy ends at the same turn. */
+function sendLacking(state: RoomState, recovery: Recovery): Effect[] {
+  return recovery.reports.flatMap((r) => {
+    const player = state.seats.find((s) => s.seat === r.side)?.player ?? null;
+    if (player === null || r.lastTurn >= state.lastTurn) return [];
+    const { turns, gone } = turnsAfter(state, r.lastTurn);
+    const lost = gone === null ? [] : pushTo([player], { type: "turnsGone", ...gone });
+    return [...lost, ...turns.flatMap((t) => pushTo([player], turnFrame(t)))];
+  });
+}
+
+/**
+ * Asks these players for the turns they hold after the restore's `fromTurn` (or after what they already
+ * sent), while a failover waits for them.
+ */
+export function askForTurns(state: RoomState, players: readonly string[]): Effect[] {
+  const { clock, recovery } = state;
+  if (clock.status !== "paused" || clock.reason !== "restored" || recovery?.reason !== "failover") return [];
+  const waiting = new Set(unreported(state, recovery));
+  return players.flatMap((player) => {
+    const seat = seatOf(state, player);
+    if (seat === undefined || !waiting.has(player)) return [];
+    const partial = recovery.reports.find((r) => r.side === seat.seat);
+    return pushTo([player], { type: "turnsWanted", after: partial?.lastTurn ?? recovery.fromTurn });
+  });
 }
 
 /**
@@ -72,9 +114,12 @@ export function restored(state: RoomState, message: Restored, ctx: ActorContext)
   const next: RoomState = {
     ...moved,
     queue: failover ? [] : moved.queue,
-    recovery: { reason: message.reason, fromTurn: state.lastTurn, reports: [] },
+    recovery: { reason: message.reason, fromTurn: state.lastTurn, reports: [], turns: [] },
   };
-  const paused = andThen(pauseClock(next, "restored"), (s) => ({ state: s, effects: pushRoom(s) }));
+  const paused = andThen(pauseClock(next, "restored"), (s) => ({
+    state: s,
+    effects: [...pushRoom(s), ...askForTurns(s, message.connected)],
+  }));
   const recovered = tryRecover(paused.state, ctx);
   return recovered ? { state: recovered.state, effects: [...paused.effects, ...recovered.effects] } : paused;
 }
@@ -91,7 +136,7 @@ export function turnsReport(
   if (clock.status !== "paused" || clock.reason !== "restored" || recovery === null) {
     return refuse(state, "INVALID", `room ${state.code} is not waiting for turn reports`);
   }
-  const report = { side: seat.seat, lastTurn: message.lastTurn, digest: message.digest };
+  const report = { side: seat.seat, lastTurn: message.lastTurn, digest: message.digest, complete: true };
   const reports = [...recovery.reports.filter((r) => r.side !== seat.seat), report];
   const next: RoomState = { ...state, recovery: { ...recovery, reports } };
   const recovered = tryRecover(next, ctx);

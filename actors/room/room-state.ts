@@ -65,18 +65,28 @@ export const checksumRecordSchema = z.strictObject({
   desync: z.boolean(),
 });
 
-/** What a seat says it holds after a failover: its last turn and a digest of turns 1..lastTurn. */
+/**
+ * What a seat says it holds after a failover: its last turn and either a digest of turns 1..lastTurn
+ * (`turnsReport`) or, with `digest` null, the turns themselves (`heldTurns`, checked turn by turn as they
+ * arrive). `complete` is false while a seat's `heldTurns` batches are still coming.
+ */
 export const turnsReportSchema = z.strictObject({
   side: sideSchema,
   lastTurn: turnSchema,
-  digest: z.string().min(1).max(roomLimits.maxDigestLength),
+  digest: z.string().min(1).max(roomLimits.maxDigestLength).nullable(),
+  complete: z.boolean().default(true),
 });
+
+/** A turn collected from the seats after a failover: the first copy, and the side that gave it. */
+export const heldTurnSchema = sentTurnSchema.extend({ side: sideSchema });
 
 /** The last restore on a new node: the turn its snapshot had reached and what each seat reported. */
 export const recoverySchema = z.strictObject({
   reason: z.enum(["failover", "migration"]),
   fromTurn: turnSchema,
   reports: z.array(turnsReportSchema),
+  /** The turns after `fromTurn` the seats sent back, in turn order (their first copies). */
+  turns: z.array(heldTurnSchema).default([]),
 });
 
 /** The last restore. */
@@ -104,6 +114,10 @@ export const roomStateSchema = z.strictObject({
   queue: z.array(queuedCommandSchema),
   /** Sides handed to AI since the last turn; the next turn announces them. */
   handedToAi: z.array(sideSchema),
+  /**
+   * The latest turns sent, oldest first: in memory a window bounded by `catchUpTurnsKept` and
+   * `catchUpBytesKept` (room-window.ts); the snapshot keeps the last `recentTurnsKept` of them.
+   */
   recentTurns: z.array(sentTurnSchema),
   checksums: z.array(checksumRecordSchema),
   recovery: recoverySchema.nullable(),

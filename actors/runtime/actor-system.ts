@@ -457,7 +457,7 @@ export class ActorSystem {
       epoch,
       seq: cell.seq,
       writeId,
-      state,
+      state: cell.kind.stored ? cell.kind.stored(state) : state,
       timers,
       results: [...cell.results.values()],
     };

@@ -120,6 +120,11 @@ export interface ActorKind<S, M> {
   handle(state: S, message: M | TimerFired | Restored, ctx: ActorContext): Transition<S>;
   /** Reads a snapshot's state written by this or an earlier schema version. */
   upgrade(state: unknown, version: number): S;
+  /**
+   * What of the state a snapshot carries, when not all of it (a room's window of recent turns lives in
+   * memory only). The result must still be a state `upgrade` reads. Default: the whole state.
+   */
+  stored?(state: S): unknown;
   /** True when the actor has nothing to do and may be passivated (dropped from memory, kept in the store). */
   idle(state: S): boolean;
 }

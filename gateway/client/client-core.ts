@@ -8,6 +8,7 @@ import {
   type LobbyView,
   type RoomView,
   type ServerFrame,
+  type TurnsWantedFrame,
 } from "../protocol/server-frames.ts";
 import type { FoyerClientOptions, FoyerEvents, RequestBody, SocketLike } from "./client-types.ts";
 import { ConnectWaiters } from "./connect-waiters.ts";
@@ -15,6 +16,7 @@ import { Emitter } from "./emitter.ts";
 import { EpochFilter } from "./epoch-filter.ts";
 import { PendingCalls } from "./pending-calls.ts";
 import { backoffMs, finalCloses, noWelcomeCode } from "./reconnect-policy.ts";
+import { encodedTurnBytes, TurnLog, type TurnView } from "./turn-log.ts";
 
 const OPEN = 1;
 
@@ -59,6 +61,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
   });
   private readonly waiters = new ConnectWaiters();
   private readonly epochs = new EpochFilter();
+  /** The room's turns, handed on in order and kept (bounded) for the room's `turnsWanted`. */
+  private readonly turnLog = new TurnLog();
+  /** A `roomTurns` catch-up is on its way. */
+  private catchingUp = false;
 
   constructor(private readonly options: FoyerClientOptions) {
     super();
@@ -247,12 +253,31 @@ export class ClientCore extends Emitter<FoyerEvents> {
       case "room":
         if (this.epochs.admit(frame)) {
           this.room = frame;
+          this.turnLog.enter(frame.key);
           this.emit("room", frame);
+          if (frame.phase === "playing" && frame.turn > this.turnLog.delivered) this.catchUp();
         }
         return;
       case "turn":
-      case "paused":
+        if (this.epochs.admit(frame)) this.onTurn(frame);
+        return;
+      case "turnsGone":
+        if (this.epochs.admit(frame)) {
+          this.turnLog.enter(frame.key);
+          this.emit("roomEvent", frame);
+          for (const ready of this.turnLog.skipTo(frame.to)) this.emit("roomEvent", ready);
+        }
+        return;
+      case "turnsWanted":
+        if (this.epochs.admit(frame)) void this.sendHeldTurns(frame);
+        return;
       case "resumed":
+        if (this.epochs.admit(frame)) {
+          this.emit("roomEvent", frame);
+          if (frame.turn - 1 > this.turnLog.delivered && this.turnLog.room === frame.key) this.catchUp();
+        }
+        return;
+      case "paused":
       case "checksum":
       case "desync":
       case "chat":
@@ -273,6 +298,63 @@ export class ClientCore extends Emitter<FoyerEvents> {
         return;
       case "pong":
         return;
+    }
+  }
+
+  /** A turn: handed on in order; one that comes early waits while the missing ones are fetched. */
+  private onTurn(frame: TurnView): void {
+    this.turnLog.enter(frame.key);
+    const { ready, gap } = this.turnLog.accept(frame);
+    for (const turn of ready) this.emit("roomEvent", turn);
+    if (gap) this.catchUp();
+  }
+
+  /**
+   * Asks the room for the turns after the last one handed on; they come as turn frames before the
+   * answer. Asks again while that made progress and turns are still missing.
+   */
+  private catchUp(): void {
+    if (this.catchingUp) return;
+    this.catchingUp = true;
+    const from = this.turnLog.delivered;
+    this.call({ type: "roomTurns", after: from }).then(
+      (value) => {
+        this.catchingUp = false;
+        const last = (value as { turn?: number } | null)?.turn ?? 0;
+        if (this.turnLog.delivered > from && this.turnLog.delivered < last) this.catchUp();
+      },
+      () => {
+        this.catchingUp = false;
+      },
+    );
+  }
+
+  /**
+   * After a failover the room asks for the turns this player holds after `after`: they go back in
+   * batches that fit the node's frame limit, the last one `done`.
+   */
+  private async sendHeldTurns(frame: TurnsWantedFrame): Promise<void> {
+    const budget = (this.options.maxFrameBytes ?? 65_536) / 2;
+    const held = this.turnLog.room === frame.key ? this.turnLog.after(frame.after) : [];
+    let after = frame.after;
+    let index = 0;
+    try {
+      do {
+        const batch: { turn: number; commands: TurnView["commands"]; ai: number[] }[] = [];
+        let bytes = 64;
+        for (let t = held[index]; t !== undefined; t = held[index]) {
+          const size = encodedTurnBytes(t);
+          if (batch.length > 0 && bytes + size > budget) break;
+          batch.push({ turn: t.turn, commands: t.commands, ai: t.ai ?? [] });
+          bytes += size;
+          index++;
+        }
+        const done = index >= held.length;
+        await this.call({ type: "heldTurns", after, turns: batch, done });
+        after += batch.length;
+      } while (index < held.length);
+    } catch {
+      // The room stopped waiting (it resumed without us, or ended): nothing left to answer.
     }
   }
 

@@ -41,6 +41,11 @@ export interface FoyerClientOptions {
   /** Reconnect backoff bounds. */
   readonly reconnectMinMs?: number;
   readonly reconnectMaxMs?: number;
+  /**
+   * The node's `maxFrameBytes` (default 65 536): the turns the SDK sends back after a failover go in
+   * batches of at most half of it.
+   */
+  readonly maxFrameBytes?: number;
   /** Send JSON text frames instead of msgpack (for debugging). */
   readonly json?: boolean;
   /**
@@ -55,7 +60,11 @@ export interface FoyerClientOptions {
 export interface FoyerEvents {
   lobby: LobbyView;
   room: RoomView;
-  /** A relay room's turn, pause, resume, checksum, desync or chat frame. */
+  /**
+   * A relay room's turn, pause, resume, checksum, desync or chat frame. Turns come in order, each once,
+   * also across a reconnect (the SDK fetches the ones it missed); `turnsGone` says which the room could
+   * no longer send.
+   */
   roomEvent: RoomEventFrame;
   /** The player is no longer in the lobby with this code (it left, or was removed). */
   left: { code: string };

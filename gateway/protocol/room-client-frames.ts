@@ -4,6 +4,7 @@ import {
   chatChannelSchema,
   checksumValueSchema,
   commandDataSchema,
+  heldTurnInputSchema,
   mapSchema,
   roomLimits,
   roomOptionsSchema,
@@ -108,6 +109,29 @@ export const abortRoomFrame = z.strictObject({ type: z.literal("abortRoom"), id:
 /** Leaves a room created directly: before the start the seat is freed, after it the seat goes to AI. */
 export const leaveRoomFrame = z.strictObject({ type: z.literal("leaveRoom"), id: requestId });
 
+/**
+ * A player that came back asks for the turns after the last one it holds: they come as `turn` frames,
+ * in order, after a `turnsGone` when the room no longer holds the oldest; answers the last turn sent.
+ */
+export const roomTurnsFrame = z.strictObject({
+  type: z.literal("roomTurns"),
+  id: requestId,
+  after: turnSchema,
+});
+
+/**
+ * After a failover, the answer to `turnsWanted { after }`: the turns the player holds after `after`, in
+ * order, in batches that fit the frame limit (each batch continues where the last ended); `done` on the
+ * last. The SDK sends it by itself.
+ */
+export const heldTurnsFrame = z.strictObject({
+  type: z.literal("heldTurns"),
+  id: requestId,
+  after: turnSchema,
+  turns: z.array(heldTurnInputSchema).max(roomLimits.maxHeldTurnsPerBatch),
+  done: z.boolean(),
+});
+
 /** The client's room requests. */
 export const roomClientFrames = [
   createRoomFrame,
@@ -121,6 +145,8 @@ export const roomClientFrames = [
   resumeRoomFrame,
   abortRoomFrame,
   leaveRoomFrame,
+  roomTurnsFrame,
+  heldTurnsFrame,
 ] as const;
 
 /** A room request. */

@@ -91,6 +91,16 @@ export const chatFrame = z
   })
   .strict();
 
+/** The room no longer holds these turns a player asked for (`roomTurns`): its window starts after `to`. */
+export const turnsGoneFrame = z
+  .object({ type: z.literal("turnsGone"), ...stamp, from: z.number().int(), to: z.number().int() })
+  .strict();
+
+/** After a failover the room asks for the turns the player holds after `after` (answered by `heldTurns`). */
+export const turnsWantedFrame = z
+  .object({ type: z.literal("turnsWanted"), ...stamp, after: z.number().int() })
+  .strict();
+
 /** The relay room's frames. */
 export const roomFrames = [
   roomFrame,
@@ -100,4 +110,6 @@ export const roomFrames = [
   checksumFrame,
   desyncFrame,
   chatFrame,
+  turnsGoneFrame,
+  turnsWantedFrame,
 ] as const;

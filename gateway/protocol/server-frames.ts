@@ -2,7 +2,7 @@ import { z } from "zod";
 import { errorCodeList, type ErrorCode } from "../../actors/runtime/index.ts";
 import { metadataSchema, requestIdSchema } from "./client-frames.ts";
 import { activityEventFrame, activityServerFrames, activityTransferFrame } from "./activity-frames.ts";
-import { roomFrame, roomFrames } from "./room-frames.ts";
+import { roomFrame, roomFrames, turnsWantedFrame } from "./room-frames.ts";
 
 /**
  * Frames a node sends. Frames about a key (`lobby`, `room`, `activity`, `activityTransfer`) carry the key, the owner's epoch and a
@@ -106,12 +106,14 @@ export type RoomView = z.infer<typeof roomFrame>;
 /** A relay room's frames other than its state. */
 export type RoomEventFrame = Extract<
   ServerFrame,
-  { type: "turn" | "paused" | "resumed" | "checksum" | "desync" | "chat" }
+  { type: "turn" | "paused" | "resumed" | "checksum" | "desync" | "chat" | "turnsGone" }
 >;
 /** An activity lobby's event (`activity`), stamped. */
 export type ActivityEventView = z.infer<typeof activityEventFrame>;
 /** An activity lobby's transfer to its room, with the node URL. */
 export type ActivityTransferView = z.infer<typeof activityTransferFrame>;
+/** A room's request for the turns a player holds after a failover; the SDK answers it itself. */
+export type TurnsWantedFrame = z.infer<typeof turnsWantedFrame>;
 export type ErrorFrame = z.infer<typeof errorFrame>;
 /** Why a player's socket is sent to another node. */
 export type RedirectReason = z.infer<typeof redirectFrame>["reason"];

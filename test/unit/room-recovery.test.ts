@@ -38,7 +38,7 @@ describe("after a failover", () => {
       },
     ]);
     expect(d.state.queue).toEqual([]);
-    expect(d.state.recovery).toEqual({ reason: "failover", fromTurn: 5, reports: [] });
+    expect(d.state.recovery).toEqual({ reason: "failover", fromTurn: 5, reports: [], turns: [] });
     expect(turns(d.advance(5000))).toEqual([]);
   });
 
