@@ -67,11 +67,17 @@ export class VirtualLoop {
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(event, heap[parent]!)) break;
-      heap[i] = heap[parent]!;
+      if (!before(event, this.item(parent))) break;
+      heap[i] = this.item(parent);
       i = parent;
     }
     heap[i] = event;
+  }
+
+  private item(i: number): SimEvent {
+    const event = this.heap[i];
+    if (event === undefined) throw new RangeError(`no event at ${i}`);
+    return event;
   }
 
   private pop(): void {
@@ -83,9 +89,9 @@ export class VirtualLoop {
       const left = 2 * i + 1;
       if (left >= heap.length) break;
       const right = left + 1;
-      const child = right < heap.length && before(heap[right]!, heap[left]!) ? right : left;
-      if (!before(heap[child]!, last)) break;
-      heap[i] = heap[child]!;
+      const child = right < heap.length && before(this.item(right), this.item(left)) ? right : left;
+      if (!before(this.item(child), last)) break;
+      heap[i] = this.item(child);
       i = child;
     }
     heap[i] = last;
