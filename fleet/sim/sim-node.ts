@@ -147,9 +147,11 @@ export class SimNode {
 
   /** Creates `key` here; true when the create succeeded (the client was told it exists). */
   async create(key: string): Promise<boolean> {
+    const incarnation = this.identity.incarnation;
     try {
       const { epoch, revision } = await this.store.create(key, (e) => this.snapshot(key, e, []));
-      if (this.ports.host.stopped) return false;
+      // Fenced meanwhile: the claim names the dropped incarnation, whose keys are taken over.
+      if (this.ports.host.stopped || this.identity.incarnation !== incarnation) return false;
       this.actors.set(key, { key, epoch, revision, ops: [], queue: [], busy: false, dropped: false });
       return this.membership.mayAct();
     } catch (error) {
@@ -251,11 +253,14 @@ export class SimNode {
   }
 
   private async restore(key: string): Promise<void> {
-    if (this.actors.has(key) || this.restoring.has(key)) return;
+    if (this.restoring.has(key)) return;
     this.restoring.add(key);
     try {
       const stored = await this.store.read(key);
-      if (stored === null || !stored.owner.mine || this.actors.has(key) || this.ports.host.stopped) return;
+      if (stored === null || !stored.owner.mine || this.ports.host.stopped) return;
+      const live = this.actors.get(key);
+      if (live !== undefined && live.epoch >= stored.epoch) return;
+      if (live !== undefined) this.drop(live);
       const ops = stored.snapshot.state;
       if (!Array.isArray(ops)) throw new TypeError(`${key}: not a counter snapshot`);
       this.actors.set(key, {
