@@ -8,7 +8,7 @@ import { type SimulationResult, checkInvariants, runSimulation } from "../../fle
  */
 
 const replaySeed = process.env.FOYER_SIM_SEED;
-const seedCount = Number(process.env.FOYER_SIM_SEEDS ?? 2_000);
+const seedCount = Number(process.env.FOYER_SIM_SEEDS ?? 3_000);
 const firstSeed = Number(process.env.FOYER_SIM_FIRST_SEED ?? 1);
 
 function report(result: SimulationResult): string {
