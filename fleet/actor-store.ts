@@ -73,15 +73,23 @@ export class KvActorStore implements ActorStore {
       await this.snapshots.get(key),
     ]);
     if (entry === null) return null;
+    const snapshot = decodeSnapshot(entry.value);
+    // A freed orphan keeps its tombstone (it fences the dead creator's late first snapshot): a free key.
+    if (snapshot.kind === orphanKind && claim === null) return null;
     if (claim === null) throw new PersistError("fenced", `${key}: a snapshot but no claim; nobody owns it`);
     const owner = this.ownerOf(decodeClaim(claim.value));
-    const snapshot = decodeSnapshot(entry.value);
     if (snapshot.kind === orphanKind) {
       throw new PersistError("unavailable", `${key}: an orphaned claim is being freed; retry shortly`);
     }
-    // A claim taken over but not sealed yet: the new owner acts only after its seal.
-    if (owner.mine && snapshot.epoch !== claim.revision) {
-      throw new PersistError("unavailable", `${key}: epoch ${claim.revision} is not sealed yet`);
+    // A claim of ours not sealed yet: a takeover in flight, or one whose claim landed after its read-back
+    // said it had not (a timeout that still wrote), which nobody would ever seal. The new owner acts only
+    // after its seal, so seal it now; a takeover racing us finds it sealed and stops.
+    if (owner.mine && snapshot.epoch < claim.revision) {
+      const sealed = await this.seal(key, claim.revision);
+      if (sealed.outcome !== "taken") {
+        throw new PersistError("unavailable", `${key}: epoch ${claim.revision} is not sealed yet`);
+      }
+      return this.read(key);
     }
     return { snapshot, revision: entry.revision, epoch: claim.revision, owner };
   }
@@ -96,27 +104,53 @@ export class KvActorStore implements ActorStore {
   async takeOver(key: string, claimRevision: number): Promise<TakeOver> {
     const epoch = await this.claimFrom(key, claimRevision);
     if (epoch === null) return { outcome: "lost" };
+    return this.seal(key, epoch);
+  }
+
+  /**
+   * Seals `key` under `epoch`, a claim of ours: writes the current snapshot back with our epoch, reading
+   * again whenever the old owner squeezed in a write. A snapshot already at our epoch that is not our
+   * seal means another seal of ours got there first (a takeover and a restore racing, or two takeovers
+   * from views of different age): the key is sealed, and writing over it could drop what its actor
+   * wrote and acknowledged since — so we stop there.
+   */
+  private async seal(key: string, epoch: number): Promise<TakeOver> {
     for (let round = 0; round < 8; round++) {
       const current = await this.readBackSnapshot(key);
       if (current === null || current.snapshot.kind === orphanKind) {
-        if (current === null && !(await this.writeOrphanTombstone(key, epoch))) continue;
+        // A tombstone of an older epoch (a freed orphan whose code was claimed again by a creator that
+        // then died) is replaced by ours, so that creator's late first snapshot cannot land either.
+        const ours = current !== null && current.snapshot.epoch >= epoch;
+        if (!ours && !(await this.writeOrphanTombstone(key, epoch, current?.revision))) continue;
         await this.freeOrphan(key, epoch);
         return { outcome: "freed" };
       }
       if (current.snapshot.epoch > epoch) return { outcome: "lost" };
+      if (current.snapshot.epoch === epoch) return { outcome: "taken", epoch, revision: current.revision };
       const sealed = { ...current.snapshot, epoch, writeId: `${current.snapshot.writeId}~seal${epoch}` };
       try {
-        return { outcome: "taken", epoch, revision: await this.write(key, sealed, current.revision) };
+        return { outcome: "taken", epoch, revision: await this.writeAt(key, sealed, current.revision, true) };
       } catch (error) {
         if (error instanceof PersistError && error.failure === "fenced") return { outcome: "lost" };
         if (!(error instanceof PersistError)) throw error;
-        // The old owner wrote after our read (its write may have been acknowledged): read and seal again.
+        // The old owner wrote after our read (its write may have been acknowledged), or another seal of
+        // ours landed: read again and seal that (or stop, sealed).
       }
     }
     throw new PersistError("unavailable", `${key}: the seal did not settle; try again later`);
   }
 
   async write(key: string, snapshot: Snapshot, revision: number): Promise<number> {
+    return this.writeAt(key, snapshot, revision, false);
+  }
+
+  /** A write; a seal (`sealing`) never retries over a snapshot of its own epoch (see `seal`). */
+  private async writeAt(
+    key: string,
+    snapshot: Snapshot,
+    revision: number,
+    sealing: boolean,
+  ): Promise<number> {
     const value = encodeSnapshot(snapshot);
     let expected = revision;
     // Only our own earlier write moves the revision at our epoch, and this one supersedes it: retry once.
@@ -141,7 +175,7 @@ export class KvActorStore implements ActorStore {
           `${key}: epoch ${epoch} wrote revision ${current.revision} after our read; read again and seal`,
         );
       }
-      if (retries === 0) {
+      if (retries === 0 || sealing) {
         throw new PersistError(
           "unavailable",
           `${key}: revision moved again to ${current.revision}; retry later`,
@@ -175,13 +209,17 @@ export class KvActorStore implements ActorStore {
       return await this.claims.update(key, encodeClaim(this.identity), revision);
     } catch (error) {
       if (!isKvError(error)) throw error;
+      // Refused: the claim moved since `revision`. Even if it names us now, that is an earlier takeover
+      // of ours (this one came from an older view of the claim), which seals it itself; claiming its
+      // epoch here too would make two writers of one epoch.
+      if (isWrongRevision(error)) return null;
     }
     const current = await readBack(() => this.claims.get(key), this.policy, this.scheduler);
     return current !== null && this.isOurs(current) ? current.revision : null;
   }
 
   /** An orphan's tombstone snapshot; true when ours landed (nothing was ever acknowledged under the key). */
-  private async writeOrphanTombstone(key: string, epoch: number): Promise<boolean> {
+  private async writeOrphanTombstone(key: string, epoch: number, over?: number): Promise<boolean> {
     const tombstone: Snapshot = {
       format: 1,
       kind: orphanKind,
@@ -195,15 +233,21 @@ export class KvActorStore implements ActorStore {
       results: [],
     };
     try {
-      await this.writeNew(key, tombstone);
+      if (over === undefined) await this.writeNew(key, tombstone);
+      else await this.writeAt(key, tombstone, over, true);
       return true;
     } catch (error) {
-      if (error instanceof PersistError && error.failure === "exists") return false;
+      if (error instanceof PersistError && error.failure !== "unavailable") return false;
+      if (error instanceof PersistError && over !== undefined) return false; // read again
       throw error;
     }
   }
 
-  /** Frees an orphaned key: the claim (CAS on our epoch), then the tombstone. */
+  /**
+   * Frees an orphaned key: deletes the claim (CAS on our epoch) and keeps the tombstone. Deleting it too
+   * would let the dead creator's first snapshot, still in flight (a paused process), be created after
+   * it: a snapshot with no claim that nobody serves. A create of the code writes over the tombstone.
+   */
   private async freeOrphan(key: string, epoch: number): Promise<void> {
     try {
       await this.claims.delete(key, { expectedRevision: epoch });
@@ -212,7 +256,6 @@ export class KvActorStore implements ActorStore {
       if (isWrongRevision(error)) return; // someone took it from us: theirs to free
       throw new PersistError("unavailable", `${key}: the orphaned claim was not freed`, { cause: error });
     }
-    await unavailableOnKvError(() => this.snapshots.delete(key));
   }
 
   /** Takes the claim; returns its revision, the epoch. A create of ours that timed out but landed counts. */
@@ -236,23 +279,34 @@ export class KvActorStore implements ActorStore {
     }
   }
 
-  /** Creates the first snapshot, settling an unknown outcome by its write id. */
+  /**
+   * Creates the first snapshot, settling an unknown outcome by its write id. A freed orphan's tombstone of
+   * an older epoch is written over (compare-and-set on its revision): the code is free.
+   */
   private async writeNew(key: string, snapshot: Snapshot): Promise<number> {
     const value = encodeSnapshot(snapshot);
-    for (let retries = 1; ; retries -= 1) {
+    let over: number | undefined;
+    for (let retries = 2; ; retries -= 1) {
       let failure: unknown;
       try {
-        return await this.snapshots.create(key, value);
+        if (over === undefined) return await this.snapshots.create(key, value);
+        return await this.snapshots.update(key, value, over);
       } catch (error) {
         if (!isKvError(error)) throw error;
         failure = error;
       }
       const current = await this.readBackSnapshot(key);
       if (current?.snapshot.writeId === snapshot.writeId) return current.revision;
-      if (current !== null || isExists(failure)) {
+      const freed = current?.snapshot.kind === orphanKind && current.snapshot.epoch < snapshot.epoch;
+      if (current !== null && freed && retries > 0) {
+        over = current.revision;
+        continue;
+      }
+      if (current !== null || (isExists(failure) && over === undefined)) {
         throw new PersistError("exists", `${key} already has a snapshot`, { cause: failure });
       }
       if (retries === 0) throw new PersistError("unavailable", `${key}: the snapshot could not be written`);
+      over = undefined;
     }
   }
 

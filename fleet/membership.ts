@@ -238,7 +238,9 @@ export class Membership {
     if (this.deadIncarnations.has(`${owner.node}/${owner.incarnation}`)) return "dead";
     const peer = this.peers.get(owner.node);
     if (peer === undefined) return "unknown";
-    if (peer.incarnation !== owner.incarnation) return "dead";
+    // An incarnation we never saw: an older one replaced before we looked (dead), or — when the record we
+    // hold is a tombstone — most likely the one that rejoined after it and is not read yet: not ours to take.
+    if (peer.incarnation !== owner.incarnation) return peer.dead ? "unknown" : "dead";
     if (peer.dead) return "dead";
     return this.silence(peer, this.options.monotonic()) >= this.timing.suspectAfterMs ? "suspected" : "live";
   }

@@ -201,7 +201,8 @@ describe("KvActorStore", () => {
     const e1 = await claims.create(key, encodeClaim(nodeA)); // A died between claim and first snapshot
     expect(await b.takeOver(key, e1)).toEqual({ outcome: "freed" });
     expect(await claims.get(key)).toBeNull();
-    expect(await snapshots.get(key)).toBeNull();
+    expect(await b.read(key)).toBeNull(); // only the orphan's tombstone is left
+    expect(decodeSnapshot((await snapshots.get(key))!.value).kind).toBe("$orphan");
     // The code is free again.
     const { epoch } = await b.create(key, (e) => snapshot(e, "new"));
     expect(epoch).toBeGreaterThan(e1);
@@ -225,11 +226,44 @@ describe("KvActorStore", () => {
     expect(decodeSnapshot((await snapshots.get(key))!.value)).toMatchObject({ state: { n: 7 } });
   });
 
-  it("a key whose claim was taken but not sealed yet is not restored by its new owner", async () => {
-    const { a, b, claims } = await setup();
+  it("a claim of ours left unsealed (its CAS landed after the takeover gave up) is sealed by the read that restores it", async () => {
+    const { a, b, claims, snapshots } = await setup();
+    const { epoch: e1, revision } = await a.create(key, (e) => snapshot(e, "w0", { n: 1 }));
+    const e2 = await claims.update(key, encodeClaim(nodeB), e1); // nobody sealed it
+    const stored = await b.read(key);
+    expect(stored).toMatchObject({
+      epoch: e2,
+      owner: { ...nodeB, mine: true },
+      snapshot: { state: { n: 1 } },
+    });
+    expect(decodeSnapshot((await snapshots.get(key))!.value).epoch).toBe(e2);
+    // From then on the old owner is fenced.
+    await expect(a.write(key, snapshot(e1, "w1", { n: 2 }, 1), revision)).rejects.toEqual(failure("fenced"));
+  });
+
+  it("a takeover from an older view of a claim we already took is lost: one writer per epoch", async () => {
+    const { a, b, claims, snapshots } = await setup();
     const { epoch: e1 } = await a.create(key, (e) => snapshot(e, "w0"));
-    await claims.update(key, encodeClaim(nodeB), e1);
-    await expect(b.read(key)).rejects.toEqual(failure("unavailable"));
+    const taken = await b.takeOver(key, e1);
+    expect(taken.outcome).toBe("taken");
+    if (taken.outcome !== "taken") return;
+    const written = await b.write(key, snapshot(taken.epoch, "w1", { n: 1 }, 1), taken.revision);
+    // A sweep with a stale view tries again from e1: it must not seal (and overwrite) the acked write.
+    expect(await b.takeOver(key, e1)).toEqual({ outcome: "lost" });
+    expect((await snapshots.get(key))!.revision).toBe(written);
+    expect((await claims.get(key))!.revision).toBe(taken.epoch);
+  });
+
+  it("a freed orphan keeps its tombstone, so the dead creator's late first snapshot cannot land", async () => {
+    const { a, b, claims, snapshots } = await setup();
+    const e1 = await claims.create(key, encodeClaim(nodeA)); // A paused between claim and first snapshot
+    expect(await b.takeOver(key, e1)).toEqual({ outcome: "freed" });
+    // A resumes and sends its first snapshot: refused, the key is free and stays so.
+    await expect(snapshots.create(key, encodeSnapshot(snapshot(e1, "w0")))).rejects.toThrow(/exists/);
+    expect(await a.read(key)).toBeNull();
+    // A new create writes over the tombstone.
+    const { epoch } = await a.create(key, (e) => snapshot(e, "again"));
+    expect(decodeSnapshot((await snapshots.get(key))!.value)).toMatchObject({ writeId: "again", epoch });
   });
 
   it("a timed-out write that landed is recognised by its write id", async () => {

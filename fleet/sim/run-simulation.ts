@@ -1,0 +1,275 @@
+import { decodeSnapshot } from "../snapshot-codec.ts";
+import { decodeClaim } from "../claim.ts";
+import {
+  type AckRecord,
+  type FinalKey,
+  type Violation,
+  type WriteRecord,
+  checkInvariants,
+} from "./sim-checks.ts";
+import { type Fault, type FaultKind, describeFault, faultKinds, planFaults } from "./sim-faults.ts";
+import { type KvFaultRates, SimKv } from "./sim-kv.ts";
+import { type NodeVariant, SimNode } from "./sim-node.ts";
+import { SimRandom } from "./sim-random.ts";
+import { NodeClock, type SimHost, VirtualLoop } from "./virtual-loop.ts";
+import { SimClients } from "./sim-clients.ts";
+
+/** What a simulated run is made of. Everything not given has a default sized for thousands of seeds in CI. */
+export interface SimulationOptions {
+  readonly seed: number;
+  /** Nodes, 3–5. Default 4. */
+  readonly nodes?: number;
+  /** Keys created by clients. Default 3. */
+  readonly keys?: number;
+  /** Virtual ms during which faults happen. Default 16,000. */
+  readonly faultMs?: number;
+  /** Virtual ms after every fault healed, before the checks. Default 14,000. */
+  readonly settleMs?: number;
+  readonly faults?: {
+    readonly kinds?: readonly FaultKind[];
+    /** Discrete faults in the run: 1 to this. Default 3. */
+    readonly count?: number;
+    readonly kv?: Partial<KvFaultRates>;
+  };
+  /** Default "correct"; the broken ones prove the checks can fail. */
+  readonly variant?: NodeVariant;
+}
+
+export interface SimulationResult {
+  readonly seed: number;
+  readonly violations: readonly Violation[];
+  /** Every notable event, `t=<virtual ms> <what>`: equal for two runs of one seed. */
+  readonly trace: readonly string[];
+  readonly faults: readonly Fault[];
+  readonly stats: { readonly acks: number; readonly created: number; readonly virtualMs: number };
+}
+
+const defaultKvRates: KvFaultRates = { refuse: 0.02, timeout: 0.02, slow: 0.03 };
+const wallEpoch = 1_700_000_000_000;
+
+/**
+ * Runs one seeded world: nodes running the real Membership, KvActorStore and Failover over a faulty
+ * shared KV, clients sending ops with retries, planned faults; then heals, lets it settle and checks
+ * FLEET-PROTOCOL's invariants. The same options give the same trace.
+ */
+export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
+  const world = new SimWorld(options);
+  return world.run();
+}
+
+class SimWorld {
+  private readonly loop = new VirtualLoop();
+  private readonly random: SimRandom;
+  private readonly kv: SimKv;
+  private readonly trace: string[] = [];
+  private readonly acks: AckRecord[] = [];
+  private readonly writes: WriteRecord[] = [];
+  private readonly processes = new Map<string, SimNode>();
+  private readonly hosts = new Map<string, SimHost>();
+  private readonly clocks = new Map<string, NodeClock>();
+  private readonly crashedForGood = new Set<string>();
+  private readonly elections: { from: number; until: number }[] = [];
+  private readonly partitions: { node: string; from: number; until: number }[] = [];
+  private readonly nodeIds: string[];
+  private readonly faultMs: number;
+  private readonly settleMs: number;
+  private healed = false;
+  private incarnations = 0;
+  private writeIds = 0;
+
+  constructor(private readonly options: SimulationOptions) {
+    this.random = new SimRandom(options.seed);
+    this.nodeIds = Array.from({ length: options.nodes ?? 4 }, (_, i) => `n${i + 1}`);
+    this.faultMs = options.faultMs ?? 16_000;
+    this.settleMs = options.settleMs ?? 14_000;
+    this.kv = new SimKv(
+      this.loop,
+      this.random,
+      { ...defaultKvRates, ...options.faults?.kv },
+      {
+        electing: (at) => this.elections.some((w) => at >= w.from && at < w.until),
+        partitioned: (node, at) =>
+          this.partitions.some((p) => p.node === node && at >= p.from && at < p.until),
+        faulty: () => !this.healed,
+      },
+      (bucket, key, value, revision) => {
+        if (bucket === "claims") {
+          const claim = decodeClaim(value);
+          this.log(`claimed ${key} rev ${revision} by ${claim.node}/${claim.incarnation}`);
+        }
+        if (bucket !== "lobbies") return;
+        const { epoch } = decodeSnapshot(value);
+        this.writes.push({ at: this.loop.now, key, epoch, revision });
+        this.log(`landed ${key} rev ${revision} epoch ${epoch}`);
+      },
+    );
+  }
+
+  async run(): Promise<SimulationResult> {
+    for (const node of this.nodeIds) {
+      this.clocks.set(
+        node,
+        new NodeClock(this.loop, wallEpoch + this.random.between(-500, 500), this.random.between(0, 1e6)),
+      );
+      this.loop.schedule(this.random.between(0, 300), () => {
+        this.startProcess(node);
+      });
+    }
+    const faults = planFaults(this.random, {
+      kinds: this.options.faults?.kinds ?? faultKinds,
+      count: this.options.faults?.count ?? 3,
+      nodes: this.nodeIds,
+      from: 3_000,
+      until: this.faultMs,
+    });
+    for (const fault of faults)
+      this.loop.schedule(fault.at, () => {
+        this.apply(fault);
+      });
+    const clients = new SimClients({
+      loop: this.loop,
+      random: this.random,
+      keys: this.options.keys ?? 3,
+      createFrom: 1_500,
+      createUntil: Math.max(2_000, this.faultMs * 0.6),
+      opsUntil: this.faultMs + 2_000,
+      nodes: () => this.liveProcesses(),
+      owner: (key) => this.ownerProcess(key),
+      log: (line) => {
+        this.log(line);
+      },
+    });
+    clients.start();
+    this.loop.schedule(this.faultMs, () => {
+      this.healed = true;
+      this.log("healed");
+    });
+    const end = this.faultMs + this.settleMs;
+    await this.loop.runUntil(end);
+    for (const host of this.hosts.values()) host.stopped = true;
+    const violations = checkInvariants({
+      acks: this.acks,
+      writes: this.writes,
+      created: clients.created,
+      final: this.finalKeys(clients.keys),
+    });
+    return {
+      seed: this.options.seed,
+      violations,
+      trace: this.trace,
+      faults,
+      stats: { acks: this.acks.length, created: clients.created.length, virtualMs: end },
+    };
+  }
+
+  private startProcess(node: string): void {
+    const host: SimHost = { stopped: false, pausedUntil: 0 };
+    const clock = this.clocks.get(node);
+    if (clock === undefined) throw new Error(`no clock for ${node}`);
+    this.hosts.set(node, host);
+    const bucket = (name: string) => this.kv.bucketFor(name, node, host);
+    const process = new SimNode({
+      node,
+      incarnation: this.newIncarnation(node),
+      host,
+      scheduler: clock.scheduler(host),
+      monotonic: () => clock.monotonic(),
+      buckets: { nodes: bucket("nodes"), claims: bucket("claims"), lobbies: bucket("lobbies") },
+      variant: this.options.variant ?? "correct",
+      newIncarnation: () => this.newIncarnation(node),
+      newWriteId: () => `w${++this.writeIds}`,
+      acked: (key, op, epoch) => {
+        this.acks.push({ at: this.loop.now, key, op, epoch, node });
+        this.log(`${node} acked ${key} ${op} epoch ${epoch}`);
+      },
+      trace: (line) => {
+        this.log(line);
+      },
+    });
+    this.processes.set(node, process);
+    void process.start();
+  }
+
+  private apply(fault: Fault): void {
+    this.log(describeFault(fault));
+    const until = fault.at + ("ms" in fault ? fault.ms : 0);
+    switch (fault.kind) {
+      case "kv-election":
+        this.elections.push({ from: fault.at, until });
+        break;
+      case "partition":
+        this.partitions.push({ node: fault.node, from: fault.at, until });
+        break;
+      case "pause": {
+        const host = this.hosts.get(fault.node);
+        if (host !== undefined) host.pausedUntil = Math.max(host.pausedUntil, until);
+        break;
+      }
+      case "clock-jump":
+        this.clocks.get(fault.node)?.jump(fault.ms);
+        break;
+      case "crash":
+        this.kill(fault.node);
+        this.crashedForGood.add(fault.node);
+        break;
+      case "restart":
+        if (this.crashedForGood.has(fault.node)) break;
+        this.kill(fault.node);
+        this.loop.schedule(until, () => {
+          if (!this.crashedForGood.has(fault.node)) this.startProcess(fault.node);
+        });
+        break;
+    }
+  }
+
+  private kill(node: string): void {
+    const host = this.hosts.get(node);
+    if (host !== undefined) host.stopped = true;
+    this.processes.delete(node);
+  }
+
+  private liveProcesses(): SimNode[] {
+    return this.nodeIds.flatMap((node) => {
+      const process = this.processes.get(node);
+      return process === undefined ? [] : [process];
+    });
+  }
+
+  /** The process the key's claim names (a router with a perfect watch); undefined when none runs. */
+  private ownerProcess(key: string): SimNode | undefined {
+    const claim = this.kv.state("claims").get(key);
+    if (claim === undefined) return undefined;
+    return this.processes.get(decodeClaim(claim.value).node);
+  }
+
+  private finalKeys(keys: readonly string[]): FinalKey[] {
+    return keys.map((key) => {
+      const entry = this.kv.state("lobbies").get(key);
+      const snapshot = entry === undefined ? null : decodeSnapshot(entry.value);
+      const ops = snapshot === null || !Array.isArray(snapshot.state) ? null : snapshot.state.map(String);
+      return { key, ops, unserved: ops === null ? null : this.whyUnserved(key) };
+    });
+  }
+
+  private whyUnserved(key: string): string | null {
+    const claimEntry = this.kv.state("claims").get(key);
+    if (claimEntry === undefined) return "no claim";
+    const claim = decodeClaim(claimEntry.value);
+    const process = this.processes.get(claim.node);
+    const named = `claim ${claim.node}/${claim.incarnation} at epoch ${claimEntry.revision}`;
+    if (process === undefined) return `${named}: that node is down`;
+    if (process.identity.incarnation !== claim.incarnation)
+      return `${named}: the node runs as ${process.identity.incarnation}`;
+    if (!process.membership.mayAct()) return `${named}: its lease is not fresh`;
+    if (!process.serves(key, claimEntry.revision)) return `${named}: the actor is not live there`;
+    return null;
+  }
+
+  private newIncarnation(node: string): string {
+    return `${node}.${++this.incarnations}`;
+  }
+
+  private log(line: string): void {
+    this.trace.push(`t=${this.loop.now} ${line}`);
+  }
+}
