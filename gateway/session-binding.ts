@@ -78,26 +78,50 @@ export async function locateLobby(
   if (session.room) {
     system.tell(session.room, { type: "connection", player: session.player, connected: true });
   }
-  const found = await system.ask(`player/${session.player}`, { type: "get" });
+  // In a fleet the registry and the lobby may be being taken over (their node died): a retryable
+  // answer is asked again until the wait runs out, never taken to mean "in no lobby".
+  const deadline = Date.now() + maxTakeoverWaitMs;
+  let found = await system.ask(`player/${session.player}`, { type: "get" });
+  while (
+    !found.ok &&
+    (found.retryAfterMs !== undefined || found.code === "TIMEOUT") &&
+    Date.now() < deadline
+  ) {
+    await sleep(found.retryAfterMs ?? 250);
+    if (session.socket !== socket) return;
+    found = await system.ask(`player/${session.player}`, { type: "get" });
+  }
   const lobby = found.ok ? (found.value as { lobby: string | null }).lobby : null;
   // A newer socket has taken over meanwhile: its own lookup is the one that counts.
   if (!lobby || session.socket !== socket) return;
-  session.lobby = lobby;
-  // In a fleet the lobby's pushes reach only sockets on its own node: a member who came back through
-  // another gateway (after a failover, say) is sent on to the owner, waiting while it is being taken over.
-  for (let waited = 0; waited <= maxOwnerWaitMs;) {
+  // The lobby's pushes reach only sockets on its own node: a member who came back through another
+  // gateway (after a failover, say) is sent on to the owner, waiting while it is being taken over.
+  for (;;) {
     const owner = await ownerOf(lobby);
     if (session.socket !== socket) return;
-    if (owner.kind === "here") break;
+    if (owner.kind === "here" || Date.now() >= deadline) break;
     if (owner.kind === "elsewhere") {
+      // Not this gateway's lobby: when this socket closes behind the redirect, the lobby must not hear
+      // of a drop (it would race the member's arrival at the owner and could cost it its seat).
       session.send({ type: "redirect", url: owner.url, reason: "lobby" });
       return;
     }
-    await new Promise((resolve) => setTimeout(resolve, owner.retryAfterMs));
-    waited += owner.retryAfterMs;
+    await sleep(owner.retryAfterMs);
   }
-  system.tell(lobby, { type: "connection", player: session.player, connected: true });
+  session.lobby = lobby;
+  // Asked, not told: a lobby being restored answers UNAVAILABLE, and the member must still be marked back.
+  const back = { type: "connection", player: session.player, connected: true };
+  let marked = await system.ask(lobby, back);
+  while (!marked.ok && marked.retryAfterMs !== undefined && Date.now() < deadline) {
+    await sleep(marked.retryAfterMs);
+    if (session.socket !== socket) return;
+    marked = await system.ask(lobby, back);
+  }
 }
 
-/** How long a resumed member waits for its lobby's takeover before it is told the lobby is here anyway. */
-const maxOwnerWaitMs = 15_000;
+/** How long a resumed member waits for its registry and lobby to be taken over after their node died. */
+const maxTakeoverWaitMs = 20_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -54,6 +54,9 @@ export class ClientCore extends Emitter<FoyerEvents> {
   private redirectTo: string | undefined;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private attemptTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Checks that the node still speaks (see `livenessMs`). */
+  private livenessTimer: ReturnType<typeof setInterval> | undefined;
+  private lastHeardAt = 0;
   private readonly Socket: new (url: string) => SocketLike;
   private readonly connectTimeoutMs: number;
   private readonly pending = new PendingCalls((frame) => {
@@ -100,6 +103,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.closedByUser = true;
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.attemptTimer);
+    clearInterval(this.livenessTimer);
     const socket = this.socket;
     this.socket = null;
     this.welcomed = false;
@@ -222,7 +226,36 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.emit("closed", { code, reason });
   }
 
+  /** While welcomed: a ping past half of `livenessMs` of silence, a drop past all of it. */
+  private watchLiveness(socket: SocketLike): void {
+    clearInterval(this.livenessTimer);
+    const livenessMs = this.options.livenessMs ?? 6_000;
+    if (livenessMs <= 0) return;
+    this.lastHeardAt = Date.now();
+    this.livenessTimer = setInterval(
+      () => {
+        if (this.socket !== socket) {
+          clearInterval(this.livenessTimer);
+          return;
+        }
+        const silentMs = Date.now() - this.lastHeardAt;
+        if (silentMs >= livenessMs) {
+          clearInterval(this.livenessTimer);
+          // Silenced first, as for a lost attempt: the frozen node may wake and close it much later.
+          socket.onclose = null;
+          socket.onmessage = null;
+          socket.close(noWelcomeCode, "node silent");
+          this.onClose(socket, noWelcomeCode, "the node stopped answering");
+        } else if (silentMs >= livenessMs / 2) {
+          socket.send(this.encode({ type: "ping", t: Date.now() }));
+        }
+      },
+      Math.max(50, livenessMs / 4),
+    );
+  }
+
   private onFrame(data: unknown): void {
+    this.lastHeardAt = Date.now();
     const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
     const decoded = this.options.validate === true ? decodeServerFrame(raw) : readServerFrame(raw);
     if (decoded.ok) this.dispatch(decoded.frame);
@@ -232,6 +265,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
     switch (frame.type) {
       case "welcome":
         clearTimeout(this.attemptTimer);
+        if (this.socket) this.watchLiveness(this.socket);
         this.welcomed = true;
         this.attempts = 0;
         this.resume = frame.resume;

@@ -46,6 +46,13 @@ export interface FoyerClientOptions {
    * batches of at most half of it.
    */
   readonly maxFrameBytes?: number;
+  /**
+   * How long the node may stay silent before the client gives up on its socket (default 6 000 ms, 0 =
+   * never). Past half of it the client sends a `ping`; a node that answers nothing in the full time is
+   * taken for frozen or gone (a paused process keeps its sockets open), and the client reconnects
+   * elsewhere with its resume token — soon enough to keep its seat through a failover.
+   */
+  readonly livenessMs?: number;
   /** Send JSON text frames instead of msgpack (for debugging). */
   readonly json?: boolean;
   /**

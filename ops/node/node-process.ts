@@ -75,11 +75,16 @@ export function startNodeProcess(options: NodeProcessOptions): NodeProcess {
         reject(new Error(`node ${options.id} exited before it listened:\n${seen.slice(-2_000)}`));
       });
     });
+  const url = printed(/listening on (\S+)/);
+  const admin = printed(/Admin API: (\S+)/);
+  // A node killed on purpose never prints them: that is only a failure for a caller who waits.
+  url.catch(() => undefined);
+  admin.catch(() => undefined);
   return {
     id: options.id,
     child,
-    url: printed(/listening on (\S+)/),
-    admin: printed(/Admin API: (\S+)/),
+    url,
+    admin,
     exited,
     output: () => seen,
   };

@@ -202,3 +202,40 @@ describe("FoyerClient calls", () => {
     expect(left).toHaveBeenCalledWith({ code: "ABCD" });
   });
 });
+
+describe("liveness: a node that goes silent (frozen, or cut off without a close)", () => {
+  it("is pinged past half of livenessMs and left past all of it; the client resumes elsewhere", async () => {
+    const { client, made, last } = await connected({ urls: ["ws://node-1/ws", "ws://node-2/ws"] });
+    const first = last();
+    await vi.advanceTimersByTimeAsync(3_100);
+    expect(first.sent.filter((f) => f.type === "ping")).toHaveLength(1);
+    expect(made).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(first.closedWith?.reason).toBe("node silent");
+    await vi.advanceTimersByTimeAsync(20);
+    expect(made).toHaveLength(2);
+    expect(last().url).toBe("ws://node-2/ws");
+    last().accept();
+    expect(last().sent[0]).toMatchObject({ type: "hello", resume: "resume-token" });
+    client.close();
+  });
+
+  it("keeps a socket whose node answers its pings", async () => {
+    const { client, made, last } = await connected();
+    for (let i = 0; i < 10; i++) {
+      await vi.advanceTimersByTimeAsync(3_100);
+      last().deliver({ type: "pong", t: 0, now: 0 });
+    }
+    expect(made).toHaveLength(1);
+    expect(last().closedWith).toBeUndefined();
+    client.close();
+  });
+
+  it("is off with livenessMs 0", async () => {
+    const { client, made, last } = await connected({ livenessMs: 0 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(made).toHaveLength(1);
+    expect(last().sent.filter((f) => f.type === "ping")).toEqual([]);
+    client.close();
+  });
+});
