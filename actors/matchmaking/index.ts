@@ -85,7 +85,7 @@ export type {
   MatchedMember,
   Timetable,
 } from "./matched-lobby-state.ts";
-export { matchedSeats, shouldStart } from "./matched-lobby-start.ts";
+export { matchedSeats, seatsFor, shouldStart } from "./matched-lobby-start.ts";
 export { acceptTimerName, startRetryTimerName, timetableFrom } from "./matched-lobby-timers.ts";
 export { createQueue, queueKind } from "./queue-kind.ts";
 export { handleQueue, stepTimerName } from "./queue-machine.ts";
@@ -95,4 +95,6 @@ export { queueOptionsSchema } from "./queue-options.ts";
 export type { QueueEnv, QueueOptions, QueueOptionsInput } from "./queue-options.ts";
 export { candidatesFor, entryTimerName, joinFailMessage, regionFor } from "./queue-search.ts";
 export { queueSchemaVersion, queueStateSchema, upgradeQueueState } from "./queue-state.ts";
-export type { EntryStage, QueueEntry, QueueLobby, QueueState } from "./queue-state.ts";
+export type { EntryStage, QueueEntry, QueueLobby, QueueMatch, QueueState } from "./queue-state.ts";
+export { matchOfTimer, matchTimerName, proposeMatch, searchOrder, takeOut } from "./queue-match.ts";
+export type { MatchCancelReason, MatchProposal } from "./queue-match.ts";

@@ -49,6 +49,11 @@ export const queueMessageSchema = z.discriminatedUnion("type", [
   ...queueRequestSchemas,
   // The player gives up searching (the gateway tells); a group already being placed cannot be called back.
   z.strictObject({ type: z.literal("cancel"), player: playerIdSchema }),
+  // The queue's accept phase (SPEC §4): a matched player's answer, by the match id it was sent.
+  z.strictObject({ type: z.literal("accept"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
+  z.strictObject({ type: z.literal("decline"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
+  // A match's room ended; the queue keeps nothing of it, so this only keeps it from being a refused tell.
+  z.strictObject({ type: z.literal("roomEnded"), room: z.string().min(1) }),
   lobbyStatusSchema,
   lobbyClosedSchema,
   joinResultSchema,

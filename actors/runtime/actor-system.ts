@@ -5,6 +5,7 @@ import { MailboxRunner } from "./mailbox-runner.ts";
 import {
   PersistError,
   type ClaimOwner,
+  type NodeState,
   type Location,
   type Router,
   type Snapshot,
@@ -12,7 +13,7 @@ import {
   type StoredActor,
 } from "./ports.ts";
 import { answerOf, requestKey, retryLaterMs, toResult, unavailable } from "./request-results.ts";
-import type { ActorContext, ActorKind, AskResult, RequestId, Transition } from "./types.ts";
+import type { ActorContext, ActorKind, AskResult, RequestId, RoomHost, Transition } from "./types.ts";
 
 export type { ActorSystemOptions, RuntimeEvents } from "./actor-system-options.ts";
 
@@ -443,7 +444,7 @@ export class ActorSystem {
       key,
       now,
       random: this.options.random,
-      node: { canOpenRoom: node.canOpenRoom(), draining: node.draining() },
+      node: { canOpenRoom: node.canOpenRoom(), draining: node.draining(), ...roomHostOf(node) },
     };
   }
 
@@ -456,4 +457,10 @@ export class ActorSystem {
       this.scheduleSweep();
     });
   }
+}
+
+/** The node's room host, left out when it names none (so the view has no `undefined` field). */
+function roomHostOf(node: NodeState): { roomHost?: RoomHost } {
+  const roomHost = node.roomHost?.();
+  return roomHost === undefined ? {} : { roomHost };
 }

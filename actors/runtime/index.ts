@@ -35,6 +35,7 @@ export type {
   Random,
   RequestId,
   Restored,
+  RoomHost,
   SpawnFailed,
   TimerFired,
   TimerKind,
