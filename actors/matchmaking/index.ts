@@ -89,8 +89,14 @@ export { matchedSeats, seatsFor, shouldStart } from "./matched-lobby-start.ts";
 export { acceptTimerName, startRetryTimerName, timetableFrom } from "./matched-lobby-timers.ts";
 export { createQueue, queueKind } from "./queue-kind.ts";
 export { handleQueue, stepTimerName } from "./queue-machine.ts";
-export { filterVerdictSchema, parseQueueMessage, queueMessageSchema } from "./queue-messages.ts";
-export type { QueueMessage, QueueMessageOf, QueueRequestInput } from "./queue-messages.ts";
+export {
+  filterRequestSchema,
+  filterVerdictSchema,
+  parseQueueMessage,
+  queueMessageSchema,
+  queueRequestSchemas,
+} from "./queue-messages.ts";
+export type { FilterRequest, QueueMessage, QueueMessageOf, QueueRequestInput } from "./queue-messages.ts";
 export { queueOptionsSchema } from "./queue-options.ts";
 export type { QueueEnv, QueueOptions, QueueOptionsInput } from "./queue-options.ts";
 export { candidatesFor, entryTimerName, joinFailMessage, regionFor } from "./queue-search.ts";

@@ -36,7 +36,27 @@ export const queueRequestSchemas = [
   z.strictObject({ type: z.literal("createLobby"), ...common, settings: jsonObjectSchema.default({}) }),
 ] as const;
 
-/** A filter's answer about one candidate lobby for one entry (from the worker pool, a later part). */
+/**
+ * What the queue tells `filters/<name>` about one candidate lobby for one entry: the seed's filter data
+ * (`step`, the request's `filter` JSON, the `matchCandidate`, the requester's `pingData`).
+ */
+export const filterRequestSchema = z.strictObject({
+  type: z.literal("filterRequest"),
+  queue: z.string().min(1),
+  entry: z.string().min(1),
+  lobby: matchedLobbyKeySchema,
+  data: z.strictObject({
+    step: z.number().int().min(0),
+    filter: jsonObjectSchema,
+    matchCandidate: z.record(z.string(), z.unknown()),
+    pingData: z.record(z.string(), z.number()),
+  }),
+});
+
+/** A filter request. */
+export type FilterRequest = z.output<typeof filterRequestSchema>;
+
+/** A filter's answer about one candidate lobby for one entry (from the filter pool, ops/filters). */
 export const filterVerdictSchema = z.strictObject({
   type: z.literal("filterVerdict"),
   entry: z.string().min(1),

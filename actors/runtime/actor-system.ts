@@ -23,6 +23,14 @@ interface Registration {
   readonly createOnDemand: boolean;
 }
 
+/**
+ * Where the messages of a key prefix go when they are served outside the actors (the matchmaking filter
+ * pool): told, never asked, and never stored.
+ */
+export interface Endpoint {
+  tell(key: string, message: unknown): void;
+}
+
 /** The key's claim names another node (or an older incarnation of this one). */
 interface Elsewhere {
   readonly elsewhere: string;
@@ -62,6 +70,7 @@ const failureAnswers: Record<Exclude<LoadFailure, Elsewhere>, (key: string) => A
  */
 export class ActorSystem {
   private readonly kinds = new Map<string, Registration>();
+  private readonly endpoints = new Map<string, Endpoint>();
   private readonly cells = new Map<string, ActorCell>();
   private readonly loading = new Map<string, Promise<ActorCell | LoadFailure>>();
   private readonly waiting = new Map<string, Waiter[]>();
@@ -98,6 +107,15 @@ export class ActorSystem {
       kind: kind,
       createOnDemand: opts.createOnDemand ?? false,
     });
+    return this;
+  }
+
+  /**
+   * Serves `<prefix>/…` with an endpoint outside the actors. An ask to it is answered INVALID: an endpoint
+   * answers, if at all, with a message of its own.
+   */
+  mount(prefix: string, endpoint: Endpoint): this {
+    this.endpoints.set(prefix, endpoint);
     return this;
   }
 
@@ -253,6 +271,12 @@ export class ActorSystem {
   private deliver(key: string, envelope: Envelope, here = false): void {
     if (this.closed) {
       envelope.resolve?.(unavailable("the node is stopping"));
+      return;
+    }
+    const endpoint = this.endpoints.get(key.slice(0, Math.max(0, key.indexOf("/"))));
+    if (endpoint !== undefined) {
+      if (envelope.resolve) envelope.resolve({ ok: false, code: "INVALID", message: `${key} takes no asks` });
+      else endpoint.tell(key, envelope.message);
       return;
     }
     const waiting = this.waiting.get(key);
