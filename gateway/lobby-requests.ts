@@ -1,6 +1,7 @@
 import type { ActorSystem, AskResult, ErrorCode, Random, RequestId } from "../actors/runtime/index.ts";
 import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
+import { MatchmakingRequests } from "./matchmaking-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
 import { RoomRequests } from "./room-requests.ts";
 import type { Session } from "./session-registry.ts";
@@ -18,6 +19,8 @@ export interface LobbyRequestsDeps {
    * lobby owned elsewhere redirects the player's socket there (the SDK follows and re-sends the join).
    */
   readonly ownerUrl?: (key: string) => Promise<string | null>;
+  /** The matchmaking lobby types this node's queues serve (none: every search is NOT_FOUND). */
+  readonly lobbyTypes?: readonly string[];
 }
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
@@ -61,6 +64,8 @@ export class LobbyRequests {
   private readonly activities: ActivityRequests;
   /** Relay rooms' requests (docs/rooms.md). */
   private readonly rooms: RoomRequests;
+  /** Rating matchmaking's requests (docs/matchmaking.md). */
+  private readonly matchmaking: MatchmakingRequests;
 
   constructor(private readonly deps: LobbyRequestsDeps) {
     this.rooms = new RoomRequests({
@@ -68,6 +73,7 @@ export class LobbyRequests {
       random: deps.random,
       ...(deps.canOpenRoom === undefined ? {} : { canOpenRoom: deps.canOpenRoom }),
     });
+    this.matchmaking = new MatchmakingRequests({ system: deps.system, lobbyTypes: deps.lobbyTypes ?? [] });
     this.activities = new ActivityRequests({
       system: deps.system,
       leaveLobby: (session, request) => this.leave(session, request),
@@ -111,6 +117,15 @@ export class LobbyRequests {
       case "activityReady":
       case "leaveActivity":
         return this.activities.handle(session, frame, request);
+      case "findLobby":
+      case "findOrCreateLobby":
+      case "createLobby":
+      case "cancelSearch":
+      case "acceptMatch":
+      case "declineMatch":
+      case "matchedReady":
+      case "leaveMatched":
+        return this.matchmaking.handle(session, frame, request);
       case "createRoom":
       case "joinRoom":
       case "roomReady":

@@ -74,6 +74,8 @@ export type {
 } from "./matched-lobby-options.ts";
 export {
   lobbyPhaseSchema,
+  matchedMemberSchema,
+  timetableSchema,
   matchedLobbySchemaVersion,
   matchedLobbyStateSchema,
   upgradeMatchedLobbyState,

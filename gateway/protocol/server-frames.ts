@@ -2,6 +2,7 @@ import { z } from "zod";
 import { errorCodeList, type ErrorCode } from "../../actors/runtime/index.ts";
 import { metadataSchema, requestIdSchema } from "./client-frames.ts";
 import { activityEventFrame, activityServerFrames, activityTransferFrame } from "./activity-frames.ts";
+import { matchmakingServerFrames } from "./matchmaking-frames.ts";
 import { roomFrame, roomFrames } from "./room-frames.ts";
 
 /**
@@ -94,6 +95,7 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
   lobbyFrame,
   ...roomFrames,
   ...activityServerFrames,
+  ...matchmakingServerFrames,
   pongFrame,
   redirectFrame,
   serverDrainingFrame,
@@ -113,3 +115,18 @@ export type ActivityEventView = z.infer<typeof activityEventFrame>;
 /** An activity lobby's transfer to its room, with the node URL. */
 export type ActivityTransferView = z.infer<typeof activityTransferFrame>;
 export type ErrorFrame = z.infer<typeof errorFrame>;
+/** A frame of rating matchmaking: a matched lobby's view and events, a queue's match and failure frames. */
+export type MatchmakingView = Extract<
+  ServerFrame,
+  {
+    type:
+      | "matchedLobby"
+      | "matchFound"
+      | "matchCancelled"
+      | "matchReady"
+      | "matchmakingFailed"
+      | "lobbyStarted"
+      | "lobbyRemoved"
+      | "lobbyDisbanded";
+  }
+>;
