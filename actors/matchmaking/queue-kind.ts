@@ -58,6 +58,7 @@ export function queueKind(
     handle: (state, message, ctx) => handleQueue(state, message, envOf(ctx)),
     upgrade: upgradeQueueState,
     // Its step timer runs while anyone waits; the lobby view is kept by the lobbies' own reports.
-    idle: (state) => state.entries.length === 0 && state.matches.length === 0,
+    // A match whose room runs is only a record: it waits for no timer.
+    idle: (state) => state.entries.length === 0 && state.matches.every((m) => m.room !== null),
   };
 }

@@ -8,7 +8,10 @@ import {
   declineMatch,
   matchEntry,
   matchOfTimer,
+  matchRoomEnded,
+  matchSpawnFailed,
   matchTimer,
+  playingMatchOf,
   searchOrder,
 } from "./queue-match.ts";
 import type { QueueEntry, QueueState } from "./queue-state.ts";
@@ -65,6 +68,11 @@ function invalid(state: QueueState, message: Request, env: QueueEnv): string | u
  * they join, `matchmakingFailed` (JOIN_FAIL) when nothing matched by `maxSteps`.
  */
 export function enqueue(state: QueueState, message: Request, env: QueueEnv): QueueStep {
+  const playing = [message.player.id, ...message.party.map((p) => p.id)]
+    .map((id) => [id, playingMatchOf(state, id)?.room] as const)
+    .find(([, room]) => room !== undefined);
+  if (playing !== undefined)
+    return refuse(state, "ALREADY_PLAYING", `${playing[0]} is playing in room ${String(playing[1])}`);
   const why = invalid(state, message, env);
   if (why !== undefined) return refuse(state, "INVALID", why);
   const id = `e${state.nextEntry}`;
@@ -210,7 +218,9 @@ export function handleQueue(
     case "decline":
       return withTick(declineMatch(state, message, env), env);
     case "roomEnded":
-      return { state, effects: [] };
+      return matchRoomEnded(state, message.room);
+    case "spawnFailed":
+      return matchSpawnFailed(state, message.key, env);
     case "lobbyStatus":
       return status(state, message);
     case "lobbyClosed":

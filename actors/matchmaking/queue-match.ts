@@ -109,6 +109,7 @@ export function takeOut(state: QueueState, proposal: MatchProposal, env: QueueEn
     seats: proposal.seats.map((s) => ({ ...s })),
     accepted: [],
     starting: false,
+    room: null,
   };
   const entries = state.entries.map((e) =>
     proposal.entries.includes(e.id)
@@ -139,8 +140,9 @@ export function matchEntry(state: QueueState, entry: QueueEntry, env: QueueEnv):
 
 /**
  * The room of a match everyone accepted, on the least-loaded node that can take it (a node fact): each
- * player gets `matchReady { url, room, token }` with its own token, and the match and its entries are gone.
- * With no node able to take a room now, the match waits and tries again after `startRetryMs`.
+ * player gets `matchReady { url, room, token }` with its own token; the entries are gone and the match
+ * stays as the players' active room until the room ends. With no node able to take a room now, the match
+ * waits and tries again after `startRetryMs`.
  */
 export function startMatch(state: QueueState, match: QueueMatch, env: QueueEnv): QueueStep {
   const { ctx, options, lobbyType } = env;
@@ -148,7 +150,7 @@ export function startMatch(state: QueueState, match: QueueMatch, env: QueueEnv):
   if (host === undefined) {
     const at = ctx.now + options.startRetryMs;
     return {
-      state: patchMatch(state, match.id, { ...match, starting: true }),
+      state: patchMatch(state, match.id, { ...match, starting: true, room: null }),
       effects: [{ type: "timer", name: matchTimerName(match.id), at, kind: "game" }],
     };
   }
@@ -173,7 +175,7 @@ export function startMatch(state: QueueState, match: QueueMatch, env: QueueEnv):
   );
   const left = state.entries.filter((e) => !match.entries.includes(e.id));
   return {
-    state: { ...patchMatch(state, match.id, undefined), entries: left },
+    state: { ...patchMatch(state, match.id, { ...match, starting: true, room: code }), entries: left },
     effects: [{ type: "spawn", key: roomKey(code), init }, ...ready],
   };
 }
@@ -253,11 +255,31 @@ export function declineMatch(
  */
 export function matchTimer(state: QueueState, id: string, env: QueueEnv): QueueStep {
   const match = state.matches.find((m) => m.id === id);
-  if (match === undefined) return { state, effects: [] };
+  // A match whose room runs arms no timer: a fire is stale.
+  if (match?.room !== null) return { state, effects: [] };
   if (match.starting) return startMatch(state, match, env);
   if (env.ctx.now < match.acceptBy) return { state, effects: [] };
   const late = state.entries
     .filter((e) => match.entries.includes(e.id) && playersOf(e).some((p) => !match.accepted.includes(p)))
     .map((e) => e.id);
   return cancelMatch(state, match, late, "acceptTimeout", env);
+}
+
+/** The active match a player is playing (its room spawned), if any. */
+export function playingMatchOf(state: QueueState, player: string): QueueMatch | undefined {
+  return state.matches.find((m) => m.room !== null && m.seats.some((s) => s.player === player));
+}
+
+/** A match's room ended: its record is dropped and its players may queue again. */
+export function matchRoomEnded(state: QueueState, room: string): QueueStep {
+  const match = state.matches.find((m) => m.room === room);
+  return match === undefined
+    ? { state, effects: [] }
+    : { state: patchMatch(state, match.id, undefined), effects: [] };
+}
+
+/** A match's room was not created (its code was taken): it opens again under a new code, with new tokens. */
+export function matchSpawnFailed(state: QueueState, key: string, env: QueueEnv): QueueStep {
+  const match = state.matches.find((m) => m.room !== null && roomKey(m.room) === key);
+  return match === undefined ? { state, effects: [] } : startMatch(state, { ...match, room: null }, env);
 }

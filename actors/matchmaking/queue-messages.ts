@@ -72,8 +72,10 @@ export const queueMessageSchema = z.discriminatedUnion("type", [
   // The queue's accept phase (SPEC §4): a matched player's answer, by the match id it was sent.
   z.strictObject({ type: z.literal("accept"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
   z.strictObject({ type: z.literal("decline"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
-  // A match's room ended; the queue keeps nothing of it, so this only keeps it from being a refused tell.
+  // A match's room ended: its players' active room record is cleared.
   z.strictObject({ type: z.literal("roomEnded"), room: z.string().min(1) }),
+  // A match's room could not be created (its code was taken): it is opened again under a new code.
+  z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1) }),
   lobbyStatusSchema,
   lobbyClosedSchema,
   joinResultSchema,

@@ -72,8 +72,13 @@ export const queueMatchSchema = z.strictObject({
   /** Every matched player with the team it plays in, in seat order. */
   seats: z.array(z.strictObject({ player: playerIdSchema, team: teamCodeSchema })).min(1),
   accepted: z.array(playerIdSchema),
-  /** Set once everyone accepted and no node could take the room yet: the start is retried. */
+  /** Everyone accepted: the room is being opened (retried while no node can take it), then runs. */
   starting: z.boolean(),
+  /**
+   * The room's code once spawned: the players' active room (SPEC §4), kept until the room ends. Its
+   * players cannot queue again meanwhile.
+   */
+  room: z.string().nullable().default(null),
 });
 
 /** One match waiting for its players. */

@@ -132,7 +132,49 @@ describe("the queue's accept phase", () => {
     expect(tokens[0]).not.toBe(tokens[1]);
     expect(effects).toContainEqual({ type: "cancelTimer", name: `match:${M1}` });
     expect(q.state.entries).toEqual([]);
+    // The match stays as the players' active room.
+    expect(q.state.matches.map((m) => [m.id, m.room])).toEqual([[M1, code]]);
+  });
+
+  /** Alice and Bob accepted; their room runs. */
+  function playing() {
+    const q = matched();
+    q.send({ type: "accept", player: "alice", matchId: M1 });
+    const effects = q.send({ type: "accept", player: "bob", matchId: M1 });
+    const room = ofType(effects, "spawn")[0]?.key.slice("room/".length) ?? "";
+    return Object.assign(q, { room, started: effects });
+  }
+
+  it("while the match's room runs its players cannot queue again; its roomEnded lets them", () => {
+    const q = playing();
+    const before = q.state;
+    expect(q.send(find("bob", 100))).toEqual([
+      { type: "reject", code: "ALREADY_PLAYING", message: `bob is playing in room ${q.room}` },
+    ]);
+    expect(q.state).toBe(before);
+    q.send({ type: "roomEnded", room: q.room });
     expect(q.state.matches).toEqual([]);
+    expect(q.send(find("bob", 100))[0]).toEqual({ type: "reply", value: { entry: "e3" } });
+  });
+
+  it("a room that could not be created opens again under a new code, with new tokens", () => {
+    const q = playing();
+    const effects = q.send({ type: "spawnFailed", key: `room/${q.room}` });
+    const [spawn] = ofType(effects, "spawn");
+    const again = spawn?.key.slice("room/".length);
+    expect(again).toMatch(/^[A-Z]{6}$/);
+    expect(again).not.toBe(q.room);
+    expect(ofType(effects, "push").map((p) => [p.to, p.frame.room])).toEqual([
+      [["alice"], again],
+      [["bob"], again],
+    ]);
+    const tokens = (e: typeof effects) => ofType(e, "push").map((p) => p.frame.token);
+    expect(tokens(effects)).not.toEqual(tokens(q.started));
+    expect(q.state.matches.map((m) => m.room)).toEqual([again]);
+    // A stray failure of another key changes nothing.
+    const before = q.state;
+    expect(q.send({ type: "spawnFailed", key: "room/NOPE" })).toEqual([]);
+    expect(q.state).toBe(before);
   });
 
   it("no node can take the room: the match waits and tries again until one can", () => {
@@ -150,7 +192,7 @@ describe("the queue's accept phase", () => {
     expect(q.send({ type: "decline", player: "bob", matchId: M1 })[0]).toMatchObject({ code: "INVALID" });
     q.ctx.node = { ...q.ctx.node, roomHost: host };
     expect(ofType(q.fire(`match:${M1}`, q.ctx.now + 1000), "spawn")).toHaveLength(1);
-    expect(q.state.matches).toEqual([]);
+    expect(q.state.matches.map((m) => m.room)).toEqual([expect.stringMatching(/^[A-Z]{6}$/)]);
   });
 
   it("a decline cancels the match: the decliner leaves, the others go back to the front of the queue", () => {
