@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { FoyerClient, MatchmakingView, SearchFields } from "../../gateway/client/index.ts";
 import { exampleLobbyTypes } from "../../ops/lobby-types.ts";
@@ -27,7 +28,9 @@ function lobbyTypesFile(): string {
     queueAccept: { timeoutSecs: 10 },
   };
   const path = join(mkdtempSync(join(tmpdir(), "foyer-mm-test-")), "lobby-types.json");
-  writeFileSync(path, JSON.stringify({ lobbyTypes: [cursorParty, chess] }));
+  // `filtered` runs the `levels` filter of test/support/filters.ts on every candidate.
+  const filtered = { ...cursorParty, id: "filtered", filter: "levels" };
+  writeFileSync(path, JSON.stringify({ lobbyTypes: [cursorParty, chess, filtered] }));
   return path;
 }
 
@@ -99,6 +102,23 @@ describe("matchmaking over the socket", () => {
     expect(ready[0]?.room).toBe(ready[1]?.room);
     expect(ready[0]?.token).not.toBe(ready[1]?.token);
     await eventually(() => expect(node.system.isLive(`room/${ready[0]?.room ?? ""}`)).toBe(true));
+  });
+
+  it("a type's filter runs in the node's filter pool: a candidate it rejects is not joined", async () => {
+    const filtersModule = fileURLToPath(new URL("../support/filters.ts", import.meta.url));
+    await scope.setup({ lobbyTypesFile: lobbyTypesFile(), filtersModule });
+    const alice = await player("alice");
+    const bob = await player("bob");
+    const carol = await player("carol");
+    const { lobby } = await alice.client.createLobby("filtered", { rating: 100, settings: { level: 5 } });
+    await bob.client.findLobby("filtered", { ...search, filter: { maxLevel: 3 } });
+    // Three steps: the pool's workers may still be loading at the first.
+    await carol.client.findLobby("filtered", { ...search, maxSteps: 3, filter: { maxLevel: 9 } });
+    await eventually(() => {
+      expect(last(bob.frames, "matchmakingFailed").code).toBe("JOIN_FAIL");
+      expect(last(carol.frames, "matchedLobby")).toMatchObject({ lobby });
+    }, 12_000);
+    expect(last(alice.frames, "matchedLobby").members.map((m) => m.id)).toEqual(["alice", "carol"]);
   });
 
   it("bad requests are refused and change nothing", async () => {
