@@ -22,6 +22,8 @@ export interface FilterPoolOptions {
   readonly waitTimeoutMs?: number;
   /** Calls waiting beyond this are rejected at once. */
   readonly maxWaiting?: number;
+  /** How soon a worker that died before it was ready (its module does not load) is started again. */
+  readonly restartDelayMs?: number;
   readonly log: Pick<Logger, "warn">;
 }
 
@@ -49,6 +51,7 @@ export class FilterPool {
   private readonly callTimeoutMs: number;
   private readonly waitTimeoutMs: number;
   private readonly maxWaiting: number;
+  private readonly restartDelayMs: number;
   private nextId = 1;
   private closed = false;
 
@@ -58,6 +61,7 @@ export class FilterPool {
     this.callTimeoutMs = options.callTimeoutMs ?? 250;
     this.waitTimeoutMs = options.waitTimeoutMs ?? 2_000;
     this.maxWaiting = options.maxWaiting ?? 10_000;
+    this.restartDelayMs = options.restartDelayMs ?? 1_000;
     for (let i = 0; i < (options.size ?? 2); i++) this.slots.push(this.spawn());
   }
 
@@ -93,7 +97,9 @@ export class FilterPool {
     await Promise.all(
       this.slots.map((slot) => {
         this.finish(slot, false);
-        return slot.worker?.terminate() ?? Promise.resolve(0);
+        const worker = slot.worker;
+        slot.worker = undefined;
+        return worker?.terminate() ?? Promise.resolve(0);
       }),
     );
   }
@@ -114,9 +120,15 @@ export class FilterPool {
       if (slot.worker === worker) this.report(slot, report);
     });
     worker.on("error", (err) => {
-      if (slot.worker !== worker) return;
+      if (slot.worker !== worker || this.closed) return;
       this.options.log.warn({ err, filter: slot.running?.call.name }, "filter worker failed; replaced");
-      this.replace(slot);
+      this.replace(slot, slot.ready ? 0 : this.restartDelayMs);
+    });
+    // A filter may end its thread (process.exit in a worker ends only the worker).
+    worker.on("exit", (code) => {
+      if (slot.worker !== worker || this.closed) return;
+      this.options.log.warn({ code, filter: slot.running?.call.name }, "filter worker exited; replaced");
+      this.replace(slot, slot.ready ? 0 : this.restartDelayMs);
     });
     worker.unref();
   }
@@ -147,13 +159,24 @@ export class FilterPool {
     running.call.done(accept);
   }
 
-  /** The worker is dead or stuck: its call is rejected and a fresh worker takes its place. */
-  private replace(slot: Slot): void {
+  /**
+   * The worker is dead or stuck: its call is rejected and a fresh worker takes its place — after a delay
+   * when it never got ready, so a module that does not load is not restarted in a tight loop.
+   */
+  private replace(slot: Slot, delayMs = 0): void {
     this.finish(slot, false);
-    void slot.worker?.terminate().catch(() => undefined);
+    const old = slot.worker;
     slot.worker = undefined;
     slot.ready = false;
-    if (!this.closed) this.start(slot);
+    void old?.terminate().catch(() => undefined);
+    if (this.closed) return;
+    if (delayMs === 0) {
+      this.start(slot);
+      return;
+    }
+    setTimeout(() => {
+      if (!this.closed && slot.worker === undefined) this.start(slot);
+    }, delayMs).unref();
   }
 
   /** Hands waiting calls to loaded, idle workers. */

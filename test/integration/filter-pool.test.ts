@@ -90,6 +90,31 @@ describe("the filter pool", () => {
     expect(await pool.run("levels", data({}, 1))).toBe(true);
   });
 
+  it("a filter that ends its worker rejects, is logged, and the worker is replaced", async () => {
+    const { log, lines } = capture();
+    pool = new FilterPool({
+      module: filtersModule,
+      size: 1,
+      callTimeoutMs: 2_000,
+      waitTimeoutMs: 15_000,
+      log,
+    });
+    expect(await pool.run("exits", data({}, 1))).toBe(false);
+    expect(lines.map((l) => l.msg)).toEqual(["filter worker exited; replaced"]);
+    expect(await pool.run("levels", data({}, 1))).toBe(true);
+  });
+
+  it("a filters module that does not load: calls reject, it is logged, and it is not restarted in a loop", async () => {
+    const { log, lines } = capture();
+    const missing = new URL("../support/no-such-filters.ts", import.meta.url);
+    pool = new FilterPool({ module: missing, size: 1, waitTimeoutMs: 1_500, restartDelayMs: 60_000, log });
+    expect(await pool.run("levels", data({}, 1))).toBe(false);
+    const failures = lines.filter((l) => l.msg.startsWith("filter worker"));
+    expect(failures.length).toBeGreaterThanOrEqual(1);
+    expect(failures.length).toBeLessThanOrEqual(2); // an error, and maybe its exit: no restart yet
+    expect(lines.at(-1)?.msg).toBe("no filter worker was free in time; candidate rejected");
+  });
+
   it("the queue keeps processing while a filter loops: the verdict comes back as a reject, the next entry is placed", async () => {
     const { log } = capture();
     pool = new FilterPool({ module: filtersModule, size: 1, callTimeoutMs: 300, waitTimeoutMs: 15_000, log });

@@ -11,6 +11,9 @@ export default defineFilters({
   throws: () => {
     throw new Error("studio bug");
   },
+  exits: () => {
+    process.exit(3);
+  },
   loops: () => {
     for (;;) {
       // A synchronous loop: only terminating the worker ends it.
