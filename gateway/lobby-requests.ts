@@ -1,6 +1,7 @@
 import type { ActorSystem, AskResult, ErrorCode, Random, RequestId } from "../actors/runtime/index.ts";
 import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
+import { MatchmakingRequests } from "./matchmaking-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
 import type { RedirectReason } from "./protocol/server-frames.ts";
 import { RoomRequests } from "./room-requests.ts";
@@ -22,6 +23,8 @@ export interface LobbyRequestsDeps {
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
   /** Called once per `redirect` frame sent, with its reason (the node counts them). */
   readonly onRedirect?: (reason: RedirectReason) => void;
+  /** The matchmaking lobby types this node's queues serve (none: every search is NOT_FOUND). */
+  readonly lobbyTypes?: readonly string[];
 }
 
 /** Where the owner of a key is, as a fleet node sees it. */
@@ -75,6 +78,8 @@ export class LobbyRequests {
   private readonly activities: ActivityRequests;
   /** Relay rooms' requests (docs/rooms.md). */
   private readonly rooms: RoomRequests;
+  /** Rating matchmaking's requests (docs/matchmaking.md). */
+  private readonly matchmaking: MatchmakingRequests;
 
   constructor(private readonly deps: LobbyRequestsDeps) {
     this.rooms = new RoomRequests({
@@ -82,6 +87,7 @@ export class LobbyRequests {
       random: deps.random,
       ...(deps.canOpenRoom === undefined ? {} : { canOpenRoom: deps.canOpenRoom }),
     });
+    this.matchmaking = new MatchmakingRequests({ system: deps.system, lobbyTypes: deps.lobbyTypes ?? [] });
     this.activities = new ActivityRequests({
       system: deps.system,
       leaveLobby: (session, request) => this.leave(session, request),
@@ -136,6 +142,15 @@ export class LobbyRequests {
       case "activityReady":
       case "leaveActivity":
         return this.activities.handle(session, frame, request);
+      case "findLobby":
+      case "findOrCreateLobby":
+      case "createLobby":
+      case "cancelSearch":
+      case "acceptMatch":
+      case "declineMatch":
+      case "matchedReady":
+      case "leaveMatched":
+        return this.matchmaking.handle(session, frame, request);
       case "createRoom":
       case "joinRoom":
       case "roomReady":

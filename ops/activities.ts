@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import {
   activitySettingsFileSchema,
   type ActivitySettingsFile,
   type ActivitySettingsFileInput,
 } from "../actors/activity/index.ts";
+import { readJsonFile } from "./json-file.ts";
 
 /**
  * The activities a node offers (docs/activity.md): read from the JSON file of the `activitiesFile`
@@ -52,23 +52,6 @@ export type ActivitiesResult = { ok: true; activities: ActivitySettingsFile } | 
 
 /** Reads and validates an activities file; the example set when `path` is undefined. Never throws. */
 export function readActivities(path: string | undefined): ActivitiesResult {
-  let raw: unknown = exampleActivities;
-  if (path !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (error) {
-      return { ok: false, why: `cannot read the file: ${(error as Error).message}` };
-    }
-    try {
-      raw = JSON.parse(text) as unknown;
-    } catch (error) {
-      return { ok: false, why: `not JSON: ${(error as Error).message}` };
-    }
-  }
-  const parsed = activitySettingsFileSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, activities: parsed.data };
-  const issue = parsed.error.issues[0];
-  const at = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-  return { ok: false, why: `${at}${issue?.message ?? "invalid"}` };
+  const read = readJsonFile(path, activitySettingsFileSchema, exampleActivities);
+  return read.ok ? { ok: true, activities: read.value } : read;
 }

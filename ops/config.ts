@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { lobbyOptionsSchema } from "../actors/lobby/index.ts";
 import { readActivities } from "./activities.ts";
 import { isLoopbackHost } from "./node/dev-mode.ts";
+import { readLobbyTypes } from "./lobby-types.ts";
 import { settings, type NodeConfig, type SettingValues } from "./settings.ts";
 
 export { settings, type NodeConfig, type SettingName } from "./settings.ts";
@@ -81,7 +82,14 @@ export function loadConfig(flags: Partial<Record<string, string>>, env: NodeJS.P
       `invalid setting --activities-file (FOYER_ACTIVITIES_FILE) = "${values.activitiesFile ?? ""}": ${read.why}`,
     );
   }
-  const config: NodeConfig = { ...values, activities: read.activities };
+  const types = readLobbyTypes(values.lobbyTypesFile);
+  if (!types.ok) {
+    throw new ConfigError(
+      "lobbyTypesFile",
+      `invalid setting --lobby-types-file (FOYER_LOBBY_TYPES_FILE) = "${values.lobbyTypesFile ?? ""}": ${types.why}`,
+    );
+  }
+  const config: NodeConfig = { ...values, activities: read.activities, lobbyTypes: types.value };
   for (const key of config.tokenKeys) {
     if (!/^[^:]+:.{16,}$/.test(key)) {
       throw new ConfigError(

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ActivitySettingsFile } from "../actors/activity/index.ts";
+import type { LobbyTypesFile } from "../actors/matchmaking/index.ts";
 
 /**
  * The settings of a node, one table: each with its zod schema, its `FOYER_*` variable, its default and
@@ -245,6 +246,18 @@ export const settings = {
     def: undefined,
     help: "JSON file of the activities players may join (default: a small example set)",
   },
+  lobbyTypesFile: {
+    schema: z.string().min(1).optional(),
+    env: "FOYER_LOBBY_TYPES_FILE",
+    def: undefined,
+    help: "JSON file of the matchmaking lobby types (default: the seed's CursorPartyV2)",
+  },
+  filtersModule: {
+    schema: z.string().min(1).optional(),
+    env: "FOYER_FILTERS_MODULE",
+    def: undefined,
+    help: "module whose default export names the matchmaking filters (run in a worker pool)",
+  },
   logLevel: {
     schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
     env: "FOYER_LOG_LEVEL",
@@ -263,6 +276,8 @@ export type SettingValues = { [K in SettingName]: z.output<(typeof settings)[K][
 export type NodeConfig = SettingValues & {
   /** The activities of the `activitiesFile` setting (the example set without one), validated. */
   readonly activities: ActivitySettingsFile;
+  /** The lobby types of the `lobbyTypesFile` setting (the example without one), validated. */
+  readonly lobbyTypes: LobbyTypesFile;
 };
 
 function parseTeamSizes(raw: string): Record<string, number> {

@@ -74,6 +74,8 @@ export type {
 } from "./matched-lobby-options.ts";
 export {
   lobbyPhaseSchema,
+  matchedMemberSchema,
+  timetableSchema,
   matchedLobbySchemaVersion,
   matchedLobbyStateSchema,
   upgradeMatchedLobbyState,
@@ -85,14 +87,22 @@ export type {
   MatchedMember,
   Timetable,
 } from "./matched-lobby-state.ts";
-export { matchedSeats, shouldStart } from "./matched-lobby-start.ts";
+export { matchedSeats, seatsFor, shouldStart } from "./matched-lobby-start.ts";
 export { acceptTimerName, startRetryTimerName, timetableFrom } from "./matched-lobby-timers.ts";
 export { createQueue, queueKind } from "./queue-kind.ts";
 export { handleQueue, stepTimerName } from "./queue-machine.ts";
-export { filterVerdictSchema, parseQueueMessage, queueMessageSchema } from "./queue-messages.ts";
-export type { QueueMessage, QueueMessageOf, QueueRequestInput } from "./queue-messages.ts";
+export {
+  filterRequestSchema,
+  filterVerdictSchema,
+  parseQueueMessage,
+  queueMessageSchema,
+  queueRequestSchemas,
+} from "./queue-messages.ts";
+export type { FilterRequest, QueueMessage, QueueMessageOf, QueueRequestInput } from "./queue-messages.ts";
 export { queueOptionsSchema } from "./queue-options.ts";
 export type { QueueEnv, QueueOptions, QueueOptionsInput } from "./queue-options.ts";
 export { candidatesFor, entryTimerName, joinFailMessage, regionFor } from "./queue-search.ts";
 export { queueSchemaVersion, queueStateSchema, upgradeQueueState } from "./queue-state.ts";
-export type { EntryStage, QueueEntry, QueueLobby, QueueState } from "./queue-state.ts";
+export type { EntryStage, QueueEntry, QueueLobby, QueueMatch, QueueState } from "./queue-state.ts";
+export { matchOfTimer, matchTimerName, proposeMatch, searchOrder, takeOut } from "./queue-match.ts";
+export type { MatchCancelReason, MatchProposal } from "./queue-match.ts";

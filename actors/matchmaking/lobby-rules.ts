@@ -43,7 +43,7 @@ export function everyTeamAtMin(teams: readonly Team[], members: readonly Counted
 }
 
 /** Every team is at its `maxUsers`. */
-export function isFull(teams: readonly Team[], members: readonly Counted[]): boolean {
+export function isFull(teams: readonly Team[], members: readonly Pick<Counted, "team">[]): boolean {
   const counts = teamCounts(teams, members);
   return teams.every((t) => (counts[t.code] ?? 0) >= t.maxUsers);
 }

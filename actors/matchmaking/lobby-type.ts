@@ -74,6 +74,11 @@ export const lobbyTypeSchema = z
     rules: startRulesSchema,
     /** Absent: matched lobbies start without asking their members. */
     accept: acceptPhaseSchema.optional(),
+    /**
+     * Present: the queue itself matches full groups of players (every team at `maxUsers`) and asks each
+     * to accept within `timeoutSecs` (SPEC §4); no matched lobby is made and `createLobby` is refused.
+     */
+    queueAccept: acceptPhaseSchema.optional(),
     /** The name of a filter registered in code; run last on every candidate lobby. */
     filter: z
       .string()

@@ -2,6 +2,7 @@ import { drawCode, roomKey } from "../lobby/index.ts";
 import type { RoomInit, Seat } from "../lobby/index.ts";
 import type { Effect } from "../runtime/index.ts";
 import { everyTeamAtMin, isFull, isReady } from "./lobby-rules.ts";
+import type { Team } from "./lobby-type.ts";
 import type { DisbandReason } from "./matched-lobby-frames.ts";
 import { everyone, pushView } from "./matched-lobby-frames.ts";
 import type { LobbyStep, MatchedLobbyEnv } from "./matched-lobby-options.ts";
@@ -71,14 +72,15 @@ function decideStart(state: MatchedLobbyState, env: MatchedLobbyEnv): LobbyStep 
   };
 }
 
-/** The room's seats: every member in join order (seat ids 1, 2, …), its team the index of its code. */
+/** A room's seats for players in order (seat ids 1, 2, …), each team the index of its code in the type. */
+export function seatsFor(teams: readonly Team[], players: readonly { id: string; team: string }[]): Seat[] {
+  const codes = teams.map((t) => t.code);
+  return players.map((p, i) => ({ seat: i + 1, team: Math.max(0, codes.indexOf(p.team)), player: p.id }));
+}
+
+/** The room's seats: every member in join order. */
 export function matchedSeats(state: MatchedLobbyState): Seat[] {
-  const codes = state.lobbyType.teams.map((t) => t.code);
-  return state.members.map((m, i) => ({
-    seat: i + 1,
-    team: Math.max(0, codes.indexOf(m.team)),
-    player: m.id,
-  }));
+  return seatsFor(state.lobbyType.teams, state.members);
 }
 
 /**

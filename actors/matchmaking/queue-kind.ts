@@ -24,7 +24,16 @@ function typeOf(file: LobbyTypesFile, key: string) {
 export function createQueue(file: LobbyTypesFile, ctx: ActorContext): Transition<QueueState> {
   const lobbyType = typeOf(file, ctx.key);
   return {
-    state: { lobbyType: lobbyType.id, nextEntry: 1, nextLobby: 1, tickAt: null, entries: [], lobbies: [] },
+    state: {
+      lobbyType: lobbyType.id,
+      nextEntry: 1,
+      nextLobby: 1,
+      tickAt: null,
+      entries: [],
+      lobbies: [],
+      nextMatch: 1,
+      matches: [],
+    },
     effects: [],
   };
 }
@@ -49,6 +58,7 @@ export function queueKind(
     handle: (state, message, ctx) => handleQueue(state, message, envOf(ctx)),
     upgrade: upgradeQueueState,
     // Its step timer runs while anyone waits; the lobby view is kept by the lobbies' own reports.
-    idle: (state) => state.entries.length === 0,
+    // A match whose room runs is only a record: it waits for no timer.
+    idle: (state) => state.entries.length === 0 && state.matches.every((m) => m.room !== null),
   };
 }

@@ -3,6 +3,17 @@ import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import type { QueueMessage, QueueMessageOf } from "./queue-messages.ts";
 import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import { createFor, entryOfTimer, entryTimerName, resolveFilter, searchEntry } from "./queue-search.ts";
+import {
+  acceptMatch,
+  declineMatch,
+  matchEntry,
+  matchOfTimer,
+  matchRoomEnded,
+  matchSpawnFailed,
+  matchTimer,
+  playingMatchOf,
+  searchOrder,
+} from "./queue-match.ts";
 import type { QueueEntry, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
 import { refuse, reply } from "./step.ts";
@@ -17,10 +28,10 @@ export const stepTimerName = "step";
 
 type Request = QueueMessageOf<"findLobby" | "findOrCreateLobby" | "createLobby">;
 
-/** Arms the step timer when entries wait and it is not armed. */
+/** Arms the step timer when entries wait and it is not armed; matched entries wait for their players, not a step. */
 function withTick(step: QueueStep, env: QueueEnv): QueueStep {
   const { state } = step;
-  if (state.tickAt !== null || state.entries.length === 0) return step;
+  if (state.tickAt !== null || state.entries.every((e) => e.stage.status === "matched")) return step;
   const at = env.ctx.now + Math.round(env.options.stepSeconds * 1000);
   return {
     state: { ...state, tickAt: at },
@@ -34,6 +45,8 @@ function queued(state: QueueState, player: string): boolean {
 
 /** Why a request cannot be queued, or undefined when it can. */
 function invalid(state: QueueState, message: Request, env: QueueEnv): string | undefined {
+  if (message.type === "createLobby" && env.lobbyType.queueAccept !== undefined)
+    return `${env.lobbyType.id} matches players in its queue; it has no lobbies to create`;
   const ids = [message.player.id, ...message.party.map((p) => p.id)];
   if (new Set(ids).size !== ids.length) return "a party lists a player twice";
   const already = ids.find((id) => queued(state, id));
@@ -55,6 +68,11 @@ function invalid(state: QueueState, message: Request, env: QueueEnv): string | u
  * they join, `matchmakingFailed` (JOIN_FAIL) when nothing matched by `maxSteps`.
  */
 export function enqueue(state: QueueState, message: Request, env: QueueEnv): QueueStep {
+  const playing = [message.player.id, ...message.party.map((p) => p.id)]
+    .map((id) => [id, playingMatchOf(state, id)?.room] as const)
+    .find(([, room]) => room !== undefined);
+  if (playing !== undefined)
+    return refuse(state, "ALREADY_PLAYING", `${playing[0]} is playing in room ${String(playing[1])}`);
   const why = invalid(state, message, env);
   if (why !== undefined) return refuse(state, "INVALID", why);
   const id = `e${state.nextEntry}`;
@@ -70,7 +88,8 @@ export function enqueue(state: QueueState, message: Request, env: QueueEnv): Que
   const entry: QueueEntry = {
     id,
     seq: state.nextEntry,
-    create: message.type !== "findLobby",
+    // A type matched in its queue never creates a lobby: its find-or-create fails like a find.
+    create: message.type !== "findLobby" && env.lobbyType.queueAccept === undefined,
     player: message.player,
     party: message.party,
     rating: message.rating,
@@ -82,6 +101,7 @@ export function enqueue(state: QueueState, message: Request, env: QueueEnv): Que
     settings: message.type === "findLobby" ? {} : message.settings,
     step: 0,
     stage: { status: "waiting" },
+    front: false,
   };
   const next: QueueState = { ...state, nextEntry: state.nextEntry + 1, entries: [...state.entries, entry] };
   if (message.type === "createLobby") {
@@ -92,10 +112,15 @@ export function enqueue(state: QueueState, message: Request, env: QueueEnv): Que
   return withTick({ state: next, effects: [reply({ entry: id })] }, env);
 }
 
-/** The player stops searching. A group already sent to a lobby cannot be called back. */
-function cancel(state: QueueState, player: string): QueueStep {
+/**
+ * The player stops searching. A group already sent to a lobby cannot be called back; one waiting for its
+ * match's accepts declines it.
+ */
+function cancel(state: QueueState, player: string, env: QueueEnv): QueueStep {
   const entry = state.entries.find((e) => e.player.id === player);
   if (entry === undefined) return refuse(state, "NOT_FOUND", `${player} is not in the queue`);
+  if (entry.stage.status === "matched")
+    return withTick(declineMatch(state, { type: "decline", player, matchId: entry.stage.match }, env), env);
   if (entry.stage.status === "placing")
     return refuse(state, "INVALID", `${player} is already being placed in a lobby`);
   return {
@@ -104,18 +129,19 @@ function cancel(state: QueueState, player: string): QueueStep {
   };
 }
 
-/** One step: every waiting entry is searched once, highest step first, then arrival order. */
+/**
+ * One step: every waiting entry is searched once — back from a cancelled match first, then highest step,
+ * then arrival order. An entry an earlier search of the step matched is not searched again.
+ */
 function runStep(state: QueueState, env: QueueEnv): QueueStep {
-  const order = state.entries
-    .filter((e) => e.stage.status === "waiting")
-    .sort((a, b) => b.step - a.step || a.seq - b.seq)
-    .map((e) => e.id);
+  const order = searchOrder(state.entries).map((e) => e.id);
+  const search = env.lobbyType.queueAccept === undefined ? searchEntry : matchEntry;
   let next: QueueState = { ...state, tickAt: null };
   const effects: Effect[] = [];
   for (const id of order) {
     const entry = next.entries.find((e) => e.id === id);
-    if (entry === undefined) continue;
-    const searched = searchEntry(next, entry, env);
+    if (entry?.stage.status !== "waiting") continue;
+    const searched = search(next, entry, env);
     next = searched.state;
     effects.push(...searched.effects);
   }
@@ -162,10 +188,11 @@ function verdict(state: QueueState, message: QueueMessageOf<"filterVerdict">, en
 /** An entry's deadline: missing verdicts reject; a lobby that never answered a join is taken as gone. */
 function entryDeadline(state: QueueState, id: string, env: QueueEnv): QueueStep {
   const entry = state.entries.find((e) => e.id === id);
-  if (entry === undefined || entry.stage.status === "waiting" || env.ctx.now < entry.stage.deadline)
+  const stage = entry?.stage;
+  if (entry === undefined || stage === undefined || !("deadline" in stage) || env.ctx.now < stage.deadline)
     return { state, effects: [] };
-  if (entry.stage.status === "filtering") return withTick(resolveFilter(state, entry, env), env);
-  const lobby = entry.stage.lobby;
+  if (stage.status === "filtering") return withTick(resolveFilter(state, entry, env), env);
+  const lobby = stage.lobby;
   const next = patchEntry(patchLobby(state, lobby, { open: false }), id, {
     ...entry,
     stage: { status: "waiting" },
@@ -185,7 +212,15 @@ export function handleQueue(
     case "createLobby":
       return enqueue(state, message, env);
     case "cancel":
-      return cancel(state, message.player);
+      return cancel(state, message.player, env);
+    case "accept":
+      return acceptMatch(state, message, env);
+    case "decline":
+      return withTick(declineMatch(state, message, env), env);
+    case "roomEnded":
+      return matchRoomEnded(state, message.room);
+    case "spawnFailed":
+      return matchSpawnFailed(state, message.key, env);
     case "lobbyStatus":
       return status(state, message);
     case "lobbyClosed":
@@ -199,6 +234,8 @@ export function handleQueue(
       return verdict(state, message, env);
     case "timer": {
       if (message.name === stepTimerName) return runStep(state, env);
+      const match = matchOfTimer(message.name);
+      if (match !== undefined) return withTick(matchTimer(state, match, env), env);
       const id = entryOfTimer(message.name);
       return id === undefined ? { state, effects: [] } : entryDeadline(state, id, env);
     }

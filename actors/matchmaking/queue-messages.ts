@@ -36,7 +36,27 @@ export const queueRequestSchemas = [
   z.strictObject({ type: z.literal("createLobby"), ...common, settings: jsonObjectSchema.default({}) }),
 ] as const;
 
-/** A filter's answer about one candidate lobby for one entry (from the worker pool, a later part). */
+/**
+ * What the queue tells `filters/<name>` about one candidate lobby for one entry: the seed's filter data
+ * (`step`, the request's `filter` JSON, the `matchCandidate`, the requester's `pingData`).
+ */
+export const filterRequestSchema = z.strictObject({
+  type: z.literal("filterRequest"),
+  queue: z.string().min(1),
+  entry: z.string().min(1),
+  lobby: matchedLobbyKeySchema,
+  data: z.strictObject({
+    step: z.number().int().min(0),
+    filter: jsonObjectSchema,
+    matchCandidate: z.record(z.string(), z.unknown()),
+    pingData: z.record(z.string(), z.number()),
+  }),
+});
+
+/** A filter request. */
+export type FilterRequest = z.output<typeof filterRequestSchema>;
+
+/** A filter's answer about one candidate lobby for one entry (from the filter pool, ops/filters). */
 export const filterVerdictSchema = z.strictObject({
   type: z.literal("filterVerdict"),
   entry: z.string().min(1),
@@ -49,6 +69,13 @@ export const queueMessageSchema = z.discriminatedUnion("type", [
   ...queueRequestSchemas,
   // The player gives up searching (the gateway tells); a group already being placed cannot be called back.
   z.strictObject({ type: z.literal("cancel"), player: playerIdSchema }),
+  // The queue's accept phase (SPEC §4): a matched player's answer, by the match id it was sent.
+  z.strictObject({ type: z.literal("accept"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
+  z.strictObject({ type: z.literal("decline"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
+  // A match's room ended: its players' active room record is cleared.
+  z.strictObject({ type: z.literal("roomEnded"), room: z.string().min(1) }),
+  // A match's room could not be created (its code was taken): it is opened again under a new code.
+  z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1) }),
   lobbyStatusSchema,
   lobbyClosedSchema,
   joinResultSchema,

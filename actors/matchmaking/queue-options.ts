@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ActorContext, Transition } from "../runtime/index.ts";
 import type { LobbyType } from "./lobby-type.ts";
+import { matchedLobbyOptionsSchema } from "./matched-lobby-options.ts";
 import type { QueueState } from "./queue-state.ts";
 
 /** How queues behave on this node; every field has a default. */
@@ -13,6 +14,10 @@ export const queueOptionsSchema = z.strictObject({
   placeTimeoutMs: z.number().int().min(100).max(60_000).default(5000),
   /** The region of a lobby created for a request without pingData. */
   defaultRegion: z.string().min(1).max(64).default("default"),
+  /** The room of an accepted match: its code, as a matched lobby draws it, and the retry of a full node. */
+  ...matchedLobbyOptionsSchema.shape,
+  /** The length of each player's token in `matchReady` (letters and digits from the seeded source). */
+  tokenLength: z.number().int().min(16).max(64).default(24),
 });
 
 /** Queue options with every field present. */

@@ -3,6 +3,7 @@ import { chooseTeam, freeByTeam, meanRating } from "./lobby-rules.ts";
 import type { Group, MatchedLobbyInit } from "./matched-lobby-messages.ts";
 import { filterKey, matchedLobbyKey } from "./matchmaking-keys.ts";
 import { timetableFrom } from "./matched-lobby-timers.ts";
+import type { FilterRequest } from "./queue-messages.ts";
 import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import type { QueueEntry, QueueLobby, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
@@ -154,7 +155,13 @@ function filterRequest(entry: QueueEntry, lobby: QueueLobby, env: QueueEnv): Eff
   };
   const data = { step: entry.step, filter: entry.filter, matchCandidate, pingData: entry.pingData };
   const name = env.lobbyType.filter ?? "";
-  const message = { type: "filterRequest", queue: env.ctx.key, entry: entry.id, lobby: lobby.lobby, data };
+  const message: FilterRequest = {
+    type: "filterRequest",
+    queue: env.ctx.key,
+    entry: entry.id,
+    lobby: lobby.lobby,
+    data,
+  };
   return { type: "tell", to: filterKey(name), message };
 }
 

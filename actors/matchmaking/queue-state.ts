@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { playerRefSchema } from "../lobby/index.ts";
+import { playerIdSchema, playerRefSchema } from "../lobby/index.ts";
 import { jsonObjectSchema, lobbyTypeIdSchema, teamCodeSchema } from "./lobby-type.ts";
 import { lobbyStatusSchema } from "./matched-lobby-messages.ts";
 import { matchedLobbyKeySchema } from "./matchmaking-keys.ts";
@@ -7,8 +7,8 @@ import { stepAlgorithmSchema } from "./step-algorithm.ts";
 
 /** A queue's snapshot: its entries in arrival order and its view of its open lobbies. */
 
-/** The version of the queue state's shape. */
-export const queueSchemaVersion = 1;
+/** The version of the queue state's shape (2: the queue's accept phase — matched entries and matches). */
+export const queueSchemaVersion = 2;
 
 /** Where an entry stands: waiting for a step, waiting for filter verdicts, or being placed in a lobby. */
 export const entryStageSchema = z.discriminatedUnion("status", [
@@ -21,6 +21,8 @@ export const entryStageSchema = z.discriminatedUnion("status", [
     deadline: z.number(),
   }),
   z.strictObject({ status: z.literal("placing"), lobby: matchedLobbyKeySchema, deadline: z.number() }),
+  /** Taken out of the queue into a match that waits for its players to accept (SPEC §4). */
+  z.strictObject({ status: z.literal("matched"), match: z.string().min(1) }),
 ]);
 
 /** An entry's stage. */
@@ -46,6 +48,8 @@ export const queueEntrySchema = z.strictObject({
   /** Searches done so far; the next search uses this step's range. */
   step: z.number().int().min(0),
   stage: entryStageSchema,
+  /** Back from a match another player declined: searched before every other entry (SPEC §4). */
+  front: z.boolean().default(false),
 });
 
 /** A queue entry. */
@@ -59,6 +63,27 @@ export const queueLobbySchema = lobbyStatusSchema
 /** One lobby of the view. */
 export type QueueLobby = z.output<typeof queueLobbySchema>;
 
+/** A match of the queue's accept phase: its entries were taken out together and wait for every accept. */
+export const queueMatchSchema = z.strictObject({
+  id: z.string().min(1),
+  acceptBy: z.number(),
+  /** The matched entries, in the order they were matched (the first is the room's host). */
+  entries: z.array(z.string().min(1)).min(1),
+  /** Every matched player with the team it plays in, in seat order. */
+  seats: z.array(z.strictObject({ player: playerIdSchema, team: teamCodeSchema })).min(1),
+  accepted: z.array(playerIdSchema),
+  /** Everyone accepted: the room is being opened (retried while no node can take it), then runs. */
+  starting: z.boolean(),
+  /**
+   * The room's code once spawned: the players' active room (SPEC §4), kept until the room ends. Its
+   * players cannot queue again meanwhile.
+   */
+  room: z.string().nullable().default(null),
+});
+
+/** One match waiting for its players. */
+export type QueueMatch = z.output<typeof queueMatchSchema>;
+
 /** The whole queue state. */
 export const queueStateSchema = z.strictObject({
   lobbyType: lobbyTypeIdSchema,
@@ -69,14 +94,18 @@ export const queueStateSchema = z.strictObject({
   tickAt: z.number().nullable(),
   entries: z.array(queueEntrySchema),
   lobbies: z.array(queueLobbySchema),
+  /** The suffix of the next match's id; never reused. */
+  nextMatch: z.number().int().min(1).default(1),
+  matches: z.array(queueMatchSchema).default([]),
 });
 
 /** A queue's state. */
 export type QueueState = z.output<typeof queueStateSchema>;
 
-/** Reads a queue snapshot of a known schema version. */
+/** Reads a queue snapshot of a known schema version; a version 1 queue had no matches (the defaults). */
 export function upgradeQueueState(state: unknown, version: number): QueueState {
-  if (version !== queueSchemaVersion) throw new RangeError(`unknown queue schema version ${version}`);
+  if (version !== 1 && version !== queueSchemaVersion)
+    throw new RangeError(`unknown queue schema version ${version}`);
   return queueStateSchema.parse(state);
 }
 
@@ -92,4 +121,13 @@ export function patchEntry(state: QueueState, id: string, entry: QueueEntry | un
 /** The state with one lobby's view changed. */
 export function patchLobby(state: QueueState, lobby: string, change: Partial<QueueLobby>): QueueState {
   return { ...state, lobbies: state.lobbies.map((l) => (l.lobby === lobby ? { ...l, ...change } : l)) };
+}
+
+/** The state with one match changed (or removed, with `undefined`). */
+export function patchMatch(state: QueueState, id: string, match: QueueMatch | undefined): QueueState {
+  const matches =
+    match === undefined
+      ? state.matches.filter((m) => m.id !== id)
+      : state.matches.map((m) => (m.id === id ? match : m));
+  return { ...state, matches };
 }

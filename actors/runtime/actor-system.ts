@@ -5,6 +5,7 @@ import { MailboxRunner } from "./mailbox-runner.ts";
 import {
   PersistError,
   type ClaimOwner,
+  type NodeState,
   type Location,
   type Router,
   type Snapshot,
@@ -12,7 +13,7 @@ import {
   type StoredActor,
 } from "./ports.ts";
 import { answerOf, requestKey, retryLaterMs, toResult, unavailable } from "./request-results.ts";
-import type { ActorContext, ActorKind, AskResult, RequestId, Transition } from "./types.ts";
+import type { ActorContext, ActorKind, AskResult, RequestId, RoomHost, Transition } from "./types.ts";
 
 export type { ActorSystemOptions, RuntimeEvents } from "./actor-system-options.ts";
 
@@ -20,6 +21,14 @@ interface Registration {
   readonly kind: ActorKind<unknown, unknown>;
   /** Keys of this kind that have no snapshot are created on their first message (player, directory). */
   readonly createOnDemand: boolean;
+}
+
+/**
+ * Where the messages of a key prefix go when they are served outside the actors (the matchmaking filter
+ * pool): told, never asked, and never stored.
+ */
+export interface Endpoint {
+  tell(key: string, message: unknown): void;
 }
 
 /** The key's claim names another node (or an older incarnation of this one). */
@@ -61,6 +70,7 @@ const failureAnswers: Record<Exclude<LoadFailure, Elsewhere>, (key: string) => A
  */
 export class ActorSystem {
   private readonly kinds = new Map<string, Registration>();
+  private readonly endpoints = new Map<string, Endpoint>();
   private readonly cells = new Map<string, ActorCell>();
   private readonly loading = new Map<string, Promise<ActorCell | LoadFailure>>();
   private readonly waiting = new Map<string, Waiter[]>();
@@ -99,6 +109,15 @@ export class ActorSystem {
       kind: kind,
       createOnDemand: opts.createOnDemand ?? false,
     });
+    return this;
+  }
+
+  /**
+   * Serves `<prefix>/…` with an endpoint outside the actors. An ask to it is answered INVALID: an endpoint
+   * answers, if at all, with a message of its own.
+   */
+  mount(prefix: string, endpoint: Endpoint): this {
+    this.endpoints.set(prefix, endpoint);
     return this;
   }
 
@@ -275,6 +294,12 @@ export class ActorSystem {
   private deliver(key: string, envelope: Envelope, here = false): void {
     if (this.closed) {
       envelope.resolve?.(unavailable("the node is stopping"));
+      return;
+    }
+    const endpoint = this.endpoints.get(key.slice(0, Math.max(0, key.indexOf("/"))));
+    if (endpoint !== undefined) {
+      if (envelope.resolve) envelope.resolve({ ok: false, code: "INVALID", message: `${key} takes no asks` });
+      else endpoint.tell(key, envelope.message);
       return;
     }
     const waiting = this.waiting.get(key);
@@ -477,7 +502,7 @@ export class ActorSystem {
       key,
       now,
       random: this.options.random,
-      node: { canOpenRoom: node.canOpenRoom(), draining: node.draining() },
+      node: { canOpenRoom: node.canOpenRoom(), draining: node.draining(), ...roomHostOf(node) },
     };
   }
 
@@ -490,4 +515,10 @@ export class ActorSystem {
       this.scheduleSweep();
     });
   }
+}
+
+/** The node's room host, left out when it names none (so the view has no `undefined` field). */
+function roomHostOf(node: NodeState): { roomHost?: RoomHost } {
+  const roomHost = node.roomHost?.();
+  return roomHost === undefined ? {} : { roomHost };
 }

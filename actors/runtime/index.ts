@@ -1,5 +1,5 @@
 /** The actor runtime: mailbox, refs (ask/tell), supervision, timers, snapshots, passivation. */
-export { ActorSystem, type ActorSystemOptions, type RuntimeEvents } from "./actor-system.ts";
+export { ActorSystem, type ActorSystemOptions, type Endpoint, type RuntimeEvents } from "./actor-system.ts";
 export { ErrorCodes, errorCodeList, isRetryable, type ErrorCode } from "./error-codes.ts";
 export { createHarness, type Delivered, type Harness, type MutableNode } from "./harness.ts";
 export { ManualScheduler, settle } from "./manual-scheduler.ts";
@@ -35,6 +35,7 @@ export type {
   Random,
   RequestId,
   Restored,
+  RoomHost,
   SpawnFailed,
   TimerFired,
   TimerKind,

@@ -1,5 +1,5 @@
 import type { ErrorCode } from "./error-codes.ts";
-import type { AskResult, PushFrame, RequestId, TimerKind } from "./types.ts";
+import type { AskResult, PushFrame, RequestId, RoomHost, TimerKind } from "./types.ts";
 
 /**
  * The runtime's ports: the interfaces it needs from the outside world, owned here and implemented in
@@ -130,6 +130,8 @@ export interface Scheduler {
 export interface NodeState {
   canOpenRoom(): boolean;
   draining(): boolean;
+  /** The least-loaded node that can open a room now (this one on an embedded node); undefined when none. */
+  roomHost?(): RoomHost | undefined;
   /** False when this node must not act (its lease is stale); the runtime then refuses with UNAVAILABLE. */
   mayAct(): boolean;
   /**

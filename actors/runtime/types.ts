@@ -13,12 +13,20 @@ export interface Random {
   int(maxExclusive: number): number;
 }
 
+/** A node that can take a new room, with the URL its players connect to. */
+export interface RoomHost {
+  readonly node: string;
+  readonly url: string;
+}
+
 /** What the node tells an actor about itself when it handles a message. */
 export interface NodeView {
   /** The node can open another room (`maxRooms` not reached). */
   readonly canOpenRoom: boolean;
   /** The node is draining: it opens no new rooms and lobbies move away. */
   readonly draining: boolean;
+  /** The least-loaded node that can open a room now, as the node's load view says; absent when none can. */
+  readonly roomHost?: RoomHost;
 }
 
 /** Everything a handler may read besides its state and its message. */

@@ -323,6 +323,16 @@ export class ClientCore extends Emitter<FoyerEvents> {
       case "activityTransfer":
         if (this.epochs.admit(frame)) this.emit("activityTransfer", frame);
         return;
+      case "matchedLobby":
+      case "matchFound":
+      case "matchCancelled":
+      case "matchReady":
+      case "matchmakingFailed":
+      case "lobbyStarted":
+      case "lobbyRemoved":
+      case "lobbyDisbanded":
+        if (this.epochs.admit(frame)) this.emit("matchmaking", frame);
+        return;
       case "redirect":
       case "moved":
         this.follow(frame.url);

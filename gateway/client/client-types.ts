@@ -3,6 +3,7 @@ import type {
   ActivityEventView,
   ActivityTransferView,
   LobbyView,
+  MatchmakingView,
   RoomEventFrame,
   RoomView,
 } from "../protocol/server-frames.ts";
@@ -79,6 +80,12 @@ export interface FoyerEvents {
   activity: ActivityEventView;
   /** The countdown reached 0: go to `room` on the node at `url` with this player's `token`. */
   activityTransfer: ActivityTransferView;
+  /**
+   * Rating matchmaking (docs/matchmaking.md): a matched lobby's view (`matchedLobby`) and events
+   * (`lobbyStarted`, `lobbyRemoved`, `lobbyDisbanded`), the accept phase (`matchFound`, `matchCancelled`,
+   * `matchReady`) and a search that found nothing (`matchmakingFailed`), on `type`.
+   */
+  matchmaking: MatchmakingView;
   serverDraining: undefined;
   connected: { resumed: boolean; node: string };
   disconnected: { code: number; reason: string };

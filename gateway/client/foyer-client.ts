@@ -1,5 +1,7 @@
 import type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/room/index.ts";
+import type { CreateFields, FindOrCreateFields, SearchFields } from "../protocol/matchmaking-frames.ts";
 import { ClientCore } from "./client-core.ts";
+import type { RequestBody } from "./client-types.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
 
@@ -146,5 +148,48 @@ export class FoyerClient extends ClientCore {
     // A leaver gets no more room frames: the answer is the only news that it is out.
     this.room = null;
     return value;
+  }
+  /**
+   * Searches `lobbyType`'s lobbies near `rating`, widening by step (docs/matchmaking.md). Answers the queue
+   * entry at once; the lobby's `matchedLobby` frame, or `matchmakingFailed` by `maxSteps`, comes as a
+   * `matchmaking` event.
+   */
+  findLobby(lobbyType: string, fields: SearchFields): Promise<{ entry: string }> {
+    return this.call({ type: "findLobby", lobbyType, ...fields } as RequestBody) as Promise<{
+      entry: string;
+    }>;
+  }
+  /** As `findLobby`, but opens a lobby the player owns (with `settings`) when nothing matched by `maxSteps`. */
+  findOrCreateLobby(lobbyType: string, fields: FindOrCreateFields): Promise<{ entry: string }> {
+    return this.call({ type: "findOrCreateLobby", lobbyType, ...fields } as RequestBody) as Promise<{
+      entry: string;
+    }>;
+  }
+  /** Opens a lobby of `lobbyType` at once, owned by the player. */
+  createLobby(lobbyType: string, fields: CreateFields): Promise<{ entry: string; lobby: string }> {
+    return this.call({ type: "createLobby", lobbyType, ...fields } as RequestBody) as Promise<{
+      entry: string;
+      lobby: string;
+    }>;
+  }
+  /** Stops searching in `lobbyType`'s queue; a match waiting for the player's accept is declined. */
+  cancelSearch(lobbyType: string): Promise<unknown> {
+    return this.call({ type: "cancelSearch", lobbyType });
+  }
+  /** Accepts the match of a `matchFound` event. */
+  acceptMatch(matchId: string): Promise<unknown> {
+    return this.call({ type: "acceptMatch", matchId });
+  }
+  /** Declines the match of a `matchFound` event: the player is out, the others search again. */
+  declineMatch(matchId: string): Promise<unknown> {
+    return this.call({ type: "declineMatch", matchId });
+  }
+  /** Ready (or not) in a matched lobby (`mmlobby/<type>/<n>`). */
+  matchedReady(lobby: string, ready = true): Promise<unknown> {
+    return this.call({ type: "matchedReady", lobby, ready });
+  }
+  /** Leaves a matched lobby. */
+  leaveMatched(lobby: string): Promise<unknown> {
+    return this.call({ type: "leaveMatched", lobby });
   }
 }

@@ -6,6 +6,8 @@ export type {
   ActivityEventView,
   ActivityTransferView,
   LobbyView,
+  MatchmakingView,
   RoomEventFrame,
   RoomView,
 } from "../protocol/server-frames.ts";
+export type { CreateFields, FindOrCreateFields, SearchFields } from "../protocol/matchmaking-frames.ts";

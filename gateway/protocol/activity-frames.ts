@@ -5,6 +5,7 @@ import {
   activityTransferFrameSchema,
   vehicleSchema,
 } from "../../actors/activity/index.ts";
+import { requestIdSchema } from "./request-id.ts";
 
 /**
  * The activity lobbies' frames on the wire (docs/activity.md). The server frames are the actors' own
@@ -12,11 +13,7 @@ import {
  * node to go to, which the gateway adds.
  */
 
-const requestId = z
-  .number()
-  .int()
-  .min(0)
-  .max(2 ** 53 - 1);
+const requestId = requestIdSchema;
 
 /** Joins an activity: the node finds the oldest lobby of the activity with room, or opens one. */
 export const joinActivityFrame = z

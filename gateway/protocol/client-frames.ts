@@ -6,6 +6,8 @@ import {
   type joinActivityFrame,
   type leaveActivityFrame,
 } from "./activity-frames.ts";
+import { matchmakingClientFrames, type MatchmakingRequestFrame } from "./matchmaking-frames.ts";
+import { requestIdSchema } from "./request-id.ts";
 import { roomClientFrames } from "./room-client-frames.ts";
 
 /**
@@ -14,12 +16,7 @@ import { roomClientFrames } from "./room-client-frames.ts";
  * an unknown field is refused, so nobody can slip a player id or an epoch into a request.
  */
 
-/** A request id: unique within a session, chosen by the client (the SDK counts up from 1). */
-export const requestIdSchema = z
-  .number()
-  .int()
-  .min(0)
-  .max(2 ** 53 - 1);
+export { requestIdSchema };
 
 const text = (max: number) => z.string().max(max);
 const lobbyCode = text(32).describe("invite code; trimmed and upper-cased by the node");
@@ -84,6 +81,7 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
   finishFrame,
   browseFrame,
   ...activityClientFrames,
+  ...matchmakingClientFrames,
   ...roomClientFrames,
   pingFrame,
 ]);
@@ -96,3 +94,5 @@ export type RequestFrame = Exclude<ClientFrame, HelloFrame | z.infer<typeof ping
 export type ActivityRequestFrame = z.infer<
   typeof joinActivityFrame | typeof activityReadyFrame | typeof leaveActivityFrame
 >;
+/** Rating matchmaking's requests (docs/matchmaking.md). */
+export type { MatchmakingRequestFrame };

@@ -3,6 +3,7 @@ import { errorCodeList, type ErrorCode } from "../../actors/runtime/index.ts";
 import { metadataSchema, requestIdSchema } from "./client-frames.ts";
 import { activityEventFrame, activityServerFrames, activityTransferFrame } from "./activity-frames.ts";
 import { roomFrame, roomFrames, turnsWantedFrame } from "./room-frames.ts";
+import { matchmakingServerFrames } from "./matchmaking-frames.ts";
 
 /**
  * Frames a node sends. Frames about a key (`lobby`, `room`, `activity`, `activityTransfer`) carry the key, the owner's epoch and a
@@ -94,6 +95,7 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
   lobbyFrame,
   ...roomFrames,
   ...activityServerFrames,
+  ...matchmakingServerFrames,
   pongFrame,
   redirectFrame,
   serverDrainingFrame,
@@ -117,3 +119,18 @@ export type TurnsWantedFrame = z.infer<typeof turnsWantedFrame>;
 export type ErrorFrame = z.infer<typeof errorFrame>;
 /** Why a player's socket is sent to another node. */
 export type RedirectReason = z.infer<typeof redirectFrame>["reason"];
+/** A frame of rating matchmaking: a matched lobby's view and events, a queue's match and failure frames. */
+export type MatchmakingView = Extract<
+  ServerFrame,
+  {
+    type:
+      | "matchedLobby"
+      | "matchFound"
+      | "matchCancelled"
+      | "matchReady"
+      | "matchmakingFailed"
+      | "lobbyStarted"
+      | "lobbyRemoved"
+      | "lobbyDisbanded";
+  }
+>;

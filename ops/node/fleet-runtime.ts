@@ -44,7 +44,7 @@ export interface FleetRuntime {
 export interface FleetRuntimeParts {
   readonly outbox: Outbox;
   /** Room capacity and draining, which the node knows; the lease is the fleet's. */
-  readonly capacity: Pick<NodeState, "canOpenRoom" | "draining">;
+  readonly capacity: Pick<NodeState, "canOpenRoom" | "draining" | "roomHost">;
   readonly events: RuntimeEvents;
   readonly register: (system: ActorSystem) => void;
   /** Players with a session on this node: a restored lobby counts them as connected. */
@@ -132,6 +132,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   const node: NodeState = {
     canOpenRoom: () => parts.capacity.canOpenRoom(),
     draining: () => parts.capacity.draining(),
+    // Rooms a queue match opens go to this node while it has room (placement by load: docs/fleet.md).
+    roomHost: () => parts.capacity.roomHost?.(),
     mayAct: () => membership.mayAct(),
     leaseSettled: () => membership.leaseSettled(),
   };

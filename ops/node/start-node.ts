@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { activityDirectoryKind, activityLobbyKind } from "../../actors/activity/index.ts";
 import { directoryKind } from "../../actors/directory/index.ts";
+import { matchedLobbyKind, queueKind } from "../../actors/matchmaking/index.ts";
 import { defaultLobbyOptions, lobbyKind, type LobbyOptions } from "../../actors/lobby/index.ts";
 import { playerKind } from "../../actors/player/index.ts";
 import { roomKind } from "../../actors/room/index.ts";
@@ -25,6 +26,7 @@ import {
 } from "../../gateway/index.ts";
 import { NodeMetrics, startAdmin } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
+import { FilterPool, filterEndpoint } from "../filters/index.ts";
 import { buildFleetRuntime } from "./fleet-runtime.ts";
 import { isDevMode, tokenKeysOf } from "./dev-mode.ts";
 
@@ -99,20 +101,34 @@ export function registerKinds(system: ActorSystem, config: NodeConfig): void {
     // Activity lobbies (docs/activity.md): a directory per configured activity, made on its first join;
     // the lobbies are spawned by their directory.
     .register(activityDirectoryKind(config.activities), { createOnDemand: true })
-    .register(activityLobbyKind());
+    .register(activityLobbyKind())
+    // Rating matchmaking (docs/matchmaking.md): a queue per configured lobby type, made on its first
+    // request; the matched lobbies are spawned by their queue.
+    .register(queueKind(config.lobbyTypes), { createOnDemand: true })
+    .register(matchedLobbyKind());
 }
 
-/** What a node knows about itself: how many rooms it runs and whether it is stopping. */
+/** What a node knows about itself: how many rooms it runs, whether it is stopping, and its URL. */
 class Capacity {
   rooms = 0;
   stopping = false;
-  constructor(private readonly maxRooms: number) {}
+  /** The URL players reach this node at, once it listens. */
+  url = "";
+  constructor(
+    private readonly maxRooms: number,
+    private readonly nodeId: string,
+  ) {}
 
-  /** The runtime's view of this node (a single node never drains and always holds its lease). */
+  /**
+   * The runtime's view of this node (a single node never drains and always holds its lease). It is its
+   * own least-loaded node: a queue's accepted match opens its room here while it has room.
+   */
   readonly state: NodeState = {
     canOpenRoom: () => this.rooms < this.maxRooms && !this.stopping,
     draining: () => false,
     mayAct: () => true,
+    roomHost: () =>
+      this.state.canOpenRoom() && this.url !== "" ? { node: this.nodeId, url: this.url } : undefined,
   };
 }
 
@@ -185,6 +201,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
         metrics.redirected(reason);
       },
       ...(parts.locateOwner ? { locateOwner: parts.locateOwner } : {}),
+      lobbyTypes: config.lobbyTypes.lobbyTypes.map((t) => t.id),
     }),
     sessions,
     tokenKeys,
@@ -256,7 +273,7 @@ export async function startNode(
 ): Promise<RunningNode> {
   const log = logger.child({ component: "node", node: config.nodeId });
   const tokenKeys = tokenKeysOf(config, log);
-  const capacity = new Capacity(config.maxRooms);
+  const capacity = new Capacity(config.maxRooms, config.nodeId);
   const sessions = new SessionRegistry();
   const refusals = new Map<string, number>();
   const metrics = new NodeMetrics({ sessions: () => sessions.size, members: () => sessions.inLobby });
@@ -271,6 +288,7 @@ export async function startNode(
     hooks,
   );
   const { system } = runtime;
+  const filters = startFilters(config, system, logger);
   const lobby = lobbyOptionsOf(config);
   const gateway = buildGateway(config, logger, {
     system,
@@ -287,6 +305,7 @@ export async function startNode(
   const secure = Boolean(config.tlsCert && config.tlsKey);
   const url = config.publicUrl ?? `${secure ? "wss" : "ws"}://${config.host}:${port}/ws`;
   sessions.publicUrl = url;
+  capacity.url = url;
   await runtime.announce?.(url);
   const httpUrl = `${secure ? "https" : "http"}://${config.host}:${port}`;
   const admin = await startAdmin(
@@ -318,6 +337,16 @@ export async function startNode(
       await admin.close();
       await gateway.close();
       await runtime.close();
+      await filters?.close();
     },
   };
+}
+
+/** The matchmaking filter pool, serving `filters/<name>`, when the configuration names a filters module. */
+function startFilters(config: NodeConfig, system: ActorSystem, logger: Logger): FilterPool | undefined {
+  if (config.filtersModule === undefined) return undefined;
+  const log = logger.child({ component: "filters", node: config.nodeId });
+  const pool = new FilterPool({ module: config.filtersModule, log });
+  system.mount("filters", filterEndpoint(pool, system, log));
+  return pool;
 }

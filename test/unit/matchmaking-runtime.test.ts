@@ -49,4 +49,47 @@ describe("matchmaking on the runtime", () => {
     });
     expect(h.reported).toEqual([]);
   });
+
+  it("a queue's accepted match opens its room where the node state's roomHost says, and each player hears matchReady", async () => {
+    const rooms: { key: string; init: unknown }[] = [];
+    const chess = {
+      ...cursorParty,
+      id: "chess",
+      teams: [
+        { code: "red", minUsers: 1, maxUsers: 1, autoAssign: true },
+        { code: "black", minUsers: 1, maxUsers: 1, autoAssign: true },
+      ],
+      queueAccept: { timeoutSecs: 10 },
+    };
+    const h = createHarness({
+      kinds: [
+        { kind: queueKind({ lobbyTypes: [chess] }) as never, createOnDemand: true },
+        { kind: roomRecorder(rooms) as never },
+      ],
+    });
+    Object.assign(h.node, { roomHost: () => ({ node: "n1", url: "ws://n1/ws" }) });
+    const Q = "queue/chess";
+    await h.system.ask(Q, find("alice", 100));
+    await h.system.ask(Q, find("bob", 100));
+    await h.clock.advance(2000);
+    await h.settle();
+    const matchId = h.lastOf("alice", "matchFound")?.matchId;
+    expect(matchId).toBe("queue/chess#1");
+    expect(await h.system.ask(Q, { type: "accept", player: "alice", matchId })).toEqual({ ok: true });
+    expect(await h.system.ask(Q, { type: "accept", player: "bob", matchId })).toEqual({ ok: true });
+    await h.settle();
+    expect(rooms.map((r) => r.key)).toEqual([`room/${String(h.lastOf("bob", "matchReady")?.room)}`]);
+    expect(h.lastOf("alice", "matchReady")).toMatchObject({ url: "ws://n1/ws", matchId });
+    expect(h.reported).toEqual([]);
+  });
+
+  it("tells to a mounted prefix reach its endpoint; asks are refused INVALID", async () => {
+    const h = createHarness({ kinds: [] });
+    const told: [string, unknown][] = [];
+    h.system.mount("filters", { tell: (key, message) => told.push([key, message]) });
+    h.system.tell("filters/levels", { type: "filterRequest" });
+    expect(told).toEqual([["filters/levels", { type: "filterRequest" }]]);
+    expect(await h.system.ask("filters/levels", {})).toMatchObject({ ok: false, code: "INVALID" });
+    expect(told).toHaveLength(1);
+  });
 });

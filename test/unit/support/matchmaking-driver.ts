@@ -128,10 +128,11 @@ export function matchedLobby(type: LobbyTypeInput, creators = [gp("alice")], nod
 export function queue(
   type: LobbyTypeInput,
   options: { stepSeconds?: number; filterTimeoutMs?: number } = {},
+  node: Partial<NodeView> = {},
 ) {
   const lobbyType = lobbyTypeSchema.parse(type);
   const kind = queueKind({ lobbyTypes: [type] }, options);
-  const ctx = testContext({ key: `queue/${lobbyType.id}` });
+  const ctx = testContext({ key: `queue/${lobbyType.id}`, node });
   const d = drive<QueueState>(kind, kind.create(undefined, ctx), ctx);
   const stepMs = (options.stepSeconds ?? 2) * 1000;
   return Object.assign(d, {

@@ -1,0 +1,67 @@
+import { lobbyTypeOfQueueKey, queueKey } from "../actors/matchmaking/index.ts";
+import type { ActorSystem, AskResult, RequestId } from "../actors/runtime/index.ts";
+import type { MatchmakingRequestFrame } from "./protocol/client-frames.ts";
+import type { Session } from "./session-registry.ts";
+
+/** How the matchmaking requests reach the actors. */
+export interface MatchmakingRequestsDeps {
+  readonly system: ActorSystem;
+  /** The configured lobby type ids: a request naming another is NOT_FOUND, before any queue is made. */
+  readonly lobbyTypes: readonly string[];
+}
+
+/**
+ * The matchmaking requests of a session (docs/matchmaking.md). Searches and cancels go to the lobby type's
+ * queue (`queue/<type>`), with the session's player; accept and decline go to whatever asked — a queue or
+ * a matched lobby, named by the match id's key (`queue/<type>#n`, `mmlobby/<type>/<n>#round`).
+ */
+export class MatchmakingRequests {
+  constructor(private readonly deps: MatchmakingRequestsDeps) {}
+
+  /** Answers one matchmaking request. Never throws. */
+  handle(session: Session, frame: MatchmakingRequestFrame, request: RequestId): Promise<AskResult> {
+    const player = session.player;
+    switch (frame.type) {
+      case "findLobby":
+      case "findOrCreateLobby":
+      case "createLobby": {
+        const { id: _id, lobbyType, ...fields } = frame;
+        return this.toQueue(lobbyType, { ...fields, player: { id: player, name: session.name } }, request);
+      }
+      case "cancelSearch":
+        return this.toQueue(frame.lobbyType, { type: "cancel", player }, request);
+      case "acceptMatch":
+      case "declineMatch":
+        return this.answer(
+          frame.type === "acceptMatch" ? "accept" : "decline",
+          player,
+          frame.matchId,
+          request,
+        );
+      case "matchedReady":
+        return this.deps.system.ask(frame.lobby, { type: "ready", player, ready: frame.ready }, { request });
+      case "leaveMatched":
+        return this.deps.system.ask(frame.lobby, { type: "leave", player }, { request });
+    }
+  }
+
+  private toQueue(lobbyType: string, message: object, request: RequestId): Promise<AskResult> {
+    if (!this.deps.lobbyTypes.includes(lobbyType))
+      return Promise.resolve({ ok: false, code: "NOT_FOUND", message: `no lobby type ${lobbyType}` });
+    return this.deps.system.ask(queueKey(lobbyType), message, { request });
+  }
+
+  /** A queue's match is named in the answer; a matched lobby has one match at a time and takes no id. */
+  private answer(
+    type: "accept" | "decline",
+    player: string,
+    matchId: string,
+    request: RequestId,
+  ): Promise<AskResult> {
+    const key = matchId.slice(0, Math.max(0, matchId.indexOf("#")));
+    const lobbyType = lobbyTypeOfQueueKey(key);
+    if (lobbyType !== undefined) return this.toQueue(lobbyType, { type, player, matchId }, request);
+    if (key.startsWith("mmlobby/")) return this.deps.system.ask(key, { type, player }, { request });
+    return Promise.resolve({ ok: false, code: "INVALID", message: `${matchId} names no match` });
+  }
+}

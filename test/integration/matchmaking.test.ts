@@ -1,0 +1,134 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { FoyerClient, MatchmakingView, SearchFields } from "../../gateway/client/index.ts";
+import { exampleLobbyTypes } from "../../ops/lobby-types.ts";
+import { eventually, refusal, useTestNode } from "../support/node.ts";
+
+/**
+ * Rating matchmaking end to end (docs/matchmaking.md): SDK clients over real sockets, queues and matched
+ * lobbies on an embedded node. A queue steps every 2 s, so each test waits a step or two.
+ */
+
+const scope = useTestNode();
+
+/** The seed's `CursorPartyV2`, and `chess`: one red, one black, matched in the queue and asked to accept. */
+function lobbyTypesFile(): string {
+  const [cursorParty] = exampleLobbyTypes.lobbyTypes;
+  if (cursorParty === undefined) throw new Error("no example lobby type");
+  const chess = {
+    ...cursorParty,
+    id: "chess",
+    teams: [
+      { code: "red", minUsers: 1, maxUsers: 1, autoAssign: true },
+      { code: "black", minUsers: 1, maxUsers: 1, autoAssign: true },
+    ],
+    queueAccept: { timeoutSecs: 10 },
+  };
+  const path = join(mkdtempSync(join(tmpdir(), "foyer-mm-test-")), "lobby-types.json");
+  // `filtered` runs the `levels` filter of test/support/filters.ts on every candidate.
+  const filtered = { ...cursorParty, id: "filtered", filter: "levels" };
+  writeFileSync(path, JSON.stringify({ lobbyTypes: [cursorParty, chess, filtered] }));
+  return path;
+}
+
+/** A connected player and every matchmaking frame it received. */
+async function player(id: string): Promise<{ client: FoyerClient; frames: MatchmakingView[] }> {
+  const client = await scope.player(id);
+  const frames: MatchmakingView[] = [];
+  client.on("matchmaking", (frame) => frames.push(frame));
+  return { client, frames };
+}
+
+const search: SearchFields = {
+  rating: 100,
+  maxSteps: 1,
+  algorithm: { strategy: "ranged-absolute", alignment: "center", ranges: [10] },
+};
+
+function last<T extends MatchmakingView["type"]>(frames: MatchmakingView[], type: T) {
+  const found = frames.filter((f): f is Extract<MatchmakingView, { type: T }> => f.type === type).at(-1);
+  if (found === undefined) throw new Error(`no ${type} frame yet`);
+  return found;
+}
+
+describe("matchmaking over the socket", () => {
+  it("two players queue and are matched into one lobby", async () => {
+    await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const alice = await player("alice");
+    const bob = await player("bob");
+    expect(
+      await alice.client.findOrCreateLobby("CursorPartyV2", { ...search, settings: { level: 3 } }),
+    ).toEqual({
+      entry: "e1",
+    });
+    // Nothing to find at alice's only step: her lobby is opened.
+    const lobby = await eventually(() => last(alice.frames, "matchedLobby"), 8_000);
+    expect(lobby.members.map((m) => m.id)).toEqual(["alice"]);
+    await bob.client.findLobby("CursorPartyV2", { ...search, rating: 105 });
+    await eventually(() => {
+      expect(last(bob.frames, "matchedLobby").members.map((m) => m.id)).toEqual(["alice", "bob"]);
+      expect(last(alice.frames, "matchedLobby").members.map((m) => m.id)).toEqual(["alice", "bob"]);
+    }, 8_000);
+    expect(last(bob.frames, "matchedLobby")).toMatchObject({
+      lobby: lobby.lobby,
+      owner: "alice",
+      rating: 102.5,
+    });
+  });
+
+  it("a search that finds nothing by maxSteps fails with JOIN_FAIL", async () => {
+    await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const alice = await player("alice");
+    await alice.client.findLobby("CursorPartyV2", search);
+    const failed = await eventually(() => last(alice.frames, "matchmakingFailed"), 8_000);
+    expect(failed).toMatchObject({ code: "JOIN_FAIL", message: "No lobbies found matching criteria" });
+  });
+
+  it("a queue with an accept phase: matchFound to both, both accept, matchReady with each one's token", async () => {
+    const node = await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const alice = await player("alice");
+    const bob = await player("bob");
+    await alice.client.findLobby("chess", { ...search, maxSteps: 3 });
+    await bob.client.findLobby("chess", { ...search, maxSteps: 3 });
+    const found = await eventually(() => last(alice.frames, "matchFound"), 8_000);
+    expect(last(bob.frames, "matchFound").matchId).toBe(found.matchId);
+    await alice.client.acceptMatch(found.matchId);
+    await bob.client.acceptMatch(found.matchId);
+    const ready = await eventually(() => [last(alice.frames, "matchReady"), last(bob.frames, "matchReady")]);
+    expect(ready.map((r) => r.url)).toEqual([node.url, node.url]);
+    expect(ready[0]?.room).toBe(ready[1]?.room);
+    expect(ready[0]?.token).not.toBe(ready[1]?.token);
+    await eventually(() => expect(node.system.isLive(`room/${ready[0]?.room ?? ""}`)).toBe(true));
+  });
+
+  it("a type's filter runs in the node's filter pool: a candidate it rejects is not joined", async () => {
+    const filtersModule = fileURLToPath(new URL("../support/filters.ts", import.meta.url));
+    await scope.setup({ lobbyTypesFile: lobbyTypesFile(), filtersModule });
+    const alice = await player("alice");
+    const bob = await player("bob");
+    const carol = await player("carol");
+    const { lobby } = await alice.client.createLobby("filtered", { rating: 100, settings: { level: 5 } });
+    await bob.client.findLobby("filtered", { ...search, filter: { maxLevel: 3 } });
+    // Three steps: the pool's workers may still be loading at the first.
+    await carol.client.findLobby("filtered", { ...search, maxSteps: 3, filter: { maxLevel: 9 } });
+    await eventually(() => {
+      expect(last(bob.frames, "matchmakingFailed").code).toBe("JOIN_FAIL");
+      expect(last(carol.frames, "matchedLobby")).toMatchObject({ lobby });
+    }, 12_000);
+    expect(last(alice.frames, "matchedLobby").members.map((m) => m.id)).toEqual(["alice", "carol"]);
+  });
+
+  it("bad requests are refused and change nothing", async () => {
+    await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const alice = await player("alice");
+    expect(await refusal(alice.client.findLobby("nope", search))).toBe("NOT_FOUND");
+    expect(await refusal(alice.client.findLobby("CursorPartyV2", { ...search, maxSteps: 0 }))).toBe(
+      "INVALID",
+    );
+    expect(await refusal(alice.client.acceptMatch("nothing"))).toBe("INVALID");
+    expect(await refusal(alice.client.cancelSearch("CursorPartyV2"))).toBe("NOT_FOUND");
+  });
+});
