@@ -94,6 +94,12 @@ export class KvActorStore implements ActorStore {
     return { snapshot, revision: entry.revision, epoch: claim.revision, owner };
   }
 
+  /** The claim of `key` as the store holds it now (read from the leader), or null when unclaimed. */
+  async readClaim(key: string): Promise<{ owner: NodeIdentity; revision: number } | null> {
+    const entry = await readBack(() => this.claims.get(key), this.policy, this.scheduler);
+    return entry === null ? null : { owner: decodeClaim(entry.value), revision: entry.revision };
+  }
+
   /**
    * Takes over `key` from a dead owner whose claim is at `claimRevision` (FLEET-PROTOCOL, "Claiming,
    * sealing, acting" 3 and "Orphans" 4): CAS the claim to this node — its new revision is our epoch —

@@ -13,6 +13,8 @@ export const heartbeatSchema = z.strictObject({
   draining: z.boolean(),
   version: z.string(),
   protocol: z.number().int().positive(),
+  /** Its admin API's URL (`foyer drain <node>` finds it here); absent before it listens. */
+  admin: z.string().optional(),
   /** Counts this incarnation's heartbeats: tells our own landed write from a peer's tombstone. */
   beat: z.number().int().nonnegative(),
 });

@@ -21,6 +21,8 @@ export interface LobbyRequestsDeps {
    * being taken over is refused UNAVAILABLE, which the SDK retries.
    */
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
+  /** Where a new lobby goes: here, or (while this node drains) a peer the player is redirected to. */
+  readonly placeNew?: () => OwnerLocation;
   /** Called once per `redirect` frame sent, with its reason (the node counts them). */
   readonly onRedirect?: (reason: RedirectReason) => void;
   /** The matchmaking lobby types this node's queues serve (none: every search is NOT_FOUND). */
@@ -242,6 +244,13 @@ export class LobbyRequests {
     metadata: Record<string, string | number | boolean> | null,
     request: RequestId,
   ): Promise<AskResult> {
+    const place = this.deps.placeNew?.();
+    if (place?.kind === "elsewhere") {
+      // This node drains: the new lobby is made on a peer, where the SDK re-sends the create.
+      session.send({ type: "redirect", url: place.url, reason: "drain" });
+      this.deps.onRedirect?.("drain");
+      return { ok: false, code: "MOVED", message: "this node is draining", retryAfterMs: 100 };
+    }
     const registry = `player/${session.player}`;
     let intent: "beginCreate" | "replaceCreate" = "beginCreate";
     for (let draw = 0; draw < maxCodeDraws; draw++) {

@@ -107,6 +107,35 @@ export class SessionRegistry implements Outbox {
     return n;
   }
 
+  /**
+   * `key` moved to the node at `url`: every session here that is in it is told `moved { key, url }` (the
+   * SDK reconnects there and resumes) and stops counting it as its own, so its socket closing behind the
+   * move is not reported to the lobby as a drop.
+   */
+  moveAway(key: string, url: string): number {
+    let told = 0;
+    for (const session of this.byId.values()) {
+      if (session.lobby !== key && session.activity !== key && session.room !== key) continue;
+      if (session.lobby === key) session.lobby = null;
+      if (session.activity === key) session.activity = null;
+      if (session.room === key) session.room = null;
+      if (session.socket) {
+        session.send({ type: "moved", key, url });
+        told++;
+      }
+    }
+    return told;
+  }
+
+  /** The node started draining: members of a lobby with no room running are told `serverDraining`. */
+  notifyDraining(): void {
+    for (const session of this.byId.values()) {
+      if (session.socket && session.lobby !== null && session.room === null) {
+        session.send({ type: "serverDraining" });
+      }
+    }
+  }
+
   /** Players with a live socket here: a lobby restored on this node counts them as connected. */
   connectedPlayers(): string[] {
     const players: string[] = [];

@@ -6,7 +6,7 @@ import { runClusterBench } from "./bench/cluster-bench.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runCluster } from "./cluster.ts";
-import { httpUrlOf, runStatus } from "./admin/index.ts";
+import { httpUrlOf, runDrain, runStatus } from "./admin/index.ts";
 
 /** `foyer`: run a node, benchmark it. */
 const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
@@ -42,11 +42,23 @@ nodeCommand.action(async (opts: Record<string, string | boolean>) => {
     logger.info({ signal }, "shutting down; in embedded mode lobbies end with the process");
     void node.stop().then(() => process.exit(0));
   };
+  // A drain (SIGTERM, `foyer drain`, POST /drain) ends with the process: exit 0 once nothing is left
+  // here (or at its deadline, when what is left is taken over by the peers as the node leaves).
+  void node.drained?.then(async (progress) => {
+    logger.info({ progress }, "drained; leaving the fleet");
+    // A moment for `foyer drain` to read the final progress from /status.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await node.stop();
+    process.exit(0);
+  });
   process.once("SIGINT", () => {
     shutdown("SIGINT");
   });
   process.once("SIGTERM", () => {
-    shutdown("SIGTERM");
+    // In a fleet SIGTERM drains first; alone (or embedded) there is nowhere to move lobbies to.
+    const drain = node.drain();
+    if (drain.accepted) logger.info("SIGTERM: draining before exit");
+    else shutdown("SIGTERM");
   });
 });
 
@@ -81,6 +93,30 @@ program
     );
     process.exitCode = code;
   });
+
+program
+  .command("drain <node>")
+  .description("move a fleet node's lobbies to its peers (live progress), then the node exits")
+  .option("--admin <url>", "the node's admin API (default: the one its heartbeat in NATS names)")
+  .option("--nats <urls>", `NATS URLs, to find the node's admin API [${settings.nats.env}]`)
+  .option("--admin-token <token>", `bearer token of the admin API [${settings.adminToken.env}]`)
+  .option("--json", "print the summary as one JSON object")
+  .action(
+    async (node: string, opts: { admin?: string; nats?: string; adminToken?: string; json?: boolean }) => {
+      const nats = (opts.nats ?? process.env[settings.nats.env] ?? "").split(",").filter((u) => u !== "");
+      const token = opts.adminToken ?? process.env[settings.adminToken.env];
+      process.exitCode = await runDrain(
+        node,
+        {
+          json: opts.json ?? false,
+          nats,
+          ...(opts.admin === undefined ? {} : { admin: opts.admin }),
+          ...(token === undefined ? {} : { token }),
+        },
+        (text) => process.stdout.write(text),
+      );
+    },
+  );
 
 program
   .command("bench")

@@ -167,6 +167,12 @@ export const settings = {
     def: "3000",
     help: "fleet: a peer silent this long is declared dead and its lobbies are taken over",
   },
+  drainDeadlineMs: {
+    schema: int(1_000, 3_600_000),
+    env: "FOYER_DRAIN_DEADLINE_MS",
+    def: "120000",
+    help: "fleet: a drain moves lobbies for at most this long; what is left is taken over when the node exits",
+  },
   region: {
     schema: z.string().max(64),
     env: "FOYER_REGION",

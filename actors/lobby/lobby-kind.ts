@@ -6,7 +6,7 @@ import { createLobby } from "./lobby-membership.ts";
 import type { LobbyOptions } from "./lobby-options.ts";
 import { lobbyOptionsSchema } from "./lobby-options.ts";
 import type { LobbyState } from "./lobby-state.ts";
-import { lobbySchemaVersion, upgradeLobbyState } from "./lobby-state.ts";
+import { lobbySchemaVersion, roomRunning, upgradeLobbyState } from "./lobby-state.ts";
 import { visibilityEffects } from "./visibility.ts";
 
 /** The private-lobby actor kind (`lobby/<CODE>`), SPEC §1. */
@@ -41,5 +41,7 @@ export function lobbyKind(options: LobbyOptions): ActorKind<LobbyState, LobbyMes
       withVisibility(state, handleLobby(state, message, { options: checked, ctx }), checked),
     upgrade: upgradeLobbyState,
     idle: lobbyIdle,
+    // A lobby whose room runs stays with it; a drain moves it once the room has ended.
+    pinned: roomRunning,
   };
 }

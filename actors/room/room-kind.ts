@@ -30,5 +30,7 @@ export function roomKind(_options: RoomOptions = {}): ActorKind<RoomState, RoomM
     stored: storedRoomState,
     // A running clock has its timer armed; a room in setup or paused may rest in the store.
     idle: (state) => state.clock.status !== "running",
+    // A match in play is not moved: its seats and clock live here until it ends (FLEET-PROTOCOL, "Rooms").
+    pinned: (state) => state.phase === "playing",
   };
 }

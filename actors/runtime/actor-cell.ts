@@ -30,6 +30,12 @@ export class ActorCell {
   pausedUntil = 0;
   /** Volatile changes not yet written: a flush is scheduled. */
   dirty = false;
+  /** Being handed to another node: the mailbox is kept (the migration's buffer), not run. */
+  frozen = false;
+  /** While frozen: asks past this many buffered messages are refused UNAVAILABLE. */
+  maxBuffered = 256;
+  /** Called once the batch in flight (if any) has finished. */
+  idleWaiters: (() => void)[] = [];
   lastActive: number;
 
   constructor(

@@ -50,6 +50,9 @@ interface Waiter {
   readonly here: boolean;
 }
 
+/** A request that finds its actor moving past the buffer's bound tries again after this long. */
+const frozenRetryMs = 200;
+
 const moved = (key: string): AskResult => ({
   ok: false,
   code: "MOVED",
@@ -202,12 +205,66 @@ export class ActorSystem {
     let dropped = 0;
     for (const cell of this.cells.values()) {
       if (!cell.key.startsWith(prefix)) continue;
-      if (cell.running || cell.dirty || cell.mailbox.length > 0 || cell.timers.size > 0) continue;
+      if (cell.running || cell.frozen || cell.dirty || cell.mailbox.length > 0 || cell.timers.size > 0)
+        continue;
       if (now - cell.lastActive < olderThanMs || !cell.kind.idle(cell.state)) continue;
       this.cells.delete(cell.key);
       dropped++;
     }
     return dropped;
+  }
+
+  /**
+   * Freezes a live actor for a migration (FLEET-PROTOCOL, "Migration" 1–2): once the batch in flight is
+   * written, its mailbox stops running and keeps every later message in order — asks past
+   * `maxBuffered` are refused UNAVAILABLE (retried by clients), never dropped silently. Resolves with the
+   * epoch and revision of its last written snapshot, or null when the key is not live here, pinned to
+   * this node (see ActorKind.pinned), or holds changes not yet written.
+   */
+  async freeze(key: string, maxBuffered = 256): Promise<{ epoch: number; revision: number } | null> {
+    const cell = this.cells.get(key);
+    if (!cell || cell.frozen || this.loading.has(key)) return null;
+    if (cell.dirty || cell.kind.pinned?.(cell.state) === true) return null;
+    cell.frozen = true;
+    cell.maxBuffered = maxBuffered;
+    if (cell.running) await new Promise<void>((resolve) => cell.idleWaiters.push(resolve));
+    // The last batch may have pinned it (a start) or failed to write: it stays, running again.
+    if (!this.movable(cell)) {
+      this.thaw(key);
+      return null;
+    }
+    return { epoch: cell.epoch, revision: cell.revision };
+  }
+
+  /** Read afresh after the batch in flight: still live, all written, not pinned. */
+  private movable(cell: ActorCell): boolean {
+    return !cell.stopped && !cell.dirty && cell.kind.pinned?.(cell.state) !== true;
+  }
+
+  /** Ends a freeze: the actor runs its buffered messages here (a migration that did not happen). */
+  thaw(key: string): void {
+    const cell = this.cells.get(key);
+    if (!cell?.frozen) return;
+    cell.frozen = false;
+    this.runner.kick(cell);
+  }
+
+  /**
+   * Lets go of a frozen actor whose key another node has adopted (the router already names it): the cell
+   * is dropped without a write, and its buffered messages are delivered again, in order — to the new
+   * owner through the router, or here after a reload if this node took the key back.
+   */
+  handOver(key: string): void {
+    const cell = this.cells.get(key);
+    if (!cell) return;
+    cell.frozen = false;
+    this.forget(cell);
+  }
+
+  /** True when the live actor `key` must stay on this node for now (see ActorKind.pinned). */
+  pinned(key: string): boolean {
+    const cell = this.cells.get(key);
+    return cell !== undefined && cell.kind.pinned?.(cell.state) === true;
   }
 
   /**
@@ -309,6 +366,10 @@ export class ActorSystem {
     }
     const cell = this.cells.get(key);
     if (cell && !this.loading.has(key)) {
+      if (cell.frozen && envelope.resolve && cell.mailbox.length >= cell.maxBuffered) {
+        envelope.resolve(unavailable(`${key} is moving to another node`, frozenRetryMs));
+        return;
+      }
       cell.mailbox.push(envelope);
       this.runner.kick(cell);
       return;

@@ -63,11 +63,12 @@ export class MailboxRunner {
 
   /** Starts the mailbox if it has work and is not running or paused. */
   kick(cell: ActorCell): void {
-    if (cell.running || cell.mailbox.length === 0) return;
+    if (cell.running || cell.frozen || cell.mailbox.length === 0) return;
     if (cell.pausedUntil > this.options.scheduler.now()) return;
     cell.running = true;
     void this.drain(cell).finally(() => {
       cell.running = false;
+      for (const wake of cell.idleWaiters.splice(0)) wake();
       if (!cell.stopped && cell.mailbox.length > 0 && !this.host.isClosed()) this.kick(cell);
     });
   }
@@ -152,7 +153,7 @@ export class MailboxRunner {
   }
 
   private async drain(cell: ActorCell): Promise<void> {
-    while (cell.mailbox.length > 0 && !cell.stopped && !this.host.isClosed()) {
+    while (cell.mailbox.length > 0 && !cell.stopped && !cell.frozen && !this.host.isClosed()) {
       const batch = cell.mailbox.splice(0, this.options.maxBatch ?? 64);
       const now = this.options.scheduler.now();
       cell.lastActive = now;

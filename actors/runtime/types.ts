@@ -135,6 +135,11 @@ export interface ActorKind<S, M> {
   stored?(state: S): unknown;
   /** True when the actor has nothing to do and may be passivated (dropped from memory, kept in the store). */
   idle(state: S): boolean;
+  /**
+   * True while the actor must stay on its node for now (a lobby with a running room, a room in play): a
+   * drain moves it only once this turns false. Without it an actor may always move.
+   */
+  pinned?(state: S): boolean;
 }
 
 /** Outcome of an ask, as the gateway and other actors see it. */

@@ -15,6 +15,20 @@ export const nodeStatusSchema = z.object({
   members: z.number().int().nonnegative(),
   sessions: z.number().int().nonnegative(),
   draining: z.boolean(),
+  /** The drain of this node, once one started (`foyer drain` follows it). */
+  drain: z
+    .object({
+      state: z.enum(["running", "done", "deadline"]),
+      total: z.number().int().nonnegative(),
+      moved: z.number().int().nonnegative(),
+      left: z.number().int().nonnegative(),
+      waitingForRoom: z.number().int().nonnegative(),
+      failed: z.number().int().nonnegative(),
+      startedAt: z.number(),
+      finishedAt: z.number().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** One node's status, as `GET /status` answers it. */

@@ -14,6 +14,8 @@ export interface AdminParts {
   /** The WebSocket URL players reach the node at. */
   readonly url: string;
   readonly drain?: DrainHook;
+  /** The node's drain, once started. */
+  readonly drainProgress?: () => NodeStatus["drain"];
 }
 
 /** A node's running admin API: where it listens and how to stop it. */
@@ -45,6 +47,7 @@ export async function startAdmin(
     members: metrics.counts.members(),
     sessions: metrics.counts.sessions(),
     draining: node.draining(),
+    drain: parts.drainProgress?.() ?? null,
   });
   const server = new AdminServer(
     {

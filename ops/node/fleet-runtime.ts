@@ -3,8 +3,12 @@ import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import { ActorSystem, type NodeState, type Outbox, type RuntimeEvents } from "../../actors/runtime/index.ts";
 import {
+  Drain,
   Failover,
   FleetRouter,
+  Migrations,
+  type DrainProgress,
+  type DrainTarget,
   KvActorStore,
   Membership,
   NatsBus,
@@ -34,9 +38,17 @@ export interface FleetRuntime {
   readonly node: NodeState;
   /** Where the owner of `key` is: here (or nobody yet), another node's public URL, or not reachable now. */
   locateOwner(key: string): Promise<OwnerLocation>;
-  /** Publishes this node's public URL in its heartbeat, so peers can redirect players to it. */
-  announce(url: string): Promise<void>;
+  /** Publishes this node's public URL (and its admin API's) in its heartbeat, so peers can redirect players to it. */
+  announce(url: string, admin?: string): Promise<void>;
   readonly membership: Membership;
+  /** Where a new lobby goes: here, or a peer's URL while this node drains. */
+  placeNew(): OwnerLocation;
+  /** Starts draining (idempotent): refused when no live peer could take the keys. */
+  drain(): { accepted: boolean; message: string };
+  /** The running or finished drain, or null. */
+  drainProgress(): DrainProgress | null;
+  /** Resolves when a started drain ends (nothing left, or its deadline). */
+  readonly drained: Promise<DrainProgress>;
   close(): Promise<void>;
 }
 
@@ -44,13 +56,17 @@ export interface FleetRuntime {
 export interface FleetRuntimeParts {
   readonly outbox: Outbox;
   /** Room capacity and draining, which the node knows; the lease is the fleet's. */
-  readonly capacity: Pick<NodeState, "canOpenRoom" | "draining" | "roomHost">;
+  readonly capacity: Pick<NodeState, "canOpenRoom" | "roomHost">;
   readonly events: RuntimeEvents;
   readonly register: (system: ActorSystem) => void;
   /** Players with a session on this node: a restored lobby counts them as connected. */
   readonly playersHere: () => readonly string[];
   /** This node was declared dead: close every socket so its players resume elsewhere. */
   readonly reset: () => void;
+  /** A key moved to another node: its members connected here are told `moved { url }`. */
+  readonly moved: (key: string, url: string) => void;
+  /** A drain started: members not in a room hear `serverDraining`. */
+  readonly draining: () => void;
   readonly log: Logger;
   /** Wraps the KV store every part uses (the cluster bench counts the writes each op waits for). */
   readonly kvView?: (kv: KvStore) => KvStore;
@@ -87,6 +103,14 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     await kv.bucket("lobbies"),
   ];
   let url = "";
+  let adminUrl: string | undefined;
+  const drainState: { drain: Drain | null; done: (progress: DrainProgress) => void } = {
+    drain: null,
+    done: () => undefined,
+  };
+  const drained = new Promise<DrainProgress>((resolve) => {
+    drainState.done = resolve;
+  });
   // Membership and failover are made before the system they report on (it needs the lease check).
   const built: { system?: ActorSystem } = {};
   const store = new KvActorStore({ claims, snapshots, identity, scheduler });
@@ -103,9 +127,10 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     },
     facts: () => ({
       url,
+      ...(adminUrl === undefined ? {} : { admin: adminUrl }),
       region: config.region,
       load: built.system?.liveCount ?? 0,
-      draining: parts.capacity.draining(),
+      draining: drainState.drain !== null,
       version: foyerVersion,
       protocol: PROTOCOL_VERSION,
     }),
@@ -130,8 +155,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     ownerState: (owner) => membership.ownerState(owner),
   });
   const node: NodeState = {
-    canOpenRoom: () => parts.capacity.canOpenRoom(),
-    draining: () => parts.capacity.draining(),
+    canOpenRoom: () => parts.capacity.canOpenRoom() && drainState.drain === null,
+    draining: () => drainState.drain !== null,
     // Rooms a queue match opens go to this node while it has room (placement by load: docs/fleet.md).
     roomHost: () => parts.capacity.roomHost?.(),
     mayAct: () => membership.mayAct(),
@@ -192,6 +217,33 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   router.start();
   const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system });
   await endpoint.start();
+  const migrations = new Migrations({
+    identity,
+    bus,
+    freeze: (key) => system.freeze(key),
+    isLive: (key) => system.isLive(key),
+    handOver: (key) => {
+      system.handOver(key);
+    },
+    takeOver: (key, revision) => store.takeOver(key, revision),
+    readClaim: (key) => store.readClaim(key),
+    learn: (key, owner, revision) => {
+      router.learn(key, owner, revision);
+    },
+    adopted: (key) => {
+      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere()] });
+    },
+    moved: parts.moved,
+    mayAdopt: () => membership.mayAct() && drainState.drain === null,
+  });
+  const adoption = await migrations.serve(config.nodeId);
+  /** Live peers that are not draining, with the load their heartbeats report. */
+  const targets = (): DrainTarget[] =>
+    membership.peerViews().flatMap((peer) => {
+      const beat = peer.heartbeat;
+      if (peer.state !== "live" || beat === null || beat.draining || beat.url === "") return [];
+      return [{ node: peer.node, url: beat.url, load: beat.load }];
+    });
   return {
     system,
     node,
@@ -204,15 +256,52 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       const peerUrl = peer?.heartbeat?.url;
       return peerUrl ? { kind: "elsewhere", url: peerUrl } : { kind: "waiting", retryAfterMs: 500 };
     },
-    announce: async (publicUrl) => {
+    placeNew: () => {
+      if (drainState.drain === null) return { kind: "here" };
+      const least = [...targets()].sort((a, b) => a.load - b.load)[0];
+      return least ? { kind: "elsewhere", url: least.url } : { kind: "here" };
+    },
+    drain: () => {
+      if (drainState.drain !== null) return { accepted: true, message: "already draining" };
+      if (targets().length === 0) {
+        return {
+          accepted: false,
+          message: "no other live node could take this node's lobbies: stop it instead (SIGTERM)",
+        };
+      }
+      const drain = new Drain({
+        identity,
+        claims: () => router.claimViews(),
+        targets,
+        move: (key, revision, target) => migrations.move(key, revision, target),
+        pinned: (key) => system.pinned(key),
+        scheduler,
+        deadlineMs: config.drainDeadlineMs,
+      });
+      drainState.drain = drain;
+      parts.log.info("draining: moving this node's lobbies to its peers");
+      parts.draining();
+      void membership.tick(); // peers learn at once that no new lobby should come here
+      void drain.run().then((progress) => {
+        parts.log.info({ progress }, "drain finished");
+        drainState.done(progress);
+      });
+      return { accepted: true, message: "draining" };
+    },
+    drainProgress: () => drainState.drain?.progress() ?? null,
+    drained,
+    announce: async (publicUrl, admin) => {
       url = publicUrl;
+      adminUrl = admin;
       await membership.tick();
     },
     async close() {
-      membership.stop();
+      // Acts no more, then says so: peers take whatever is left here at once.
+      system.close();
+      await membership.leave();
+      adoption.stop();
       endpoint.stop();
       router.stop();
-      system.close();
       await nc.drain().catch(() => undefined);
     },
   };

@@ -13,6 +13,7 @@ import {
   MemoryKvServer,
   cryptoRandom,
   realScheduler,
+  type DrainProgress,
   type KvStore,
 } from "../../fleet/index.ts";
 import {
@@ -27,7 +28,7 @@ import {
 import { NodeMetrics, startAdmin } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { FilterPool, filterEndpoint } from "../filters/index.ts";
-import { buildFleetRuntime } from "./fleet-runtime.ts";
+import { buildFleetRuntime, type FleetRuntime } from "./fleet-runtime.ts";
 import { isDevMode, tokenKeysOf } from "./dev-mode.ts";
 
 /** A running node: its URLs, its parts (for tests and the bench) and how to stop it. */
@@ -44,8 +45,18 @@ export interface RunningNode {
   /** The admin API's URL: `/metrics`, `/status`, `/drain`. */
   readonly adminUrl: string;
   readonly metrics: NodeMetrics;
+  /** Starts draining this node into its peers (fleet only; refused on an embedded node). */
+  drain(): { accepted: boolean; message: string };
+  /** Resolves when a started drain ends (fleet only). */
+  readonly drained?: Promise<DrainProgress>;
   stop(): Promise<void>;
 }
+
+/** An embedded node has no peers to move its lobbies to. */
+const refusedDrain = {
+  accepted: false,
+  message: "an embedded node has no peers to move its lobbies to: stop it instead (its lobbies end with it)",
+};
 
 /** What a caller may put around a node's parts; production passes none. */
 export interface NodeHooks {
@@ -183,6 +194,7 @@ interface GatewayParts {
   readonly refusals: Map<string, number>;
   readonly capacity: Capacity;
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
+  readonly placeNew?: () => OwnerLocation;
   readonly metrics: NodeMetrics;
 }
 
@@ -201,6 +213,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
         metrics.redirected(reason);
       },
       ...(parts.locateOwner ? { locateOwner: parts.locateOwner } : {}),
+      ...(parts.placeNew ? { placeNew: parts.placeNew } : {}),
       lobbyTypes: config.lobbyTypes.lobbyTypes.map((t) => t.id),
     }),
     sessions,
@@ -226,18 +239,18 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
   });
 }
 
+/** A node's runtime, embedded or in a fleet (the fleet adds redirects, placement and drain). */
+type BuiltRuntime = { system: ActorSystem; close(): Promise<void> } & Partial<
+  Pick<FleetRuntime, "node" | "locateOwner" | "announce" | "placeNew" | "drain" | "drainProgress" | "drained">
+>;
+
 /** The runtime a configuration asks for: embedded (no NATS) or in a fleet (`--nats`). */
 async function buildRuntime(
   config: NodeConfig,
   parts: { outbox: SessionRegistry; capacity: Capacity; events: RuntimeEvents; log: Logger },
   gateway: () => GatewayServer | undefined,
   hooks: NodeHooks,
-): Promise<{
-  system: ActorSystem;
-  locateOwner?: (key: string) => Promise<OwnerLocation>;
-  announce?: (url: string) => Promise<void>;
-  close(): Promise<void>;
-}> {
+): Promise<BuiltRuntime> {
   if (config.nats.length > 0) {
     return buildFleetRuntime(config, {
       outbox: parts.outbox,
@@ -248,6 +261,12 @@ async function buildRuntime(
       },
       playersHere: () => parts.outbox.connectedPlayers(),
       reset: () => gateway()?.closeSockets(CloseCodes.RESET.code, "RESET"),
+      moved: (key, url) => {
+        parts.outbox.moveAway(key, url);
+      },
+      draining: () => {
+        parts.outbox.notifyDraining();
+      },
       log: parts.log,
       ...(hooks.kvView ? { kvView: hooks.kvView } : {}),
     });
@@ -299,6 +318,7 @@ export async function startNode(
     capacity,
     metrics,
     ...(runtime.locateOwner ? { locateOwner: runtime.locateOwner } : {}),
+    ...(runtime.placeNew ? { placeNew: runtime.placeNew } : {}),
   });
   front.gateway = gateway;
   const port = await gateway.listen();
@@ -306,11 +326,16 @@ export async function startNode(
   const url = config.publicUrl ?? `${secure ? "wss" : "ws"}://${config.host}:${port}/ws`;
   sessions.publicUrl = url;
   capacity.url = url;
-  await runtime.announce?.(url);
   const httpUrl = `${secure ? "https" : "http"}://${config.host}:${port}`;
   const admin = await startAdmin(
     config,
-    { metrics, node: capacity.state, url },
+    {
+      metrics,
+      node: runtime.node ?? capacity.state,
+      url,
+      drain: () => Promise.resolve(runtime.drain?.() ?? refusedDrain),
+      ...(runtime.drainProgress ? { drainProgress: runtime.drainProgress } : {}),
+    },
     logger.child({ component: "admin", node: config.nodeId }),
   ).catch(async (error: unknown) => {
     // The admin port was taken or refused: a node nobody can observe or drain does not start.
@@ -318,6 +343,7 @@ export async function startNode(
     await runtime.close();
     throw error;
   });
+  await runtime.announce?.(url, admin.url);
   const sweep = setInterval(() => sessions.expire(Date.now(), 10 * 60_000), 60_000);
   sweep.unref();
   log.info({ url, admin: admin.url, mode: config.production ? "production" : "dev" }, "node listening");
@@ -331,6 +357,8 @@ export async function startNode(
     refusals,
     adminUrl: admin.url,
     metrics,
+    drain: () => runtime.drain?.() ?? refusedDrain,
+    ...(runtime.drained ? { drained: runtime.drained } : {}),
     async stop() {
       capacity.stopping = true;
       clearInterval(sweep);

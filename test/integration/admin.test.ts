@@ -101,15 +101,15 @@ describe("admin API", () => {
     );
   });
 
-  it("answers 404 to an unknown route, 405 to a wrong method and 501 to a drain it cannot do", async () => {
+  it("answers 404 to an unknown route, 405 to a wrong method and 409 to a drain of an embedded node", async () => {
     const node = await setup();
     expect((await get(node.adminUrl, "/nope")).status).toBe(404);
     const wrongMethod = await fetch(new URL("/status", node.adminUrl), { method: "POST" });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get("allow")).toBe("GET");
     const drain = await fetch(new URL("/drain", node.adminUrl), { method: "POST" });
-    expect(drain.status).toBe(501);
-    expect(((await drain.json()) as { error: string }).error).toMatch(/drain/);
+    expect(drain.status).toBe(409);
+    expect(await drain.json()).toMatchObject({ accepted: false, message: expect.stringMatching(/embedded/) });
   });
 
   it("refuses to start on a non-loopback admin address without a token", async () => {

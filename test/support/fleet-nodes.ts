@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ActorSystem, seededRandom, type ActorKind } from "../../actors/runtime/index.ts";
-import { FleetRouter, KvActorStore, NodeEndpoint, realScheduler } from "../../fleet/index.ts";
+import { FleetRouter, KvActorStore, Migrations, NodeEndpoint, realScheduler } from "../../fleet/index.ts";
 import type { Bus, KvBucket, KvStore, NodeIdentity } from "../../fleet/index.ts";
 
 const messageSchema = z.discriminatedUnion("type", [
@@ -45,6 +45,12 @@ export interface FleetNode {
   readonly store: KvActorStore;
   readonly endpoint: NodeEndpoint;
   readonly claims: KvBucket;
+  /** Live migration to and from this node (it serves adoptions once started). */
+  readonly migrations: Migrations;
+  /** Every `moved` the node told its members: `key → url`. */
+  readonly movedTold: string[];
+  /** Whether this node takes adoptions (a test turns it off to play a target that refuses). */
+  adopting: boolean;
   close(): Promise<void>;
 }
 
@@ -81,6 +87,31 @@ export async function startFleetNode(
     .register(counterKind("tally"), { createOnDemand: true });
   const endpoint = new NodeEndpoint({ bus, node: id, system });
   await endpoint.start();
+  const movedTold: string[] = [];
+  const node = { adopting: true };
+  const migrations = new Migrations(
+    {
+      identity,
+      bus,
+      freeze: (key) => system.freeze(key),
+      isLive: (key) => system.isLive(key),
+      handOver: (key) => {
+        system.handOver(key);
+      },
+      takeOver: (key, revision) => store.takeOver(key, revision),
+      readClaim: (key) => store.readClaim(key),
+      learn: (key, owner, revision) => {
+        router.learn(key, owner, revision);
+      },
+      adopted: (key) => {
+        system.tell(key, { type: "restored", reason: "migration", connected: [] });
+      },
+      moved: (key, url) => movedTold.push(`${key} → ${url}`),
+      mayAdopt: () => node.adopting,
+    },
+    1_000,
+  );
+  const adoption = await migrations.serve(id);
   return {
     id,
     identity,
@@ -89,7 +120,16 @@ export async function startFleetNode(
     store,
     endpoint,
     claims,
+    migrations,
+    movedTold,
+    get adopting() {
+      return node.adopting;
+    },
+    set adopting(on: boolean) {
+      node.adopting = on;
+    },
     close: async () => {
+      adoption.stop();
       endpoint.stop();
       router.stop();
       system.close();

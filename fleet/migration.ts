@@ -1,0 +1,188 @@
+import { pack } from "msgpackr";
+import { z } from "zod";
+import type { TakeOver } from "./actor-store.ts";
+import type { Bus } from "./bus.ts";
+import { type NodeIdentity, sameIdentity } from "./claim.ts";
+import { decodeValue } from "./decode-value.ts";
+
+/** Asks a node to adopt a key from its owner's epoch (FLEET-PROTOCOL, "Migration" 2–3). */
+export const adoptRequestSchema = z.strictObject({
+  key: z.string().min(1).max(512),
+  /** The source's epoch: the target CAS-es the claim from exactly this revision. */
+  epoch: z.number().int().nonnegative(),
+});
+
+/** The target's answer: adopted under its new epoch, or refused (nothing changed on its side). */
+export const adoptAnswerSchema = z.union([
+  z.strictObject({
+    ok: z.literal(true),
+    epoch: z.number().int().nonnegative(),
+    incarnation: z.string().min(1),
+  }),
+  z.strictObject({ ok: z.literal(false), reason: z.string() }),
+]);
+
+export type AdoptRequest = z.infer<typeof adoptRequestSchema>;
+export type AdoptAnswer = z.infer<typeof adoptAnswerSchema>;
+
+/** The subject a node serves adoptions on. */
+export function adoptSubject(node: string): string {
+  return `foyer.node.${node}.adopt`;
+}
+
+/** A claim as read back after an adoption went unanswered. */
+export interface ClaimRead {
+  readonly owner: NodeIdentity;
+  readonly revision: number;
+}
+
+/** What migrations need from the node they run on. */
+export interface MigrationHost {
+  /** This process, as it signs claims (read at each use: a fenced node changes its incarnation). */
+  readonly identity: NodeIdentity;
+  readonly bus: Bus;
+  /** Freezes a live actor (null: not live here, pinned, or with unwritten changes). */
+  freeze(key: string): Promise<{ epoch: number; revision: number } | null>;
+  /** True when `key` is live here (so a null freeze means "not now", not "passivated"). */
+  isLive(key: string): boolean;
+  /** Drops a frozen actor and delivers its buffer again (to whoever the router names now). */
+  handOver(key: string): void;
+  /** Claim CAS from `revision` to this node, then seal. */
+  takeOver(key: string, revision: number): Promise<TakeOver>;
+  /** The claim as the store holds it now (read from the leader). */
+  readClaim(key: string): Promise<ClaimRead | null>;
+  /** Tells the router who owns `key` now, ahead of its watch. */
+  learn(key: string, owner: NodeIdentity, revision: number): void;
+  /** An adopted key: restore it here and tell it (reason `migration`). */
+  adopted(key: string): void;
+  /** The members of `key` connected here are told `moved { url }` and stop counting as here. */
+  moved(key: string, url: string): void;
+  /** False while this node may not take keys (no lease, draining, stopping). */
+  mayAdopt(): boolean;
+}
+
+/** How one key's move ended. */
+export type MoveOutcome =
+  /** Owned by the target now (or by whoever the claim names). */
+  | "moved"
+  /** Still here (taken back under a new epoch, or never frozen): try again later. */
+  | "kept"
+  /** Not movable now: pinned (a room runs) or holding unwritten changes. */
+  | "busy";
+
+/**
+ * Live migration of one key at a time (FLEET-PROTOCOL, "Migration"): the source freezes the actor and
+ * buffers, the target CAS-es the claim from the source's epoch only, seals and restores; the source then
+ * lets go and its buffer follows the router to the target, and the members here are sent there. With no
+ * answer, the claim decides: the target's → moved; still the source's → the source takes it back (a new
+ * epoch, so a late target cannot also seal). Never both, never neither.
+ */
+export class Migrations {
+  constructor(
+    private readonly host: MigrationHost,
+    private readonly adoptTimeoutMs = 5_000,
+  ) {}
+
+  /** Serves adoption requests for this node; resolves once subscribed. */
+  async serve(node: string): Promise<{ stop(): void }> {
+    const subscription = this.host.bus.subscribe(adoptSubject(node), (message) => {
+      void this.adopt(message.data).then((answer) => message.respond(pack(answer)));
+    });
+    await this.host.bus.flush();
+    return {
+      stop: () => {
+        subscription.unsubscribe();
+      },
+    };
+  }
+
+  /** The target's side: take the key over from the source's epoch, seal, restore. */
+  async adopt(data: Uint8Array): Promise<AdoptAnswer> {
+    let request: AdoptRequest;
+    try {
+      request = decodeValue("adopt request", adoptRequestSchema, data);
+    } catch {
+      return { ok: false, reason: "not an adopt request" };
+    }
+    if (!this.host.mayAdopt()) return { ok: false, reason: "this node takes no keys now" };
+    try {
+      const result = await this.host.takeOver(request.key, request.epoch);
+      if (result.outcome !== "taken") return { ok: false, reason: `the key was ${result.outcome}` };
+      this.host.learn(request.key, this.host.identity, result.epoch);
+      this.host.adopted(request.key);
+      return { ok: true, epoch: result.epoch, incarnation: this.host.identity.incarnation };
+    } catch (error) {
+      return { ok: false, reason: error instanceof Error ? error.message : "the takeover failed" };
+    }
+  }
+
+  /** The source's side: moves `key` (claimed here at `claimRevision`) to `target`. */
+  async move(
+    key: string,
+    claimRevision: number,
+    target: { node: string; url: string },
+  ): Promise<MoveOutcome> {
+    const held = await this.host.freeze(key);
+    if (held === null && this.host.isLive(key)) return "busy";
+    const epoch = held?.epoch ?? claimRevision;
+    const answer = await this.ask(target.node, { key, epoch });
+    if (answer?.ok === true) {
+      this.letGo(key, { node: target.node, incarnation: answer.incarnation }, answer.epoch, target.url, held);
+      return "moved";
+    }
+    // Refused, or no answer in time: the claim says who owns the key.
+    const claim = await this.settledClaim(key);
+    if (claim !== null && !sameIdentity(claim.owner, this.host.identity)) {
+      this.letGo(
+        key,
+        claim.owner,
+        claim.revision,
+        claim.owner.node === target.node ? target.url : null,
+        held,
+      );
+      return "moved";
+    }
+    if (claim !== null && claim.revision === epoch) {
+      // Still ours at our epoch: take it back under a new epoch before anything runs here again.
+      const back = await this.host.takeOver(key, epoch).catch(() => null);
+      if (back?.outcome === "taken") this.host.learn(key, this.host.identity, back.epoch);
+    }
+    if (held !== null) this.host.handOver(key); // reloads here from the store, under whatever epoch it has
+    return "kept";
+  }
+
+  private letGo(
+    key: string,
+    owner: NodeIdentity,
+    revision: number,
+    url: string | null,
+    held: { epoch: number } | null,
+  ): void {
+    this.host.learn(key, owner, revision);
+    if (url !== null) this.host.moved(key, url);
+    if (held !== null) this.host.handOver(key);
+  }
+
+  private async ask(node: string, request: AdoptRequest): Promise<AdoptAnswer | null> {
+    try {
+      const reply = await this.host.bus.request(adoptSubject(node), pack(request), {
+        timeoutMs: this.adoptTimeoutMs,
+      });
+      return decodeValue("adopt answer", adoptAnswerSchema, reply);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Reads the claim until the store answers (an unanswered adoption may still land meanwhile). */
+  private async settledClaim(key: string): Promise<ClaimRead | null> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      try {
+        return await this.host.readClaim(key);
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNodeClient } from "../../gateway/client/node.ts";
+import type { FoyerClient } from "../../gateway/client/index.ts";
+import { runDrain, type DrainSummary } from "../../ops/admin/index.ts";
+import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
+import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
+import { eventually, testKey, tokenFor } from "../support/node.ts";
+
+/**
+ * Drain with real processes: three Foyer nodes over a 3-server NATS cluster. A node with lobbies whose
+ * members keep changing them is drained: every lobby moves to a peer with every acknowledged change, no
+ * caller sees an error, and the drained node exits 0.
+ */
+
+let nats: NatsLauncher | undefined;
+const nodes: NodeProcess[] = [];
+const urls: string[] = [];
+const admins: string[] = [];
+const clients: FoyerClient[] = [];
+
+beforeAll(async () => {
+  nats = await startNats({ servers: 3 });
+  for (const id of ["n1", "n2", "n3"]) {
+    const node = startNodeProcess({
+      id,
+      natsUrls: nats.urls,
+      natsReplicas: 3,
+      tokenKeys: `${testKey.id}:${testKey.secret}`,
+      sessionSecret: "drain-session-secret-0123456",
+      flags: { "max-connections-per-ip": "100000" },
+    });
+    nodes.push(node);
+    urls.push(await node.url);
+    admins.push(await node.admin);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of clients.splice(0)) c.close();
+  for (const n of nodes) n.child.kill("SIGKILL");
+  await Promise.all(nodes.map((n) => n.exited));
+  await nats?.stop();
+}, 60_000);
+
+async function player(id: string, first: string): Promise<FoyerClient> {
+  const client = createNodeClient({
+    urls: [first, ...urls.filter((u) => u !== first)],
+    token: tokenFor(id),
+    reconnectMinMs: 50,
+    reconnectMaxMs: 500,
+    callTimeoutMs: 30_000,
+  });
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
+describe("draining a node of a fleet of three node processes", () => {
+  it("moves 150 lobbies under load with every acknowledged change, no error, and the node exits 0", async () => {
+    const victim = nodes[0]!;
+    const lobbies = await Promise.all(
+      Array.from({ length: 150 }, async (_, i) => {
+        const host = await player(`d-host-${i}`, urls[0]!);
+        const guest = await player(`d-guest-${i}`, urls[0]!);
+        const { code } = await host.create();
+        await guest.join(code);
+        return { host, guest, code, epoch: 0, ready: false };
+      }),
+    );
+    for (const lobby of lobbies) lobby.epoch = lobby.host.lobby!.epoch;
+    // Load during the drain: guests of a third of the lobbies keep flipping their ready flag.
+    const errors: unknown[] = [];
+    let loading = true;
+    const load = lobbies.slice(0, 50).map(async (lobby) => {
+      while (loading) {
+        const next = !lobby.ready;
+        try {
+          await lobby.guest.ready(next);
+          lobby.ready = next;
+        } catch (error) {
+          errors.push(error);
+          return;
+        }
+      }
+    });
+    const summaries: string[] = [];
+    const drained = await runDrain("n1", { admin: admins[0]!, json: true }, (text) => summaries.push(text));
+    loading = false;
+    await Promise.all(load);
+    expect(drained).toBe(0);
+    const summary = JSON.parse(summaries.at(-1)!) as DrainSummary;
+    expect(summary).toMatchObject({ state: "done", left: 0 });
+    expect(summary.moved).toBeGreaterThanOrEqual(150);
+    expect(await victim.exited).toBe(0);
+    expect(errors).toEqual([]);
+    // Every lobby is served by a survivor, once, with its members, host and last acknowledged flags.
+    await eventually(() => {
+      for (const lobby of lobbies) {
+        for (const client of [lobby.host, lobby.guest]) {
+          const view = client.lobby;
+          expect(view?.code).toBe(lobby.code);
+          expect(view?.epoch).toBeGreaterThan(lobby.epoch);
+          expect(view?.members.map((m) => [m.player, m.ready, m.connected])).toEqual([
+            [lobby.host.player, false, true],
+            [lobby.guest.player, lobby.ready, true],
+          ]);
+          expect(view?.host).toBe(lobby.host.player);
+        }
+      }
+    }, 30_000);
+    // They keep working where they are now.
+    await Promise.all(
+      lobbies.slice(100, 110).map(async (lobby) => {
+        await lobby.guest.ready(true);
+        await eventually(() => expect(lobby.host.lobby?.members[1]?.ready).toBe(true), 10_000);
+      }),
+    );
+  }, 180_000);
+
+  it("sends a new lobby created through a draining node to a peer", async () => {
+    // n1 drained and exited; drain n2 while a player creates through it.
+    const alice = await player("d-alice", urls[1]!);
+    const drain = fetch(new URL("/drain", admins[1]!), { method: "POST" });
+    expect((await drain).status).toBe(202);
+    const { code } = await alice.create();
+    await eventually(() => expect(alice.lobby?.code).toBe(code), 10_000);
+    expect(await nodes[1]!.exited).toBe(0);
+  }, 120_000);
+
+  it("refuses to drain the last live node", async () => {
+    const lines: string[] = [];
+    expect(await runDrain("n3", { admin: admins[2]!, json: true }, (text) => lines.push(text))).toBe(1);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      state: "refused",
+      message: expect.stringMatching(/no other live node/),
+    });
+  }, 60_000);
+});
