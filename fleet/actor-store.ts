@@ -319,12 +319,19 @@ export class KvActorStore implements ActorStore {
   /**
    * After a failed create, frees the key again — unless the first snapshot may have landed after all,
    * which the read tells; if the store does not answer, the claim stays (its owner is alive, so nobody
-   * takes it, and the code is merely unused).
+   * takes it, and the code is merely unused). A first snapshot not there yet may still be in flight (a
+   * timeout that lands late): it is fenced first with a tombstone of our epoch, kept as a freed orphan's
+   * is — otherwise it could land after the claim is gone, a snapshot nobody owns. If the tombstone loses,
+   * our snapshot landed: the claim stays, and the key is served once restored.
    */
   private async abandon(key: string, epoch: number, writeId: string | undefined): Promise<void> {
     try {
       const entry = await this.snapshots.get(key);
-      if (entry !== null && writeId !== undefined && decodeSnapshot(entry.value).writeId === writeId) return;
+      const current = entry === null ? null : decodeSnapshot(entry.value);
+      if (current !== null && writeId !== undefined && current.writeId === writeId) return;
+      const mayLand = current === null || (current.kind === orphanKind && current.epoch < epoch);
+      if (writeId !== undefined && mayLand && !(await this.writeOrphanTombstone(key, epoch, entry?.revision)))
+        return;
       await this.claims.delete(key, { expectedRevision: epoch });
     } catch {
       // Best effort: the create already failed, and that failure is what the caller needs to see.

@@ -169,7 +169,12 @@ export class Membership {
         // Still heartbeating? Give it a failure timeout to show it.
         await this.sleep(this.timing.failureTimeoutMs);
         const again = await this.nodes.get(this.node);
-        if (again !== null && again.revision !== entry.revision) throw new NodeIdConflictError(this.node);
+        if (again !== null && again.revision !== entry.revision) {
+          // Moved by a peer's tombstone (it declared that silent incarnation dead): no second process.
+          const moved = decodeOrNull(again);
+          if (moved !== null && isTombstone(moved)) continue;
+          throw new NodeIdConflictError(this.node);
+        }
         this.deadIncarnations.add(`${this.node}/${record.incarnation}`);
       }
       try {

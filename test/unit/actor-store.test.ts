@@ -357,6 +357,59 @@ describe("KvActorStore", () => {
     expect(await claims.get(key)).toBeNull();
   });
 
+  it("a create given up on fences its own first snapshot still in flight before it frees the claim", async () => {
+    // Found by the fleet simulation (seed 13828): the first snapshot's create timed out without landing
+    // yet, its retries were refused, and the create gave up and deleted its claim; then the slow create
+    // landed — a snapshot with no claim, which nobody serves and no create of the code can replace.
+    const { b, claims, snapshots, storeOf } = await setup();
+    let inFlight: Uint8Array | undefined;
+    let creates = 0;
+    const slow = withFaults(snapshots, {
+      create: (k, v) => {
+        creates += 1;
+        if (creates === 1) {
+          inFlight = v;
+          return Promise.reject(new KvError("timeout", "no answer yet"));
+        }
+        // The create's own retries are refused; the store answers again after it gives up.
+        if (creates <= 3) return Promise.reject(new KvError("unavailable", "no leader"));
+        return snapshots.create(k, v);
+      },
+    });
+    const a = storeOf(nodeA, { snapshots: slow });
+    await expect(a.create(key, (e) => snapshot(e, "w0"))).rejects.toEqual(failure("unavailable"));
+    // The slow first snapshot arrives now: refused, and the key stays free.
+    await expect(snapshots.create(key, inFlight!)).rejects.toThrow(/exists/);
+    expect(await claims.get(key)).toBeNull();
+    expect(await b.read(key)).toBeNull();
+    const { epoch } = await b.create(key, (e) => snapshot(e, "again"));
+    expect(await b.read(key)).toMatchObject({ epoch, snapshot: { writeId: "again" } });
+  });
+
+  it("a create given up on whose first snapshot landed meanwhile keeps its claim: the key is served", async () => {
+    const { claims, snapshots, storeOf } = await setup();
+    const lateLanding = withFaults(snapshots, {
+      create: async (k, v) => {
+        await snapshots.create(k, v);
+        throw new KvError("timeout", "landed, but the answer was lost");
+      },
+      get: (() => {
+        let gets = 0;
+        // The read-backs of the create miss it (a slow leg); later reads see it.
+        return (k: string) => (++gets <= 3 ? Promise.resolve(null) : snapshots.get(k));
+      })(),
+    });
+    const a = storeOf(nodeA, { snapshots: lateLanding });
+    await expect(a.create(key, (e) => snapshot(e, "w0"))).rejects.toBeInstanceOf(PersistError);
+    const claim = await claims.get(key);
+    expect(claim).not.toBeNull();
+    expect(await storeOf(nodeA).read(key)).toMatchObject({
+      epoch: claim!.revision,
+      snapshot: { writeId: "w0" },
+      owner: ownerA,
+    });
+  });
+
   it("remove deletes the snapshot and the claim, so the key can be created again at a newer epoch", async () => {
     const { a, b, claims, snapshots } = await setup();
     const first = await a.create(key, (e) => snapshot(e, "w0"));
