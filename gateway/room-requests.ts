@@ -173,6 +173,8 @@ export class RoomRequests {
       { request },
     );
     if (result.ok) {
+      // Arriving with a transfer token took the player out of its activity lobby (the room told it).
+      if (token !== undefined) session.activity = null;
       // Joining the room one's lobby started again only fetches its frame: it stays the lobby's.
       if (session.room !== key) this.seat(session, key);
     } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no room has the code ${code}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { playerKind, type PlayerState } from "../../actors/player/index.ts";
+import { roomKind, roomSchemaVersion } from "../../actors/room/index.ts";
 import { testContext } from "../../actors/runtime/test-context.ts";
 import type { Effect } from "../../actors/runtime/types.ts";
 import { activityLobbyOf, KEY } from "./support/activity-driver.ts";
@@ -156,5 +157,16 @@ describe("an activity room checks transfer tokens", () => {
     const effects = lobby.send({ type: "leave", player: "alice" });
     expect(effects.some((e) => e.type === "push")).toBe(false);
     expect(lobby.state.players.map((p) => p.id)).toEqual(["bob"]);
+  });
+});
+
+describe("tokens in the room's snapshot", () => {
+  it("survive a restore, and a snapshot written before tokens existed reads as none", () => {
+    const d = roomDriver(activityRoomInit);
+    const kind = roomKind();
+    const restored = kind.upgrade(JSON.parse(JSON.stringify(d.state)), roomSchemaVersion);
+    expect(restored.tokens).toEqual({ alice: ALICE_TOKEN, bob: BOB_TOKEN });
+    const { tokens: _tokens, ...older } = d.state;
+    expect(kind.upgrade(JSON.parse(JSON.stringify(older)), roomSchemaVersion).tokens).toEqual({});
   });
 });
