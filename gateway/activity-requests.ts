@@ -1,6 +1,8 @@
-import { activityDirectoryKey } from "../actors/activity/index.ts";
+import { activityDirectoryKey, activityLobbyKeySchema } from "../actors/activity/index.ts";
 import type { ActorSystem, AskResult, RequestId } from "../actors/runtime/index.ts";
+import type { OwnerLocation } from "./lobby-requests.ts";
 import type { ActivityRequestFrame } from "./protocol/client-frames.ts";
+import type { RedirectReason } from "./protocol/server-frames.ts";
 import type { Session } from "./session-registry.ts";
 
 /** How the activity requests reach the rest of the gateway. */
@@ -8,7 +10,18 @@ export interface ActivityRequestsDeps {
   readonly system: ActorSystem;
   /** Leaves the player's private lobby (a player is in at most one lobby, private or activity). */
   readonly leaveLobby: (session: Session, request: RequestId) => Promise<AskResult>;
+  /**
+   * In a fleet: where the node that owns a lobby is. The directory is asked over NATS wherever it lives,
+   * but a lobby's pushes reach only sockets on its own node, so a player whose lobby lives elsewhere is
+   * redirected there (the SDK follows and re-sends the join). Always here without a fleet. Never rejects.
+   */
+  readonly ownerOf?: (key: string) => Promise<OwnerLocation>;
+  /** Called once per `redirect` frame sent. */
+  readonly onRedirect?: (reason: RedirectReason) => void;
 }
+
+/** How soon the SDK re-sends a join it was redirected for (on the lobby's node). */
+const redirectRetryMs = 100;
 
 /**
  * How many lobbies may refuse a join FULL before the gateway gives up for now: each refusal is at a
@@ -65,7 +78,7 @@ export class ActivityRequests {
     const chosen = vehicle === undefined ? {} : { vehicle };
     let full: string | undefined;
     for (let attempt = 0; attempt < maxActivityJoinAttempts; attempt++) {
-      const previous = session.activity;
+      const previous = session.activity ?? (await this.registeredActivity(session));
       const asked = await this.deps.system.ask(activityDirectoryKey(activity), {
         type: "join",
         player,
@@ -78,6 +91,8 @@ export class ActivityRequests {
         return { ok: false, code: "NOT_FOUND", message: `no activity ${activity}` };
       }
       const lobby = (asked.value as { lobby: string }).lobby;
+      const away = await this.elsewhere(session, lobby);
+      if (away !== undefined) return away;
       const joined = await this.deps.system.ask(lobby, { type: "join", player, ...chosen }, { request });
       if (joined.ok) {
         session.activity = lobby;
@@ -93,6 +108,37 @@ export class ActivityRequests {
       message: `the lobbies of ${activity} are filling up; try again`,
       retryAfterMs: crowdedRetryMs,
     };
+  }
+
+  /**
+   * The activity lobby the player registry holds for the player (a session on another gateway, or a
+   * fresh login, joined it): the directory then treats it as the player's current lobby. The registry
+   * is asked over NATS; an answer that does not come is no lobby.
+   */
+  private async registeredActivity(session: Session): Promise<string | null> {
+    const found = await this.deps.system.ask(`player/${session.player}`, { type: "get" });
+    if (!found.ok) return null;
+    const lobby = (found.value as { lobby: unknown }).lobby;
+    return activityLobbyKeySchema.safeParse(lobby).success ? (lobby as string) : null;
+  }
+
+  /**
+   * A lobby owned by another node: the player's socket is sent there (`redirect`, reason `activity`)
+   * and the join is answered retryable MOVED, which the SDK re-sends on the owner. A lobby whose owner
+   * went silent is UNAVAILABLE until a survivor took it over. Undefined when the lobby is here.
+   */
+  private async elsewhere(session: Session, lobby: string): Promise<AskResult | undefined> {
+    const owner =
+      this.deps.ownerOf === undefined ? { kind: "here" as const } : await this.deps.ownerOf(lobby);
+    if (owner.kind === "here") return undefined;
+    if (owner.kind === "waiting") {
+      const message = `${lobby} is being taken over by another node`;
+      return { ok: false, code: "UNAVAILABLE", message, retryAfterMs: owner.retryAfterMs };
+    }
+    session.send({ type: "redirect", url: owner.url, reason: "activity" });
+    this.deps.onRedirect?.("activity");
+    const message = `${lobby} lives on another node`;
+    return { ok: false, code: "MOVED", message, retryAfterMs: redirectRetryMs };
   }
 
   /** Leaves the activity lobby; a success when in none, or when the lobby is gone. */

@@ -93,6 +93,8 @@ export class LobbyRequests {
     this.activities = new ActivityRequests({
       system: deps.system,
       leaveLobby: (session, request) => this.leave(session, request),
+      ownerOf: (key) => this.ownerOf(key),
+      ...(deps.onRedirect === undefined ? {} : { onRedirect: deps.onRedirect }),
     });
   }
 

@@ -41,7 +41,7 @@ export class RoomRequests {
       case "createRoom":
         return this.create(session, frame, request);
       case "joinRoom":
-        return this.join(session, normalizeCode(frame.code), frame.side, request);
+        return this.join(session, normalizeCode(frame.code), frame.side, request, frame.token);
       case "roomReady":
         return this.inRoom(session, { type: "ready", player, ready: frame.ready }, request);
       case "setAi":
@@ -155,6 +155,7 @@ export class RoomRequests {
     code: string,
     side: number | undefined,
     request: RequestId,
+    token?: string,
   ): Promise<AskResult> {
     if (!roomCodePattern.test(code)) return fail("NOT_FOUND", `no room has the code ${code.slice(0, 32)}`);
     const key = roomKey(code);
@@ -166,10 +167,14 @@ export class RoomRequests {
         type: "join",
         player: { id: session.player, name: session.name },
         ...(side === undefined ? {} : { side }),
+        // An activity room checks it (and tells the activity lobby the player loaded into the room).
+        ...(token === undefined ? {} : { token }),
       },
       { request },
     );
     if (result.ok) {
+      // Arriving with a transfer token took the player out of its activity lobby (the room told it).
+      if (token !== undefined) session.activity = null;
       // Joining the room one's lobby started again only fetches its frame: it stays the lobby's.
       if (session.room !== key) this.seat(session, key);
     } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no room has the code ${code}`);

@@ -94,6 +94,8 @@ export async function locateLobby(
   const lobby = found.ok ? (found.value as { lobby: string | null }).lobby : null;
   // A newer socket has taken over meanwhile: its own lookup is the one that counts.
   if (!lobby || session.socket !== socket) return;
+  // The registry records activity lobbies too (one lobby per player): they are the session's `activity`.
+  const activity = lobby.startsWith("activityLobby/");
   // The lobby's pushes reach only sockets on its own node: a member who came back through another
   // gateway (after a failover, say) is sent on to the owner, waiting while it is being taken over.
   for (;;) {
@@ -103,12 +105,17 @@ export async function locateLobby(
     if (owner.kind === "elsewhere") {
       // Not this gateway's lobby: when this socket closes behind the redirect, the lobby must not hear
       // of a drop (it would race the member's arrival at the owner and could cost it its seat).
-      session.send({ type: "redirect", url: owner.url, reason: "lobby" });
+      if (activity && session.activity === lobby) session.activity = null;
+      session.send({ type: "redirect", url: owner.url, reason: activity ? "activity" : "lobby" });
       return;
     }
     await sleep(owner.retryAfterMs);
   }
-  session.lobby = lobby;
+  if (activity) {
+    // A resumed session told its lobby above already; a fresh login finds it here.
+    if (session.activity === lobby) return;
+    session.activity = lobby;
+  } else session.lobby = lobby;
   // Asked, not told: a lobby being restored answers UNAVAILABLE, and the member must still be marked back.
   const back = { type: "connection", player: session.player, connected: true };
   let marked = await system.ask(lobby, back);

@@ -9,6 +9,7 @@ import type { ActivityLobbyState } from "./activity-lobby-state.ts";
 import { activityLobbySchemaVersion, upgradeActivityLobbyState } from "./activity-lobby-state.ts";
 import { initialCountdown } from "./countdown.ts";
 import { withReport } from "./lobby-status.ts";
+import { withRegistryNews } from "./registry-news.ts";
 
 /** The activity lobby kind (`activityLobby/<activity>/<n>`), SPEC §2. */
 
@@ -38,7 +39,11 @@ export function activityLobbyKind(
     create: createActivityLobby,
     parse: parseActivityLobbyMessage,
     handle: (state, message, ctx) =>
-      withReport(state, handleActivityLobby(state, message, { options: checked, ctx }), ctx.key),
+      withRegistryNews(
+        state,
+        withReport(state, handleActivityLobby(state, message, { options: checked, ctx }), ctx.key),
+        ctx.key,
+      ),
     upgrade: upgradeActivityLobbyState,
     idle: activityLobbyIdle,
   };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { activityLobbyOptionsSchema } from "./activity-lobby-options.ts";
 
 /**
  * An activity's matchmaking settings (SPEC §2), read from configuration, never from code. The names are
@@ -43,13 +44,30 @@ export type ActivitySettings = z.output<typeof activitySettingsSchema>;
 /** One activity's settings as a configuration file may write them (defaults left out). */
 export type ActivitySettingsInput = z.input<typeof activitySettingsSchema>;
 
-/** The configuration file: every activity players may join, each id once. */
+/**
+ * The seed's world-wide overrides, applied to every activity of the file: `solo_racing` (one player is
+ * enough) and `transferZoneID` (the map for activities that name none).
+ */
+export const activityOverridesSchema = z.strictObject({
+  /** Every activity may start with one player, as if each had `soloPlay`. */
+  soloPlay: z.boolean().default(false),
+  /** The map of every activity whose own `map` is null; null leaves them without one. */
+  map: z.string().min(1).max(64).nullable().default(null),
+});
+
+/** The world-wide overrides, every field present. */
+export type ActivityOverrides = z.output<typeof activityOverridesSchema>;
+
+/** The configuration file: every activity players may join (each id once), the overrides, the lobby options. */
 export const activitySettingsFileSchema = z.strictObject({
   activities: z
     .array(activitySettingsSchema)
     .refine((list) => new Set(list.map((a) => a.id)).size === list.length, {
       message: "activity ids must be unique",
     }),
+  overrides: activityOverridesSchema.default({ soloPlay: false, map: null }),
+  /** How this node's activity lobbies behave (grace, transfer window, room codes); defaults when left out. */
+  lobby: activityLobbyOptionsSchema.default(activityLobbyOptionsSchema.parse({})),
 });
 
 /** The activity configuration, validated. */
@@ -72,7 +90,21 @@ export function minimum(settings: ActivitySettings): number {
   return settings.maxTeamSize === 1 ? settings.minTeams : settings.minTeamSize;
 }
 
-/** The settings of an activity by id, or undefined when the configuration has none. */
-export function findActivity(file: ActivitySettingsFile, id: string): ActivitySettings | undefined {
-  return file.activities.find((a) => a.id === id);
+/** An activity's settings with the file's overrides applied: what its lobbies are opened with. */
+export function withOverrides(settings: ActivitySettings, overrides: ActivityOverrides): ActivitySettings {
+  return {
+    ...settings,
+    map: settings.map ?? overrides.map,
+    soloPlay: settings.soloPlay || overrides.soloPlay,
+  };
+}
+
+/** The settings of an activity by id, overrides applied, or undefined when the configuration has none. */
+export function findActivity(
+  file: Pick<ActivitySettingsFile, "activities"> & { readonly overrides?: ActivityOverrides },
+  id: string,
+): ActivitySettings | undefined {
+  const found = file.activities.find((a) => a.id === id);
+  if (found === undefined) return undefined;
+  return file.overrides === undefined ? found : withOverrides(found, file.overrides);
 }

@@ -79,6 +79,8 @@ export function countdownFired(state: ActivityLobbyState, env: ActivityEnv): Ste
     mode: state.settings.id,
     host: host.id,
     seats: activitySeats(transfers),
+    // The room seats each player only when it arrives with its own token (and then tells this lobby).
+    tokens: Object.fromEntries(transfers.map((t) => [t.player, t.token])),
   };
   const next: ActivityLobbyState = { ...state, stage: { phase: "started", room: code, transfers } };
   return {

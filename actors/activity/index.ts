@@ -60,13 +60,16 @@ export type {
 } from "./activity-lobby-state.ts";
 export {
   activityIdSchema,
+  activityOverridesSchema,
   activitySettingsFileSchema,
   activitySettingsSchema,
   capacity,
   findActivity,
   minimum,
+  withOverrides,
 } from "./activity-settings.ts";
 export type {
+  ActivityOverrides,
   ActivitySettings,
   ActivitySettingsFile,
   ActivitySettingsFileInput,

@@ -3,6 +3,9 @@ import { codeSchema, modeSchema, playerIdSchema, seatSchema } from "./fields.ts"
 
 /** The contract between a lobby and the room it spawns. */
 
+/** A transfer token: what an activity lobby hands each player it sends to a room. */
+export const transferTokenSchema = z.string().regex(/^[A-Za-z0-9]{16,64}$/);
+
 /** The argument of the room's spawn: everything the room needs to seat the lobby. */
 export const roomInitSchema = z.strictObject({
   code: codeSchema,
@@ -12,6 +15,11 @@ export const roomInitSchema = z.strictObject({
   /** The lobby's host when the room started: the room's host. */
   host: playerIdSchema,
   seats: z.array(seatSchema).min(1),
+  /**
+   * Per-player transfer tokens (activity lobbies, docs/activity.md): a player listed here takes its seat
+   * only by joining with its token. Private lobbies seat their members without one.
+   */
+  tokens: z.record(playerIdSchema, transferTokenSchema).optional(),
 });
 
 /** A room's creation argument. */

@@ -57,6 +57,7 @@ function baseState(
     checksums: [],
     recovery: null,
     abandonAt: null,
+    tokens: {},
   };
 }
 
@@ -100,6 +101,7 @@ function createForLobby(init: z.output<typeof lobbyRoomInitSchema>, ctx: ActorCo
     phase: "setup",
     map: null,
     options: {},
+    tokens: init.tokens ?? {},
   };
   return startMatch(state, ctx);
 }

@@ -1,6 +1,6 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { modeSchema, playerIdSchema, playerRefSchema } from "../lobby/index.ts";
+import { modeSchema, playerIdSchema, playerRefSchema, transferTokenSchema } from "../lobby/index.ts";
 import {
   chatChannelSchema,
   checksumValueSchema,
@@ -34,7 +34,13 @@ export const roomMessageSchema = z.discriminatedUnion("type", [
   // From a seated player: the match is over.
   z.strictObject({ type: z.literal("finish"), player }),
   // Before the start (a room created directly): take the next free seat, or the one named.
-  z.strictObject({ type: z.literal("join"), player: playerRefSchema, side: sideSchema.optional() }),
+  // A player an activity lobby sent here arrives with its transfer token.
+  z.strictObject({
+    type: z.literal("join"),
+    player: playerRefSchema,
+    side: sideSchema.optional(),
+    token: transferTokenSchema.optional(),
+  }),
   z.strictObject({ type: z.literal("setAi"), player, side: sideSchema, ai: z.boolean() }),
   z.strictObject({ type: z.literal("ready"), player, ready: z.boolean() }),
   z.strictObject({

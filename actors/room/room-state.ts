@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { codeSchema, modeSchema, playerIdSchema, playerNameSchema } from "../lobby/index.ts";
+import {
+  codeSchema,
+  modeSchema,
+  playerIdSchema,
+  playerNameSchema,
+  transferTokenSchema,
+} from "../lobby/index.ts";
 import {
   checksumValueSchema,
   commandDataSchema,
@@ -123,6 +129,12 @@ export const roomStateSchema = z.strictObject({
   recovery: recoverySchema.nullable(),
   /** When a directly created room nobody is connected to closes (its `abandon` timer); null while anyone is. */
   abandonAt: z.number().nullable().default(null),
+  /**
+   * The transfer tokens of seated players who have not arrived yet (an activity lobby's room): such a
+   * player takes its seat only by joining with its token, and until then the room refuses its requests.
+   * Empty for every other room.
+   */
+  tokens: z.record(playerIdSchema, transferTokenSchema).default({}),
 });
 
 /** A room's state. */

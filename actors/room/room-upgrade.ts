@@ -55,6 +55,7 @@ function fromMinimalRoom(old: z.output<typeof minimalRoomSchema>): RoomState {
     recentTurns: [],
     checksums: [],
     recovery: null,
+    tokens: {},
   };
 }
 

@@ -101,12 +101,21 @@ export class FoyerClient extends ClientCore {
   }): Promise<{ room: string; side: number }> {
     return this.call({ type: "createRoom", ...opts }) as Promise<{ room: string; side: number }>;
   }
-  /** Takes the next free seat of a room (or the `side` named) before its match starts. */
-  joinRoom(code: string, side?: number): Promise<{ room: string; side: number }> {
-    return this.call({ type: "joinRoom", code, ...(side === undefined ? {} : { side }) }) as Promise<{
-      room: string;
-      side: number;
-    }>;
+  /**
+   * Takes the next free seat of a room (or the `side` named) before its match starts; with the `token` of
+   * an `activityTransfer`, takes the seat an activity lobby gave you.
+   */
+  joinRoom(code: string, side?: number, token?: string): Promise<{ room: string; side: number }> {
+    return this.call({
+      type: "joinRoom",
+      code,
+      ...(side === undefined ? {} : { side }),
+      ...(token === undefined ? {} : { token }),
+    }) as Promise<{ room: string; side: number }>;
+  }
+  /** Loads into the room an `activityTransfer` names, with its token (which also leaves the activity lobby). */
+  enterActivityRoom(transfer: { room: string; token: string }): Promise<{ room: string; side: number }> {
+    return this.joinRoom(transfer.room, undefined, transfer.token);
   }
   /** Ready (or not) in the room: the match starts when every human seat is ready. */
   roomReady(ready = true): Promise<unknown> {

@@ -46,6 +46,11 @@ export const joinRoomFrame = z.strictObject({
   id: requestId,
   code: z.string().max(32).describe("room code; trimmed and upper-cased by the node"),
   side: sideSchema.optional(),
+  token: z
+    .string()
+    .regex(/^[A-Za-z0-9]{16,64}$/)
+    .optional()
+    .describe("the activityTransfer's token: an activity room seats you only with it"),
 });
 
 /** Ready (or not) in the room; the match starts when every human seat is ready and connected. */

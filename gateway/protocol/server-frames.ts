@@ -80,7 +80,11 @@ export const lobbyFrame = z
 export const pongFrame = z.object({ type: z.literal("pong"), t: z.number(), now: z.number() }).strict();
 
 export const redirectFrame = z
-  .object({ type: z.literal("redirect"), url: z.string(), reason: z.enum(["lobby", "drain", "moved"]) })
+  .object({
+    type: z.literal("redirect"),
+    url: z.string(),
+    reason: z.enum(["lobby", "activity", "drain", "moved"]),
+  })
   .strict();
 
 export const serverDrainingFrame = z.object({ type: z.literal("serverDraining") }).strict();

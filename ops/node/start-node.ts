@@ -112,7 +112,8 @@ export function registerKinds(system: ActorSystem, config: NodeConfig): void {
     // Activity lobbies (docs/activity.md): a directory per configured activity, made on its first join;
     // the lobbies are spawned by their directory.
     .register(activityDirectoryKind(config.activities), { createOnDemand: true })
-    .register(activityLobbyKind())
+    // Grace, transfer window and room codes come from the activities file (its `lobby` block).
+    .register(activityLobbyKind(config.activities.lobby))
     // Rating matchmaking (docs/matchmaking.md): a queue per configured lobby type, made on its first
     // request; the matched lobbies are spawned by their queue.
     .register(queueKind(config.lobbyTypes), { createOnDemand: true })

@@ -19,6 +19,12 @@ const status = (players: number, version: number, open = true): Effect => ({
   to: DIR,
   message: { type: "lobbyStatus", lobby: KEY, players, open, version },
 });
+/** The player registry's news: one lobby per player across the cluster (private or activity). */
+const registry = (player: string, news: "joined" | "left"): Effect => ({
+  type: "tell",
+  to: `player/${player}`,
+  message: { type: news, lobby: KEY },
+});
 
 describe("activity lobby events (the seed's MatchUpdate table)", () => {
   it("join an empty lobby: the joiner gets PLAYER_ADDED for itself; the directory hears the count", () => {
@@ -27,6 +33,7 @@ describe("activity lobby events (the seed's MatchUpdate table)", () => {
       { type: "push", to: ["alice"], frame: ev.added("alice") },
       { type: "reply", value: { lobby: KEY } },
       status(1, 1),
+      registry("alice", "joined"),
     ]);
     expect(d.state.stage).toEqual({ phase: "waiting", countdown: { running: false, remainingMs: 60_000 } });
   });
@@ -54,6 +61,7 @@ describe("activity lobby events (the seed's MatchUpdate table)", () => {
         to: DIR,
         message: { type: "lobbyStatus", lobby: KEY, players: 4, open: false, version: 4 },
       },
+      registry("dave", "joined"),
     ]);
   });
 
@@ -189,6 +197,7 @@ describe("activity lobby events (the seed's MatchUpdate table)", () => {
       { type: "push", to: ["alice", "bob", "carol"], frame: ev.removed("bob") },
       { type: "reply" },
       status(2, 4),
+      registry("bob", "left"),
     ]);
     expect(d.state.players.map((p) => p.id)).toEqual(["alice", "carol"]);
   });
@@ -206,6 +215,7 @@ describe("activity lobby events (the seed's MatchUpdate table)", () => {
       { type: "push", to: ["alice"], frame: ev.removed("alice") },
       { type: "reply" },
       { type: "tell", to: DIR, message: { type: "lobbyClosed", lobby: KEY } },
+      registry("alice", "left"),
       { type: "stop" },
     ]);
   });

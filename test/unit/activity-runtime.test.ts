@@ -13,6 +13,7 @@ import {
   type StampedFrame,
 } from "../../actors/runtime/index.ts";
 import type { PushFrame } from "../../actors/runtime/types.ts";
+import { playerKind } from "../../actors/player/index.ts";
 import { ev, race } from "./support/activity-driver.ts";
 import { roomRecorder } from "./support/room-recorder.ts";
 
@@ -37,6 +38,8 @@ function cluster() {
       { kind: activityDirectoryKind(activities) as never, createOnDemand: true },
       { kind: activityLobbyKind() as never },
       { kind: roomRecorder(rooms) as never },
+      // The player registry, which every lobby tells who joined and left.
+      { kind: playerKind() as never, createOnDemand: true },
     ],
     seed: 5,
   });
@@ -108,6 +111,9 @@ describe("activity lobbies on the runtime", () => {
       mode: "race",
       host: "alice",
       seats: ["alice", "bob", "carol", "dave"].map((player, i) => ({ seat: i + 1, team: i, player })),
+      tokens: Object.fromEntries(
+        ["alice", "bob", "carol", "dave"].map((p) => [p, h.lastOf(p, "activityTransfer")?.token]),
+      ),
     });
     for (const p of ["alice", "bob", "carol", "dave"]) {
       expect(h.lastOf(p, "activityTransfer")).toMatchObject({

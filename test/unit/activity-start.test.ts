@@ -12,6 +12,12 @@ import { activityLobbyOf, ev, expectRefused, framesTo, KEY, ofType, T0 } from ".
 /** SPEC §2: at 0 every player goes to one new room, each with its own token; 2 or 3 are made a team. */
 
 const stageOf = (state: ActivityLobbyState): Stage => state.stage;
+/** The player registry hears that the player is out of this lobby. */
+const left = (player: string): Effect => ({
+  type: "tell",
+  to: `player/${player}`,
+  message: { type: "left", lobby: KEY },
+});
 
 function started(players: readonly string[], settings = {}) {
   const d = activityLobbyOf(players, settings);
@@ -49,6 +55,7 @@ describe("activity lobby start", () => {
             { seat: 1, team: 0, player: "alice" },
             { seat: 2, team: 0, player: "bob" },
           ],
+          tokens: { alice: tokens.get("alice"), bob: tokens.get("bob") },
         },
       },
       { type: "push", to: ["alice"], frame: transfer("alice") },
@@ -150,18 +157,21 @@ describe("activity lobby start", () => {
 
   it("players leave silently as they load into the room; the last one out stops the lobby (closed once)", () => {
     const { d } = started(["alice", "bob"]);
-    expect(d.leave("alice")).toEqual([{ type: "reply" }]);
-    expect(d.leave("bob")).toEqual([{ type: "reply" }, { type: "stop" }]);
+    expect(d.leave("alice")).toEqual([{ type: "reply" }, left("alice")]);
+    expect(d.leave("bob")).toEqual([{ type: "reply" }, left("bob"), { type: "stop" }]);
   });
 
   it("the transfer window ends the lobby; so does the room's end", () => {
     const window = started(["alice", "bob"]);
     window.d.ctx.advance(60_000);
-    expect(window.d.fire("transfer")).toEqual([{ type: "stop" }]);
+    // Players who never loaded into the room are out of the lobby: the registry forgets it.
+    expect(window.d.fire("transfer")).toEqual([left("alice"), left("bob"), { type: "stop" }]);
     const ended = started(["alice", "bob"]);
     expect(ended.d.send({ type: "roomEnded", room: "ZZZZZZ" })).toEqual([{ type: "reply" }]);
     expect(ended.d.send({ type: "roomEnded", room: ended.room })).toEqual([
       { type: "reply" },
+      left("alice"),
+      left("bob"),
       { type: "stop" },
     ]);
   });
