@@ -25,7 +25,14 @@ export function removeMember(
   env: LobbyEnv,
 ): Transition<LobbyState> {
   const member = findMember(state, player);
-  if (member === undefined) return { state, effects: [] };
+  // Not (or no longer) a member: the registry driving a move still hears that the player is out.
+  if (member === undefined) {
+    const confirm = { type: "left", lobby: env.ctx.key };
+    return {
+      state,
+      effects: cause === "leave" ? [{ type: "tell", to: playerKey(player), message: confirm }] : [],
+    };
+  }
   const members = state.members.filter((m) => m.player !== player);
   const effects: Effect[] = [];
   // A fired grace timer is gone already; any other way out leaves it armed.

@@ -5,6 +5,8 @@ export { parsePlayerMessage, playerMessageSchema } from "./player-messages.ts";
 export type { PlayerMessage } from "./player-messages.ts";
 export {
   createMemoryMs,
+  leaveRetryMs,
+  maxLeaveTries,
   maxRememberedCreates,
   playerSchemaVersion,
   playerStateSchema,

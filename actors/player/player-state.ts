@@ -4,7 +4,13 @@ import { codeSchema } from "../lobby/index.ts";
 /** A player's registry entry: which lobby it is in, and the lobby creates it asked for recently. */
 
 /** The version of the player state's shape. */
-export const playerSchemaVersion = 1;
+export const playerSchemaVersion = 2;
+
+/** A lobby the player moved away from is told `leave` again this often until it confirms (`left`). */
+export const leaveRetryMs = 3_000;
+
+/** …at most this many times: a lobby that never answers has ended (or was never there). */
+export const maxLeaveTries = 6;
 
 /**
  * How long a create request is remembered, so a retry of it gets the same code: as long as the runtime
@@ -32,6 +38,12 @@ export const playerStateSchema = z.strictObject({
   /** The key of the lobby the player is in (`lobby/<CODE>`), or null. */
   lobby: z.string().min(1).nullable(),
   creates: z.array(createRecordSchema),
+  /**
+   * The intent of a move between lobbies (FLEET-PROTOCOL, "Actions across actors"): lobbies the player
+   * left for another one that have not confirmed it yet. Kept in the snapshot and driven by a timer, so a
+   * crash of either node between the two steps still ends with the player in exactly one lobby.
+   */
+  leaving: z.array(z.strictObject({ lobby: z.string().min(1), tries: z.number().int().min(1) })),
 });
 
 /** A player registry entry's state. */
@@ -39,6 +51,8 @@ export type PlayerState = z.output<typeof playerStateSchema>;
 
 /** Reads a player snapshot of a known schema version. */
 export function upgradePlayerState(state: unknown, version: number): PlayerState {
+  // Version 1 had no pending leaves.
+  if (version === 1) return playerStateSchema.parse({ ...(state as object), leaving: [] });
   if (version !== playerSchemaVersion) throw new RangeError(`unknown player schema version ${version}`);
   return playerStateSchema.parse(state);
 }

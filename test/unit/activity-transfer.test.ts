@@ -63,6 +63,7 @@ describe("one lobby per player: the registry knows activity lobbies", () => {
     p.send({ type: "joined", lobby: "lobby/ABC123" });
     expect(p.send({ type: "joined", lobby: KEY })).toEqual([
       { type: "tell", to: "lobby/ABC123", message: { type: "leave", player: "alice" } },
+      expect.objectContaining({ type: "timer", name: "driveLeaves" }),
       { type: "reply" },
     ]);
     expect(p.send({ type: "get" })).toEqual([{ type: "reply", value: { lobby: KEY } }]);
@@ -74,6 +75,7 @@ describe("one lobby per player: the registry knows activity lobbies", () => {
     const effects = p.send({ type: "joined", lobby: "lobby/ABC123" });
     expect(effects).toEqual([
       { type: "tell", to: KEY, message: { type: "leave", player: "alice" } },
+      expect.objectContaining({ type: "timer", name: "driveLeaves" }),
       { type: "reply" },
     ]);
     // The registry's leave, delivered to the activity lobby: alice is out and everyone hears it.

@@ -101,10 +101,13 @@ describe("lobby membership (SPEC §1)", () => {
     ]);
   });
 
-  it("leave of a non-member is a success that changes nothing", () => {
+  it("leave of a non-member is a success that changes nothing, and confirms to the player's registry", () => {
     const d = lobbyOf(["alice", "bob"]);
     const before = d.state;
-    expect(d.send({ type: "leave", player: "zed" })).toEqual([{ type: "reply" }]);
+    expect(d.send({ type: "leave", player: "zed" })).toEqual([
+      { type: "tell", to: "player/zed", message: { type: "left", lobby: d.ctx.key } },
+      { type: "reply" },
+    ]);
     expect(d.state).toBe(before);
   });
 

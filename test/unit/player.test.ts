@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   createMemoryMs,
+  leaveRetryMs,
+  maxLeaveTries,
   maxRememberedCreates,
   playerKind,
   playerSchemaVersion,
@@ -32,7 +34,7 @@ function player(id = "alice") {
 describe("player registry", () => {
   it("starts in no lobby with no creates and no effects", () => {
     expect(kind.create(undefined, testContext())).toEqual({
-      state: { lobby: null, creates: [] },
+      state: { lobby: null, creates: [], leaving: [] },
       effects: [],
     });
   });
@@ -48,9 +50,42 @@ describe("player registry", () => {
     p.send({ type: "joined", lobby: "lobby/AAAAAA" });
     expect(p.send({ type: "joined", lobby: "lobby/BBBBBB" })).toEqual([
       { type: "tell", to: "lobby/AAAAAA", message: { type: "leave", player: "alice" } },
+      { type: "timer", name: "driveLeaves", at: p.ctx.now + leaveRetryMs, kind: "game" },
       { type: "reply" },
     ]);
     expect(p.state.lobby).toBe("lobby/BBBBBB");
+    expect(p.state.leaving).toEqual([{ lobby: "lobby/AAAAAA", tries: 1 }]);
+  });
+
+  it("keeps telling the old lobby leave until it confirms, and gives up after maxLeaveTries", () => {
+    const p = player();
+    p.send({ type: "joined", lobby: "lobby/AAAAAA" });
+    p.send({ type: "joined", lobby: "lobby/BBBBBB" });
+    // The old lobby's node died before the tell arrived: the timer tells it again.
+    const again = p.send({ type: "timer", name: "driveLeaves" });
+    expect(again).toContainEqual({
+      type: "tell",
+      to: "lobby/AAAAAA",
+      message: { type: "leave", player: "alice" },
+    });
+    expect(p.state.leaving).toEqual([{ lobby: "lobby/AAAAAA", tries: 2 }]);
+    for (let i = 2; i < maxLeaveTries; i++) p.send({ type: "timer", name: "driveLeaves" });
+    expect(p.send({ type: "timer", name: "driveLeaves" })).toEqual([]);
+    expect(p.state.leaving).toEqual([]);
+    expect(p.state.lobby).toBe("lobby/BBBBBB");
+  });
+
+  it("a confirmation (left) from the old lobby ends the move; rejoining it ends it too", () => {
+    const p = player();
+    p.send({ type: "joined", lobby: "lobby/AAAAAA" });
+    p.send({ type: "joined", lobby: "lobby/BBBBBB" });
+    p.send({ type: "left", lobby: "lobby/AAAAAA" });
+    expect(p.state).toMatchObject({ lobby: "lobby/BBBBBB", leaving: [] });
+    expect(p.send({ type: "timer", name: "driveLeaves" })).toEqual([]);
+    p.send({ type: "joined", lobby: "lobby/CCCCCC" });
+    p.send({ type: "joined", lobby: "lobby/BBBBBB" });
+    // Back in B: B is no longer being left; C is.
+    expect(p.state.leaving).toEqual([{ lobby: "lobby/CCCCCC", tries: 1 }]);
   });
 
   it("joined for the lobby it is already in changes nothing", () => {
@@ -65,9 +100,8 @@ describe("player registry", () => {
     const p = player();
     p.send({ type: "joined", lobby: "lobby/AAAAAA" });
     p.send({ type: "joined", lobby: "lobby/BBBBBB" });
-    const before = p.state;
     p.send({ type: "left", lobby: "lobby/AAAAAA" });
-    expect(p.state).toBe(before);
+    expect(p.state.lobby).toBe("lobby/BBBBBB");
     p.send({ type: "left", lobby: "lobby/BBBBBB" });
     expect(p.state.lobby).toBeNull();
   });
@@ -122,7 +156,13 @@ describe("player registry", () => {
     p.send({ type: "joined", lobby: "lobby/AAAAAA" });
     p.send({ type: "beginCreate", session: "s1", id: 1, code: "AAAAAA" });
     expect(kind.upgrade(JSON.parse(JSON.stringify(p.state)), playerSchemaVersion)).toEqual(p.state);
-    expect(() => kind.upgrade(p.state, 2)).toThrow();
+    expect(() => kind.upgrade(p.state, 3)).toThrow();
+    // A version-1 snapshot (before pending leaves) reads as one with none.
+    expect(kind.upgrade({ lobby: "lobby/AAAAAA", creates: [] }, 1)).toEqual({
+      lobby: "lobby/AAAAAA",
+      creates: [],
+      leaving: [],
+    });
     expect(kind.idle(p.state)).toBe(true);
   });
 
