@@ -158,7 +158,8 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
         });
       }
     }
-    const victim = fleet.nodes[0]!;
+    const victim = fleet.nodes[0];
+    if (victim === undefined) throw new Error("no node to kill");
     killedAt = performance.now();
     victim.child.kill("SIGKILL");
     const giveUpMs = options.giveUpMs ?? options.failureTimeoutMs + 60_000;
@@ -220,11 +221,12 @@ async function makeLobby(
   const players = Array.from({ length: count }, (_, m) => (m === 0 ? `fo-host-${i}` : `fo-m${m}-${i}`));
   const members: Member[] = [];
   for (const player of players) members.push({ player, client: await connect(player) });
-  const host = members[0]!;
+  const [host] = members;
+  if (host === undefined) throw new RangeError("a lobby needs a member");
   const { code } = await host.client.create();
   for (const member of members.slice(1)) await member.client.join(code);
   const readyIndex = i % 2 === 0 ? 0 : count - 1;
-  await members[readyIndex]!.client.ready(true);
+  await (members[readyIndex] ?? host).client.ready(true);
   const ready = players.map((_, m) => m === readyIndex);
   const lobby: Lobby = { code, members, host: host.player, ready, epoch: 0 };
   // Every member holds the final state before the kill (the ready push reaches them after the answer).
@@ -234,7 +236,7 @@ async function makeLobby(
       return view !== null && view.code === code && sameState(view, lobby);
     }, 30_000);
   }
-  lobby.epoch = host.client.lobby!.epoch;
+  lobby.epoch = host.client.lobby?.epoch ?? 0;
   return lobby;
 }
 
@@ -244,7 +246,7 @@ function sameState(view: LobbyView, lobby: Lobby): boolean {
     view.code === lobby.code &&
     view.host === lobby.host &&
     view.members.length === lobby.members.length &&
-    view.members.every((m, i) => m.player === lobby.members[i]!.player && m.ready === lobby.ready[i])
+    view.members.every((m, i) => m.player === lobby.members[i]?.player && m.ready === lobby.ready[i])
   );
 }
 
