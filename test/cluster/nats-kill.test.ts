@@ -3,6 +3,7 @@ import WebSocket from "ws";
 import type { NatsConnection } from "nats";
 import { FoyerClient, isFoyerError, type SocketLike } from "../../gateway/client/index.ts";
 import { decodeServerFrame } from "../../gateway/protocol/codec.ts";
+import { isRetryable, type ErrorCode } from "../../actors/runtime/index.ts";
 import { connectNats } from "../../fleet/index.ts";
 import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
@@ -54,6 +55,11 @@ afterAll(async () => {
   await nats?.stop();
 }, 60_000);
 
+/** When UNAVAILABLE refusals arrived, ms after the kill (for the report). */
+const unavailableAt: number[] = [];
+/** Ops acknowledged after the kill: ms from the kill to their start, and how long they took. */
+const afterKill: { startMs: number; tookMs: number }[] = [];
+
 /** Error frames the bots' sockets received, by code (before the SDK retried them). */
 const refusals = new Map<string, number>();
 
@@ -65,6 +71,7 @@ function countingSocket(): new (url: string) => SocketLike {
         const decoded = decodeServerFrame(isBinary ? new Uint8Array(data) : data.toString("utf8"));
         if (decoded.ok && decoded.frame.type === "error") {
           refusals.set(decoded.frame.code, (refusals.get(decoded.frame.code) ?? 0) + 1);
+          if (decoded.frame.code === "UNAVAILABLE") unavailableAt.push(performance.now() - kills.at);
         }
       });
     }
@@ -107,6 +114,8 @@ interface Pair {
   rounds: number;
   /** Ops started before the kill and acknowledged after it. */
   spanned: number;
+  /** The longest of those, ms (for the report, not asserted). */
+  spannedMaxMs: number;
   failure?: string;
 }
 
@@ -133,6 +142,7 @@ async function startLoad(tag: string): Promise<Load> {
         closed: [],
         rounds: 0,
         spanned: 0,
+        spannedMaxMs: 0,
       };
     }),
   );
@@ -150,7 +160,12 @@ async function startLoad(tag: string): Promise<Load> {
         pair.failure = `pair ${pair.index} round ${pair.rounds} ${name}: ${code} ${String(error)}`;
         return false;
       }
-      if (started < kills.at && performance.now() >= kills.at) pair.spanned += 1;
+      const acked = performance.now();
+      if (acked >= kills.at) afterKill.push({ startMs: started - kills.at, tookMs: acked - started });
+      if (started < kills.at && acked >= kills.at) {
+        pair.spanned += 1;
+        pair.spannedMaxMs = Math.max(pair.spannedMaxMs, acked - started);
+      }
       change();
       return true;
     };
@@ -315,7 +330,10 @@ async function leadNothing(name: string): Promise<void> {
 /** Kills server `index` under load, lets every pair finish rounds through the outage, restarts it. */
 async function killUnderLoad(tag: string, pick: () => Promise<number>): Promise<void> {
   refusals.clear();
+  unavailableAt.length = 0;
+  afterKill.length = 0;
   const load = await startLoad(tag);
+  const marks = { restartedMs: 0 };
   try {
     await rounds(load, 2, 60_000);
     const victim = await pick();
@@ -323,6 +341,7 @@ async function killUnderLoad(tag: string, pick: () => Promise<number>): Promise<
     await nats!.kill(victim, "SIGKILL");
     // Through the re-election and past it: two whole rounds per pair while the server is down.
     await rounds(load, 2, 120_000);
+    marks.restartedMs = performance.now() - kills.at;
     await nats!.restart(victim);
     await rounds(load, 1, 60_000);
   } finally {
@@ -331,12 +350,26 @@ async function killUnderLoad(tag: string, pick: () => Promise<number>): Promise<
   }
   const failures = load.pairs.flatMap((p) => (p.failure === undefined ? [] : [p.failure]));
   expect(failures, "calls that failed").toEqual([]);
+  // Every refusal the nodes gave under the load was one the SDK retries.
+  const refused = Object.fromEntries(refusals);
+  expect(Object.keys(refused).filter((code) => !isRetryable(code as ErrorCode))).toEqual([]);
   // The kill came while ops were in flight: some were acknowledged only after it.
-  expect(load.pairs.reduce((n, p) => n + p.spanned, 0)).toBeGreaterThan(0);
+  const spanned = load.pairs.reduce((n, p) => n + p.spanned, 0);
+  expect(spanned).toBeGreaterThan(0);
   const problems = await checkFinalState(load, tag);
   expect(problems).toEqual([]);
+  const longest = Math.round(Math.max(...load.pairs.map((p) => p.spannedMaxMs)));
+  const slowest = afterKill.reduce((a, b) => (b.tookMs > a.tookMs ? b : a), { startMs: 0, tookMs: 0 });
+  const outage = unavailableAt.filter((ms) => ms >= 0);
+  const window =
+    outage.length === 0
+      ? "none"
+      : `${outage.length}, from ${Math.round(Math.min(...outage))} to ${Math.round(Math.max(...outage))} ms`;
   process.stdout.write(
-    `${tag}: ${load.pairs.reduce((n, p) => n + p.rounds, 0)} rounds; refusals seen by the SDK: ${JSON.stringify(Object.fromEntries(refusals))}\n`,
+    `${tag}: restart began ${Math.round(marks.restartedMs)} ms after the kill; slowest op after the kill took ${Math.round(slowest.tookMs)} ms (started ${Math.round(slowest.startMs)} ms after it); UNAVAILABLE refusals after the kill: ${window}\n`,
+  );
+  process.stdout.write(
+    `${tag}: ${load.pairs.reduce((n, p) => n + p.rounds, 0)} rounds; ${spanned} ops spanned the kill, the longest ${longest} ms; refusals under load: ${JSON.stringify(refused)}\n`,
   );
   for (const c of clients.splice(0)) c.close();
 }
