@@ -20,6 +20,8 @@ export interface FailoverBenchOptions {
 
 /** p50/p99/max of one recovery figure, in ms from the kill, and how many never got there. */
 export interface RecoveryFigures extends LatencySummary {
+  /** The first one back: detection (failure timeout, heartbeat phase) before takeover throughput. */
+  readonly minMs: number;
   readonly maxMs: number;
   /** Lobbies (or members) that were not back when the bench gave up. */
   readonly missing: number;
@@ -261,13 +263,15 @@ function holds(view: LobbyView, lobby: Lobby, player: string): boolean {
 
 function figures(latencies: readonly number[], expected: number): RecoveryFigures {
   const summary = summarize(latencies);
-  const maxMs = latencies.length === 0 ? 0 : Number(Math.max(...latencies).toFixed(3));
-  return { ...summary, maxMs, missing: expected - latencies.length };
+  const round = (x: number): number => (latencies.length === 0 ? 0 : Number(x.toFixed(3)));
+  const minMs = round(Math.min(...latencies));
+  const maxMs = round(Math.max(...latencies));
+  return { ...summary, minMs, maxMs, missing: expected - latencies.length };
 }
 
 function line(what: string, f: RecoveryFigures, failureTimeoutMs: number): string {
   const missing = f.missing > 0 ? `, ${f.missing} NOT back` : "";
-  return `  ${what.padEnd(20)} p50 ${ms(f.p50Ms)}  p99 ${ms(f.p99Ms)}  max ${ms(f.maxMs)}  (${f.count}${missing}; failure timeout ${failureTimeoutMs} ms)`;
+  return `  ${what.padEnd(20)} first ${ms(f.minMs)}  p50 ${ms(f.p50Ms)}  p99 ${ms(f.p99Ms)}  max ${ms(f.maxMs)}  (${f.count}${missing}; failure timeout ${failureTimeoutMs} ms)`;
 }
 
 function ms(x: number): string {
