@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
 import type { LobbyView } from "../../gateway/protocol/server-frames.ts";
+import { NatsKvStore, connectNats, decodeClaim, type KvWatch } from "../../fleet/index.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
@@ -47,6 +48,11 @@ export interface FailoverBenchResult {
    * received. The SDK drops frames of an older epoch, so this is the lobby served again as clients see it.
    */
   readonly servedAgain: RecoveryFigures;
+  /**
+   * Per lobby, kill → its claim in the `claims` bucket names a survivor (seen by a KV watch of the
+   * bench): detection and takeover, without the clients' reconnects.
+   */
+  readonly claimedBySurvivor: RecoveryFigures;
   /**
    * Per member, kill → connected again (a welcome after the kill) and holding the lobby at a newer epoch
    * with the same code, members, host and ready flags, itself shown connected.
@@ -162,6 +168,12 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
     }
     const victim = fleet.nodes[0];
     if (victim === undefined) throw new Error("no node to kill");
+    const claimed = await watchClaims(
+      fleet.nats,
+      victim.id,
+      new Set(lobbies.map((l) => l.code)),
+      () => killedAt,
+    );
     killedAt = performance.now();
     victim.child.kill("SIGKILL");
     const giveUpMs = options.giveUpMs ?? options.failureTimeoutMs + 60_000;
@@ -169,12 +181,14 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
     await allBack;
     clearTimeout(timer);
     await victim.exited;
+    await claimed.stop();
     const served = lobbies.flatMap((l) => (l.servedAt === undefined ? [] : [l.servedAt - killedAt]));
     const resumed = lobbies.flatMap((l) =>
       l.members.flatMap((m) => (m.resumedAt === undefined ? [] : [m.resumedAt - killedAt])),
     );
     const servedAgain = figures(served, lobbies.length);
     const memberResumed = figures(resumed, lobbies.length * members);
+    const claimedBySurvivor = figures([...claimed.at.values()], lobbies.length);
     const servedBy: Record<string, number> = {};
     for (const l of lobbies) {
       const by = l.servedBy ?? "none";
@@ -193,11 +207,13 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
       killedNode: victim.id,
       setupMs,
       servedAgain,
+      claimedBySurvivor,
       memberResumed,
       servedBy,
       target: { limitMs, met: servedAgain.missing === 0 && servedAgain.maxMs <= limitMs },
     };
     say(line("lobby served again", servedAgain, options.failureTimeoutMs));
+    say(line("claimed by survivor", claimedBySurvivor, options.failureTimeoutMs));
     say(line("member resumed", memberResumed, options.failureTimeoutMs));
     say(`  served again by: ${JSON.stringify(servedBy)}`);
     say(
@@ -296,6 +312,42 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
     if (performance.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * Watches the `claims` bucket: for each of `codes`, the time (ms after `killedAt()`) its claim first named
+ * a node other than `victim`.
+ */
+async function watchClaims(
+  nats: NatsLauncher,
+  victim: string,
+  codes: ReadonlySet<string>,
+  killedAt: () => number,
+): Promise<{ at: Map<string, number>; stop(): Promise<void> }> {
+  const nc = await connectNats({ servers: nats.urls });
+  const kv = new NatsKvStore(nc, { replicas: nats.size, ownsConnection: true });
+  const at = new Map<string, number>();
+  let watch: KvWatch | undefined;
+  try {
+    const claims = await kv.bucket("claims");
+    watch = claims.watch({ prefix: "lobby/" }, (entry) => {
+      const code = entry.key.slice("lobby/".length);
+      if (entry.operation !== "PUT" || !codes.has(code) || at.has(code)) return;
+      const now = performance.now();
+      if (now >= killedAt() && decodeClaim(entry.value).node !== victim) at.set(code, now - killedAt());
+    });
+  } catch (error) {
+    await kv.close();
+    throw error;
+  }
+  const running = watch;
+  return {
+    at,
+    async stop() {
+      running.stop();
+      await kv.close();
+    },
+  };
 }
 
 /** Three nats-servers and three `foyer node` processes started one after another (n1, n2, n3). */

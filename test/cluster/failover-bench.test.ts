@@ -15,14 +15,17 @@ describe("foyer bench --scenario failover", () => {
     expect(result.killedNode).toBe("n1");
     expect(result.servedAgain.missing).toBe(0);
     expect(result.memberResumed.missing).toBe(0);
+    expect(result.claimedBySurvivor.missing).toBe(0);
     expect(result.servedAgain.count).toBe(50);
     expect(result.memberResumed.count).toBe(100);
-    for (const f of [result.servedAgain, result.memberResumed]) {
+    for (const f of [result.servedAgain, result.claimedBySurvivor, result.memberResumed]) {
       expect(f.minMs).toBeGreaterThan(0);
       expect(f.minMs).toBeLessThanOrEqual(f.p50Ms);
       expect(f.p50Ms).toBeLessThanOrEqual(f.p99Ms);
       expect(f.p99Ms).toBeLessThanOrEqual(f.maxMs);
     }
+    // A lobby is served again only after a survivor claimed it.
+    expect(result.claimedBySurvivor.minMs).toBeLessThanOrEqual(result.servedAgain.minMs);
     // A member holds the survivor's state only after its lobby was served again.
     expect(result.memberResumed.p50Ms).toBeGreaterThanOrEqual(result.servedAgain.p50Ms);
     expect(result.memberResumed.maxMs).toBeGreaterThanOrEqual(result.servedAgain.maxMs);

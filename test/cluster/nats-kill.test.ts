@@ -55,6 +55,8 @@ afterAll(async () => {
   await nats?.stop();
 }, 60_000);
 
+/** Messages of UNAVAILABLE refusals given before the kill, on a healthy cluster (for the report). */
+const healthyRefusals = new Set<string>();
 /** When UNAVAILABLE refusals arrived, ms after the kill (for the report). */
 const unavailableAt: number[] = [];
 /** Ops acknowledged after the kill: ms from the kill to their start, and how long they took. */
@@ -71,7 +73,10 @@ function countingSocket(): new (url: string) => SocketLike {
         const decoded = decodeServerFrame(isBinary ? new Uint8Array(data) : data.toString("utf8"));
         if (decoded.ok && decoded.frame.type === "error") {
           refusals.set(decoded.frame.code, (refusals.get(decoded.frame.code) ?? 0) + 1);
-          if (decoded.frame.code === "UNAVAILABLE") unavailableAt.push(performance.now() - kills.at);
+          if (decoded.frame.code === "UNAVAILABLE") {
+            unavailableAt.push(performance.now() - kills.at);
+            if (kills.at === Number.POSITIVE_INFINITY) healthyRefusals.add(decoded.frame.message);
+          }
         }
       });
     }
@@ -330,6 +335,7 @@ async function leadNothing(name: string): Promise<void> {
 /** Kills server `index` under load, lets every pair finish rounds through the outage, restarts it. */
 async function killUnderLoad(tag: string, pick: () => Promise<number>): Promise<void> {
   refusals.clear();
+  healthyRefusals.clear();
   unavailableAt.length = 0;
   afterKill.length = 0;
   const load = await startLoad(tag);
@@ -366,7 +372,7 @@ async function killUnderLoad(tag: string, pick: () => Promise<number>): Promise<
       ? "none"
       : `${outage.length}, from ${Math.round(Math.min(...outage))} to ${Math.round(Math.max(...outage))} ms`;
   process.stdout.write(
-    `${tag}: restart began ${Math.round(marks.restartedMs)} ms after the kill; slowest op after the kill took ${Math.round(slowest.tookMs)} ms (started ${Math.round(slowest.startMs)} ms after it); UNAVAILABLE refusals after the kill: ${window}\n`,
+    `${tag}: restart began ${Math.round(marks.restartedMs)} ms after the kill; slowest op after the kill took ${Math.round(slowest.tookMs)} ms (started ${Math.round(slowest.startMs)} ms after it); UNAVAILABLE refusals after the kill: ${window}; ${unavailableAt.length - outage.length} before it ${JSON.stringify([...healthyRefusals])}\n`,
   );
   process.stdout.write(
     `${tag}: ${load.pairs.reduce((n, p) => n + p.rounds, 0)} rounds; ${spanned} ops spanned the kill, the longest ${longest} ms; refusals under load: ${JSON.stringify(refused)}\n`,
