@@ -3,6 +3,7 @@ import { ConfigError, flagOf, loadConfig, settings } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { startNode } from "./node/start-node.ts";
 import { runClusterBench } from "./bench/cluster-bench.ts";
+import { runFailoverBench } from "./bench/failover-bench.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runCluster } from "./cluster.ts";
@@ -121,11 +122,11 @@ program
 program
   .command("bench")
   .description(
-    "benchmark an embedded node (lobby, rooms) or a local 3-node fleet (cluster) and print figures",
+    "benchmark an embedded node (lobby, rooms) or a local 3-node fleet (cluster, failover) and print figures",
   )
   .addOption(
     new Option("--scenario <name>", "what to measure")
-      .choices(["lobby", "cluster", "rooms"])
+      .choices(["lobby", "cluster", "rooms", "failover"])
       .default("lobby"),
   )
   .option("--clients <n>", "lobby, cluster: concurrent clients", "32")
@@ -133,6 +134,9 @@ program
   .option("--idle-lobbies <n>", "lobby: lobbies of 8 members for the memory figure", "2000")
   .option("--max-rooms <n>", "rooms: the most rooms of 4 seats to step up to (doubling from 8)", "512")
   .option("--turn-ms <ms>", "rooms: the turn length", "100")
+  .option("--lobbies <n>", "failover: lobbies on the node that is killed", "1000")
+  .option("--members <n>", "failover: members (SDK clients) per lobby, the host included", "1")
+  .option("--failure-timeout-ms <ms>", "failover: the nodes' failure timeout", "3000")
   .option("--json", "print the figures as one JSON object on the last line")
   .action(
     async (opts: {
@@ -142,12 +146,23 @@ program
       idleLobbies: string;
       maxRooms: string;
       turnMs: string;
+      lobbies: string;
+      members: string;
+      failureTimeoutMs: string;
       json?: boolean;
     }) => {
       const json = opts.json ?? false;
       switch (opts.scenario) {
         case "cluster":
           await runClusterBench({ clients: Number(opts.clients), seconds: Number(opts.seconds), json });
+          return;
+        case "failover":
+          await runFailoverBench({
+            lobbies: Number(opts.lobbies),
+            members: Number(opts.members),
+            failureTimeoutMs: Number(opts.failureTimeoutMs),
+            json,
+          });
           return;
         case "rooms":
           await runRoomsBench({

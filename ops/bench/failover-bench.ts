@@ -1,0 +1,391 @@
+import { randomBytes } from "node:crypto";
+import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
+import type { LobbyView } from "../../gateway/protocol/server-frames.ts";
+import { NatsKvStore, connectNats, decodeClaim, type KvWatch } from "../../fleet/index.ts";
+import { startNats, type NatsLauncher } from "../nats/index.ts";
+import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
+import { summarize, type LatencySummary } from "./latency.ts";
+
+/** Options of `foyer bench --scenario failover`. */
+export interface FailoverBenchOptions {
+  /** Lobbies created on the node that is killed (issue 4: 1,000). */
+  readonly lobbies: number;
+  /** Members of each lobby, the host included; each is one SDK client (default 1: hosts only). */
+  readonly members: number;
+  /** The nodes' `--failure-timeout-ms`. */
+  readonly failureTimeoutMs: number;
+  readonly json: boolean;
+  /** How long to wait after the kill before counting what is still not back (default timeout + 60 s). */
+  readonly giveUpMs?: number;
+}
+
+/** p50/p99/max of one recovery figure, in ms from the kill, and how many never got there. */
+export interface RecoveryFigures extends LatencySummary {
+  /** The first one back: detection (failure timeout, heartbeat phase) before takeover throughput. */
+  readonly minMs: number;
+  readonly maxMs: number;
+  /** Lobbies (or members) that were not back when the bench gave up. */
+  readonly missing: number;
+}
+
+/** The figures the failover bench prints. */
+export interface FailoverBenchResult {
+  readonly scenario: "failover";
+  /** Foyer nodes run as their own processes (`foyer node`), so one can be killed with SIGKILL. */
+  readonly nodesRun: "processes";
+  readonly foyerNodes: number;
+  readonly natsServers: number;
+  readonly lobbies: number;
+  readonly membersPerLobby: number;
+  readonly clients: number;
+  readonly failureTimeoutMs: number;
+  /** The node killed with `kill -9`; every lobby was created through it, so it owned them all. */
+  readonly killedNode: string;
+  /** Time to create the lobbies (connect, create, ready) before the kill, ms. */
+  readonly setupMs: number;
+  /**
+   * Per lobby, kill → the first lobby frame of a newer epoch (a survivor's) any of its members
+   * received. The SDK drops frames of an older epoch, so this is the lobby served again as clients see it.
+   */
+  readonly servedAgain: RecoveryFigures;
+  /**
+   * Per lobby, kill → its claim in the `claims` bucket names a survivor (seen by a KV watch of the
+   * bench): detection and takeover, without the clients' reconnects.
+   */
+  readonly claimedBySurvivor: RecoveryFigures;
+  /**
+   * Per member, kill → connected again (a welcome after the kill) and holding the lobby at a newer epoch
+   * with the same code, members, host and ready flags, itself shown connected.
+   */
+  readonly memberResumed: RecoveryFigures;
+  /** Lobbies by the survivor whose frame served them again. */
+  readonly servedBy: Record<string, number>;
+  readonly target: {
+    /** failure timeout + 1 s. */
+    readonly limitMs: number;
+    /** Every lobby served again within the limit. */
+    readonly met: boolean;
+  };
+}
+
+const benchKey = { id: "bench", secret: "bench-secret-0123456789abcdef" };
+const fleetSize = 3;
+/** Creates in flight at once while setting up (each connects its members first). */
+const setupConcurrency = 50;
+
+interface Member {
+  readonly player: string;
+  readonly client: FoyerClient;
+  /** When it was welcomed again after the kill (performance.now()), if it was. */
+  connectedAgainAt?: number;
+  /** The node of its latest welcome. */
+  node?: string;
+  resumedAt?: number;
+}
+
+interface Lobby {
+  readonly code: string;
+  readonly members: Member[];
+  readonly host: string;
+  readonly ready: readonly boolean[];
+  /** The epoch of the killed node's claim. */
+  epoch: number;
+  servedAt?: number;
+  servedBy?: string;
+}
+
+/**
+ * `foyer bench --scenario failover`: three nats-servers (R3 buckets) and three Foyer node processes;
+ * `lobbies` lobbies with connected members are created through node n1 (so n1 owns them), n1 is killed
+ * with SIGKILL, and the bench times, per lobby, until a survivor serves it again and, per member, until
+ * it is connected again and holds the lobby's state from the survivor.
+ */
+export async function runFailoverBench(options: FailoverBenchOptions): Promise<FailoverBenchResult> {
+  const say = (line: string): void => {
+    if (!options.json) process.stdout.write(`${line}\n`);
+  };
+  const members = Math.max(1, Math.floor(options.members));
+  say(
+    `failover bench: ${fleetSize} nats-servers (R3), ${fleetSize} Foyer node processes, ${options.lobbies} lobbies × ${members} member(s) on n1, failure timeout ${options.failureTimeoutMs} ms`,
+  );
+  const fleet = await startFleet(options.failureTimeoutMs);
+  const clients: FoyerClient[] = [];
+  try {
+    const exp = Math.floor(Date.now() / 1000) + 3600;
+    const connect = async (player: string): Promise<FoyerClient> => {
+      const client = createNodeClient({
+        // n1 first, so every member lands on the node that will die; the others to resume through.
+        urls: fleet.urls,
+        token: signPlayerToken({ sub: player, name: player, exp }, benchKey),
+        reconnectMinMs: 50,
+        reconnectMaxMs: 500,
+        callTimeoutMs: 60_000,
+        connectTimeoutMs: 30_000,
+      });
+      clients.push(client);
+      await client.connect();
+      return client;
+    };
+    const setupStarted = performance.now();
+    const lobbies = await pool(options.lobbies, setupConcurrency, (i) => makeLobby(connect, i, members));
+    const setupMs = Math.round(performance.now() - setupStarted);
+    say(`  ${lobbies.length} lobbies with ${lobbies.length * members} members on n1 in ${setupMs} ms`);
+    let killedAt = Number.POSITIVE_INFINITY;
+    let resolveAllBack: () => void = () => undefined;
+    const allBack = new Promise<void>((resolve) => (resolveAllBack = resolve));
+    let back = 0;
+    const total = lobbies.length * (members + 1);
+    const mark = (): void => {
+      back += 1;
+      if (back === total) resolveAllBack();
+    };
+    for (const lobby of lobbies) {
+      for (const member of lobby.members) {
+        const check = (): void => {
+          if (member.resumedAt !== undefined || member.connectedAgainAt === undefined) return;
+          const view = member.client.lobby;
+          if (view !== null && holds(view, lobby, member.player)) {
+            member.resumedAt = performance.now();
+            if (member.node !== undefined) lobby.servedBy ??= member.node;
+            mark();
+          }
+        };
+        member.client.on("connected", (c) => {
+          if (performance.now() < killedAt) return;
+          member.connectedAgainAt ??= performance.now();
+          member.node = c.node;
+          check();
+        });
+        member.client.on("lobby", (view) => {
+          if (performance.now() < killedAt || view.code !== lobby.code || view.epoch <= lobby.epoch) return;
+          if (lobby.servedAt === undefined) {
+            lobby.servedAt = performance.now();
+            mark();
+          }
+          check();
+        });
+      }
+    }
+    const victim = fleet.nodes[0];
+    if (victim === undefined) throw new Error("no node to kill");
+    const claimed = await watchClaims(
+      fleet.nats,
+      victim.id,
+      new Set(lobbies.map((l) => l.code)),
+      () => killedAt,
+    );
+    killedAt = performance.now();
+    victim.child.kill("SIGKILL");
+    const giveUpMs = options.giveUpMs ?? options.failureTimeoutMs + 60_000;
+    const timer = setTimeout(resolveAllBack, giveUpMs);
+    await allBack;
+    clearTimeout(timer);
+    await victim.exited;
+    await claimed.stop();
+    const served = lobbies.flatMap((l) => (l.servedAt === undefined ? [] : [l.servedAt - killedAt]));
+    const resumed = lobbies.flatMap((l) =>
+      l.members.flatMap((m) => (m.resumedAt === undefined ? [] : [m.resumedAt - killedAt])),
+    );
+    const servedAgain = figures(served, lobbies.length);
+    const memberResumed = figures(resumed, lobbies.length * members);
+    const claimedBySurvivor = figures([...claimed.at.values()], lobbies.length);
+    const servedBy: Record<string, number> = {};
+    for (const l of lobbies) {
+      const by = l.servedBy ?? "none";
+      servedBy[by] = (servedBy[by] ?? 0) + 1;
+    }
+    const limitMs = options.failureTimeoutMs + 1_000;
+    const result: FailoverBenchResult = {
+      scenario: "failover",
+      nodesRun: "processes",
+      foyerNodes: fleetSize,
+      natsServers: fleetSize,
+      lobbies: lobbies.length,
+      membersPerLobby: members,
+      clients: clients.length,
+      failureTimeoutMs: options.failureTimeoutMs,
+      killedNode: victim.id,
+      setupMs,
+      servedAgain,
+      claimedBySurvivor,
+      memberResumed,
+      servedBy,
+      target: { limitMs, met: servedAgain.missing === 0 && servedAgain.maxMs <= limitMs },
+    };
+    say(line("lobby served again", servedAgain, options.failureTimeoutMs));
+    say(line("claimed by survivor", claimedBySurvivor, options.failureTimeoutMs));
+    say(line("member resumed", memberResumed, options.failureTimeoutMs));
+    say(`  served again by: ${JSON.stringify(servedBy)}`);
+    say(
+      `  target: every lobby served again within failure timeout + 1 s (${limitMs} ms): ${result.target.met ? "met" : "NOT met"}`,
+    );
+    if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    return result;
+  } finally {
+    for (const client of clients.splice(0)) client.close();
+    await fleet.stop();
+  }
+}
+
+/**
+ * One lobby: its members connect (to n1 first), the host creates it, the others join; even lobbies get
+ * the host's ready flag and odd ones the last member's, so the state to find again is not the default.
+ */
+async function makeLobby(
+  connect: (player: string) => Promise<FoyerClient>,
+  i: number,
+  count: number,
+): Promise<Lobby> {
+  const players = Array.from({ length: count }, (_, m) => (m === 0 ? `fo-host-${i}` : `fo-m${m}-${i}`));
+  const members: Member[] = [];
+  for (const player of players) members.push({ player, client: await connect(player) });
+  const [host] = members;
+  if (host === undefined) throw new RangeError("a lobby needs a member");
+  const { code } = await host.client.create();
+  for (const member of members.slice(1)) await member.client.join(code);
+  const readyIndex = i % 2 === 0 ? 0 : count - 1;
+  await (members[readyIndex] ?? host).client.ready(true);
+  const ready = players.map((_, m) => m === readyIndex);
+  const lobby: Lobby = { code, members, host: host.player, ready, epoch: 0 };
+  // Every member holds the final state before the kill (the ready push reaches them after the answer).
+  for (const member of members) {
+    await until(() => {
+      const view = member.client.lobby;
+      return view !== null && view.code === code && sameState(view, lobby);
+    }, 30_000);
+  }
+  lobby.epoch = host.client.lobby?.epoch ?? 0;
+  return lobby;
+}
+
+/** Same code, members in order, host and ready flags. */
+function sameState(view: LobbyView, lobby: Lobby): boolean {
+  return (
+    view.code === lobby.code &&
+    view.host === lobby.host &&
+    view.members.length === lobby.members.length &&
+    view.members.every((m, i) => m.player === lobby.members[i]?.player && m.ready === lobby.ready[i])
+  );
+}
+
+/** A member holds the survivor's state: a newer epoch, the same lobby, itself connected. */
+function holds(view: LobbyView, lobby: Lobby, player: string): boolean {
+  return (
+    view.epoch > lobby.epoch &&
+    sameState(view, lobby) &&
+    view.members.some((m) => m.player === player && m.connected)
+  );
+}
+
+function figures(latencies: readonly number[], expected: number): RecoveryFigures {
+  const summary = summarize(latencies);
+  const round = (x: number): number => (latencies.length === 0 ? 0 : Number(x.toFixed(3)));
+  const minMs = round(Math.min(...latencies));
+  const maxMs = round(Math.max(...latencies));
+  return { ...summary, minMs, maxMs, missing: expected - latencies.length };
+}
+
+function line(what: string, f: RecoveryFigures, failureTimeoutMs: number): string {
+  const missing = f.missing > 0 ? `, ${f.missing} NOT back` : "";
+  return `  ${what.padEnd(20)} first ${ms(f.minMs)}  p50 ${ms(f.p50Ms)}  p99 ${ms(f.p99Ms)}  max ${ms(f.maxMs)}  (${f.count}${missing}; failure timeout ${failureTimeoutMs} ms)`;
+}
+
+function ms(x: number): string {
+  return `${Math.round(x)} ms`;
+}
+
+/** Runs `make(0..count-1)` with at most `concurrency` in flight; results in index order. */
+async function pool<T>(count: number, concurrency: number, make: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array<T>(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(count, concurrency) }, async () => {
+      for (let i = next++; i < count; i = next++) results[i] = await make(i);
+    }),
+  );
+  return results;
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Watches the `claims` bucket: for each of `codes`, the time (ms after `killedAt()`) its claim first named
+ * a node other than `victim`.
+ */
+async function watchClaims(
+  nats: NatsLauncher,
+  victim: string,
+  codes: ReadonlySet<string>,
+  killedAt: () => number,
+): Promise<{ at: Map<string, number>; stop(): Promise<void> }> {
+  const nc = await connectNats({ servers: nats.urls });
+  const kv = new NatsKvStore(nc, { replicas: nats.size, ownsConnection: true });
+  const at = new Map<string, number>();
+  let watch: KvWatch | undefined;
+  try {
+    const claims = await kv.bucket("claims");
+    watch = claims.watch({ prefix: "lobby/" }, (entry) => {
+      const code = entry.key.slice("lobby/".length);
+      if (entry.operation !== "PUT" || !codes.has(code) || at.has(code)) return;
+      const now = performance.now();
+      if (now >= killedAt() && decodeClaim(entry.value).node !== victim) at.set(code, now - killedAt());
+    });
+  } catch (error) {
+    await kv.close();
+    throw error;
+  }
+  const running = watch;
+  return {
+    at,
+    async stop() {
+      running.stop();
+      await kv.close();
+    },
+  };
+}
+
+/** Three nats-servers and three `foyer node` processes started one after another (n1, n2, n3). */
+async function startFleet(
+  failureTimeoutMs: number,
+): Promise<{ nats: NatsLauncher; nodes: NodeProcess[]; urls: string[]; stop(): Promise<void> }> {
+  const nats = await startNats({ servers: fleetSize });
+  const sessionSecret = randomBytes(24).toString("base64url");
+  const nodes: NodeProcess[] = [];
+  const urls: string[] = [];
+  const stop = async (): Promise<void> => {
+    for (const node of nodes) node.child.kill("SIGKILL");
+    await Promise.all(nodes.map((n) => n.exited));
+    await nats.stop();
+  };
+  try {
+    for (let i = 0; i < fleetSize; i++) {
+      const node = startNodeProcess({
+        id: `n${i + 1}`,
+        natsUrls: nats.urls,
+        natsReplicas: fleetSize,
+        tokenKeys: `${benchKey.id}:${benchKey.secret}`,
+        sessionSecret,
+        flags: {
+          "failure-timeout-ms": String(failureTimeoutMs),
+          "max-connections-per-ip": "100000",
+          "rate-per-second": "1000000",
+          "rate-burst": "1000000",
+          "log-level": "error",
+        },
+      });
+      nodes.push(node);
+      // One after another: each opens the buckets the first one made.
+      urls.push(await node.url);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { nats, nodes, urls, stop };
+}
