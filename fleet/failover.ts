@@ -30,7 +30,7 @@ export interface FailoverOptions {
   readonly scheduler: Scheduler;
   /** A key whose claimant has not taken it after this long is taken by anyone (CAS keeps it safe). */
   readonly fallbackAfterMs: number;
-  /** Takeovers in flight at once. Default 32. */
+  /** Takeovers in flight at once. Default 128 (each waits on a few KV round trips, not on this node). */
   readonly concurrency?: number;
 }
 
@@ -81,7 +81,7 @@ export class Failover {
   }
 
   private pump(): void {
-    const limit = this.options.concurrency ?? 32;
+    const limit = this.options.concurrency ?? 128;
     while (this.running < limit && this.queued.length > 0) {
       const claim = this.queued.shift();
       if (claim === undefined) break;

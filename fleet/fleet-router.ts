@@ -36,7 +36,7 @@ interface Cached {
 }
 
 /** What a sender is told when the owner could not be reached: retry shortly. */
-const retryAfterMs = 500;
+const retryAfterMs = 250;
 
 /**
  * The fleet's Router: a key's owner is the node its claim names. Claims are read from the `claims`

@@ -32,7 +32,10 @@ export interface MembershipTiming {
   readonly failureTimeoutMs: number;
   /** A node acts only while its last good heartbeat is younger than failureTimeout − margin. Default 1,000 ms. */
   readonly leaseMarginMs: number;
-  /** Silence after which a peer is suspected (its keys answer UNAVAILABLE). Default 2 heartbeats. */
+  /**
+   * Silence after which a peer is suspected (its keys answer UNAVAILABLE). Default half the failure
+   * timeout, at least two heartbeats: a heartbeat read late on a busy observer does not suspect a peer.
+   */
   readonly suspectAfterMs?: number;
 }
 
@@ -128,7 +131,8 @@ export class Membership {
     this.nodes = options.nodes;
     this.incarnationId = options.incarnation;
     const timing = { ...defaultMembershipTiming, ...options.timing };
-    this.timing = { ...timing, suspectAfterMs: timing.suspectAfterMs ?? 2 * timing.heartbeatMs };
+    const suspectAfterMs = Math.max(2 * timing.heartbeatMs, timing.failureTimeoutMs / 2);
+    this.timing = { ...timing, suspectAfterMs: timing.suspectAfterMs ?? suspectAfterMs };
   }
 
   get node(): string {

@@ -7,8 +7,11 @@ import {
   Failover,
   FleetRouter,
   Migrations,
+  decodeNodeRecord,
+  isTombstone,
   type DrainProgress,
   type DrainTarget,
+  type KvBucket,
   KvActorStore,
   Membership,
   NatsBus,
@@ -253,8 +256,9 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       if (location.kind === "unavailable") return { kind: "waiting", retryAfterMs: location.retryAfterMs };
       if (location.kind !== "remote") return { kind: "here" };
       const peer = membership.peerViews().find((p) => p.node === location.node);
-      const peerUrl = peer?.heartbeat?.url;
-      return peerUrl ? { kind: "elsewhere", url: peerUrl } : { kind: "waiting", retryAfterMs: 500 };
+      // A peer whose heartbeat this node has not read yet (it just joined): read its record now.
+      const peerUrl = peer?.heartbeat?.url ?? (await heartbeatUrl(nodes, location.node));
+      return peerUrl ? { kind: "elsewhere", url: peerUrl } : { kind: "waiting", retryAfterMs: 200 };
     },
     placeNew: () => {
       if (drainState.drain === null) return { kind: "here" };
@@ -305,4 +309,16 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       await nc.drain().catch(() => undefined);
     },
   };
+}
+
+/** The public URL in `node`'s heartbeat record, read now; null when it has none (or is a tombstone). */
+async function heartbeatUrl(nodes: KvBucket, node: string): Promise<string | null> {
+  try {
+    const entry = await nodes.get(node);
+    if (entry === null) return null;
+    const record = decodeNodeRecord(entry.value);
+    return isTombstone(record) || record.url === "" ? null : record.url;
+  } catch {
+    return null;
+  }
 }

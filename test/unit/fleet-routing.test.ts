@@ -148,7 +148,7 @@ describe("fleet routing over the in-memory KV and bus", () => {
     expect(await b!.system.ask("counter/n1", { type: "get" })).toMatchObject({
       ok: false,
       code: "UNAVAILABLE",
-      retryAfterMs: 500,
+      retryAfterMs: 250,
     });
   });
 });
