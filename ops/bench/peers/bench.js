@@ -4,8 +4,8 @@
 //
 //   --clients 2,8,32   client counts (pairs loop create → join → ready → leave → leave)
 //   --seconds 5        seconds of load for each count
-//   --idle-rooms 2000  rooms of 8 connected clients for the memory figure
-//   --crash-rooms 100  rooms of 8 connected clients when the server is killed
+//   --idle-rooms 2000  rooms of 8 connected clients for the memory figure (0: skip)
+//   --crash-rooms 100  rooms of 8 connected clients when the server is killed (0: skip)
 //   --no-foyer         Colyseus only (Foyer's root dependencies are not installed)
 //   --json             one JSON object on the last line
 import { execFileSync } from "node:child_process";
@@ -61,21 +61,23 @@ for (const clients of clientCounts) {
   );
   if (foyer) say(`  foyer / colyseus: ${(foyer.opsPerSecond / colyseus.opsPerSecond).toFixed(1)}× ops/s`);
 }
-const memory = await runMemory(idleRooms);
-say(
-  `colyseus idle rooms (8 connected clients each, ${idleRooms} rooms): ${memory.heapBytesPerRoom} heap bytes a room ` +
-    `(${memory.heapBytesPerClient} a client), ${memory.rssBytesPerRoom} RSS bytes a room`,
-);
+const memory = idleRooms > 0 ? await runMemory(idleRooms) : null;
+if (memory)
+  say(
+    `colyseus idle rooms (8 connected clients each, ${idleRooms} rooms): ${memory.heapBytesPerRoom} heap bytes a room ` +
+      `(${memory.heapBytesPerClient} a client), ${memory.rssBytesPerRoom} RSS bytes a room`,
+  );
 if (rows[0]?.foyer)
   say(
     `foyer idle lobby (8 members, lobby state without sockets): ${rows[0].foyer.bytesPerIdleLobby} heap bytes`,
   );
-const crash = await runCrash(crashRooms);
-say(
-  `colyseus kill -9 with ${crash.rooms} rooms / ${crash.clients} clients: ${crash.clientsToldLeft} clients told ` +
-    `(onLeave ${JSON.stringify(crash.closeCodes)}) after p50 ${ms(crash.leaveAfterKill.p50Ms)}, max ${ms(crash.leaveAfterKill.maxMs)}; ` +
-    `rooms lost ${crash.roomsLost}/${crash.rooms}; rejoin by code: ${JSON.stringify(crash.rejoinByCode)}; ` +
-    `reconnect with token: ${JSON.stringify(crash.reconnectWithToken.errors)}`,
-);
+const crash = crashRooms > 0 ? await runCrash(crashRooms) : null;
+if (crash)
+  say(
+    `colyseus kill -9 with ${crash.rooms} rooms / ${crash.clients} clients: ${crash.clientsToldLeft} clients told ` +
+      `(onLeave ${JSON.stringify(crash.closeCodes)}) after p50 ${ms(crash.leaveAfterKill.p50Ms)}, max ${ms(crash.leaveAfterKill.maxMs)}; ` +
+      `rooms lost ${crash.roomsLost}/${crash.rooms}; rejoin by code: ${JSON.stringify(crash.rejoinByCode)}; ` +
+      `reconnect with token: ${JSON.stringify(crash.reconnectWithToken.errors)}`,
+  );
 if (json) console.log(JSON.stringify({ seconds, rows, memory, crash }));
 process.exit(0);
