@@ -159,6 +159,12 @@ program
       json?: boolean;
     }) => {
       const seed = opts.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(opts.seed);
+      const numbers = { nodes: opts.nodes, nats: opts.nats, seconds: opts.seconds, kills: opts.kills, seed };
+      const bad = Object.entries(numbers).find(([, v]) => !Number.isInteger(Number(v)) || Number(v) < 0);
+      if (bad) {
+        process.stderr.write(`foyer chaos: --${bad[0]} must be a whole number, got ${String(bad[1])}\n`);
+        process.exit(2);
+      }
       const result = await runChaos({
         nodes: Number(opts.nodes),
         nats: Number(opts.nats),

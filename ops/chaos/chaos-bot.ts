@@ -100,7 +100,9 @@ export class ChaosBot {
     }
     const me = lobby.members.find((m) => m.player === this.id);
     const isHost = lobby.host === this.id;
-    const other = lobby.members.filter((m) => m.player !== this.id)[this.random.int(Math.max(1, lobby.members.length - 1))];
+    const other = lobby.members.filter((m) => m.player !== this.id)[
+      this.random.int(Math.max(1, lobby.members.length - 1))
+    ];
     if (roll < 30) {
       const ready = !(me?.ready ?? false);
       await this.send("ready", lobby.code, ready, () => this.client.ready(ready));
@@ -108,7 +110,8 @@ export class ChaosBot {
       await this.send("leave", lobby.code, null, () => this.client.leave());
     } else if (roll < 48) {
       const code = this.ctx.codes[this.random.int(Math.max(1, this.ctx.codes.length))];
-      if (code !== undefined && code !== lobby.code) await this.send("join", code, null, () => this.client.join(code));
+      if (code !== undefined && code !== lobby.code)
+        await this.send("join", code, null, () => this.client.join(code));
     } else if (roll < 58 && isHost && other) {
       await this.send("makeHost", lobby.code, other.player, () => this.client.makeHost(other.player));
     } else if (roll < 63 && isHost && !lobby.playing) {
@@ -182,7 +185,17 @@ export class ChaosBot {
     outcome: OpOutcome,
     error: string | null,
   ): void {
-    this.ctx.journal.ops.push({ id, bot: this.id, kind, code, arg, sentAt, endedAt: Date.now(), outcome, error });
+    this.ctx.journal.ops.push({
+      id,
+      bot: this.id,
+      kind,
+      code,
+      arg,
+      sentAt,
+      endedAt: Date.now(),
+      outcome,
+      error,
+    });
   }
 }
 

@@ -178,7 +178,9 @@ export class ChaosFleet {
 
   /** Each node id with what every incarnation of it printed. */
   logs(): Map<string, string> {
-    return new Map(this.slots.map((s) => [s.id, s.outputs.map((p) => p.output()).join("\n--- restart ---\n")]));
+    return new Map(
+      this.slots.map((s) => [s.id, s.outputs.map((p) => p.output()).join("\n--- restart ---\n")]),
+    );
   }
 
   /** Stops every process (a frozen one is thawed first, so SIGKILL is delivered at once). */

@@ -1,5 +1,14 @@
 /** The lobby requests chaos bots send (`reconnect` drops the socket; the SDK resumes by itself). */
-export const botOpKinds = ["create", "join", "ready", "leave", "makeHost", "start", "return", "reconnect"] as const;
+export const botOpKinds = [
+  "create",
+  "join",
+  "ready",
+  "leave",
+  "makeHost",
+  "start",
+  "return",
+  "reconnect",
+] as const;
 export type BotOpKind = (typeof botOpKinds)[number];
 
 /**
@@ -27,7 +36,11 @@ export interface OpRecord {
 export interface LobbyFacts {
   readonly code: string;
   readonly host: string | null;
-  readonly members: readonly { readonly player: string; readonly ready: boolean; readonly connected: boolean }[];
+  readonly members: readonly {
+    readonly player: string;
+    readonly ready: boolean;
+    readonly connected: boolean;
+  }[];
 }
 
 /** A frame about a key that a bot's socket received, before the SDK's epoch filter. */

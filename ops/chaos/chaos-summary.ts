@@ -27,7 +27,12 @@ export interface ChaosSummary {
 }
 
 /** Counts what a run did and found. */
-export function summarize(seed: number, seconds: number, journal: ChaosJournal, report: AuditReport): ChaosSummary {
+export function summarize(
+  seed: number,
+  seconds: number,
+  journal: ChaosJournal,
+  report: AuditReport,
+): ChaosSummary {
   const applied = (kind: string): number => journal.faults.filter((f) => f.kind === kind && f.applied).length;
   return {
     seed,
@@ -79,7 +84,9 @@ export function summaryText(summary: ChaosSummary, report: AuditReport, journal:
   }
   lines.push("faults applied:");
   for (const f of journal.faults) {
-    lines.push(`  ${new Date(f.at).toISOString().slice(11, 23)} ${f.kind} ${f.target}${f.applied ? "" : " (not applied)"}: ${f.note}`);
+    lines.push(
+      `  ${new Date(f.at).toISOString().slice(11, 23)} ${f.kind} ${f.target}${f.applied ? "" : " (not applied)"}: ${f.note}`,
+    );
   }
   return lines.join("\n");
 }

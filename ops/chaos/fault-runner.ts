@@ -27,7 +27,13 @@ export async function runFaults(plan: readonly PlannedFault[], deps: FaultRunner
   for (const fault of plan) {
     const ready = await waitUntilAllowed(fault, deps);
     if (!ready) {
-      deps.record({ kind: fault.kind, target: targetName(fault, deps), at: Date.now(), applied: false, note: "skipped: the run ended first" });
+      deps.record({
+        kind: fault.kind,
+        target: targetName(fault, deps),
+        at: Date.now(),
+        applied: false,
+        note: "skipped: the run ended first",
+      });
       continue;
     }
     heals.push(apply(fault, deps));

@@ -7,7 +7,10 @@ import type { HeardFrame, LobbyFacts } from "./chaos-journal.ts";
  * A `ws` socket that notes every frame about a key it receives — before the SDK's epoch filter drops any —
  * so the audit hears old owners too, not only the frames the SDK kept.
  */
-export function listeningSocket(bot: string, heard: (frame: HeardFrame) => void): new (url: string) => SocketLike {
+export function listeningSocket(
+  bot: string,
+  heard: (frame: HeardFrame) => void,
+): new (url: string) => SocketLike {
   class Listening extends WebSocket {
     constructor(url: string) {
       super(url);
@@ -20,7 +23,11 @@ export function listeningSocket(bot: string, heard: (frame: HeardFrame) => void)
             ? {
                 code: rest.code,
                 host: rest.host,
-                members: rest.members.map((m) => ({ player: m.player, ready: m.ready, connected: m.connected })),
+                members: rest.members.map((m) => ({
+                  player: m.player,
+                  ready: m.ready,
+                  connected: m.connected,
+                })),
               }
             : null;
         heard({ bot, key, epoch, seq, digest: JSON.stringify(rest), at: Date.now(), lobby });

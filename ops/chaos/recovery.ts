@@ -35,7 +35,8 @@ export function measureRecovery(journal: ChaosJournal, endAt: number): Recovery 
       }
       worst = Math.max(worst, served - fault.at);
     }
-    if (missing !== undefined) unrecovered.push(`${fault.kind} ${node} at ${fault.at}: ${missing} not served again`);
+    if (missing !== undefined)
+      unrecovered.push(`${fault.kind} ${node} at ${fault.at}: ${missing} not served again`);
     else recoveryMs.push(worst);
   }
   return { recoveryMs, unrecovered };
@@ -53,7 +54,11 @@ function servedAgainAt(journal: ChaosJournal, bot: string, at: number): number |
   if (before.kind !== "in") return back.at;
   const key = `lobby/${before.code}`;
   const frame = journal.heard.find(
-    (f) => f.bot === bot && f.key === key && f.at >= back.at && (f.lobby?.members.some((m) => m.player === bot) ?? false),
+    (f) =>
+      f.bot === bot &&
+      f.key === key &&
+      f.at >= back.at &&
+      (f.lobby?.members.some((m) => m.player === bot) ?? false),
   );
   const acked = journal.ops.find((op) => op.bot === bot && op.outcome === "acked" && op.endedAt >= back.at);
   const times = [frame?.at, acked?.endedAt].filter((t): t is number => t !== undefined);

@@ -54,7 +54,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const print = options.print ?? ((): void => undefined);
   const failureTimeoutMs = options.failureTimeoutMs ?? 3_000;
   const schedule = planFaults({ ...options, failureTimeoutMs });
-  print(`chaos seed ${options.seed}: ${options.nodes} nodes, ${options.nats} nats-servers, ${options.seconds} s`);
+  print(
+    `chaos seed ${options.seed}: ${options.nodes} nodes, ${options.nats} nats-servers, ${options.seconds} s`,
+  );
   print(`schedule:\n${describeSchedule(schedule)}`);
   const journal = emptyJournal();
   const fleet = await ChaosFleet.start({ nodes: options.nodes, nats: options.nats, failureTimeoutMs });
@@ -78,7 +80,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     await Promise.all(bots.map((b) => b.client.connect()));
     const startedAt = Date.now();
     const endsAt = startedAt + options.seconds * 1000;
-    const progress = options.progress === true ? startProgress(options.seconds, journal, fleet, startedAt) : undefined;
+    const progress =
+      options.progress === true ? startProgress(options.seconds, journal, fleet, startedAt) : undefined;
     const errors: string[] = [];
     const faults = runFaults(schedule, {
       fleet,
@@ -99,7 +102,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const failed = auditFailed(report);
     for (const e of errors) print(`harness error: ${e}`);
     print(summaryText(summary, report, journal));
-    const logsDir = failed ? writeLogs(fleet) : undefined;
+    const logsDir = failed ? writeLogs(fleet, journal, report) : undefined;
     if (failed) {
       print(`FAILED: replay with --seed ${options.seed}; schedule:\n${describeSchedule(schedule)}`);
       print(`node logs: ${logsDir ?? ""}`);
@@ -113,9 +116,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 }
 
 /** A progress line on stderr: time, ops, acks, faults applied, what is up. */
-function startProgress(seconds: number, journal: ChaosJournal, fleet: ChaosFleet, startedAt: number): { stop(): void } {
+function startProgress(
+  seconds: number,
+  journal: ChaosJournal,
+  fleet: ChaosFleet,
+  startedAt: number,
+): { stop(): void } {
   const bar = new SingleBar({
-    format: "chaos [{bar}] {value}/{total} s | ops {ops} acked {acked} | faults {faults} | nodes up {nodes} nats up {nats} | {last}",
+    format:
+      "chaos [{bar}] {value}/{total} s | ops {ops} acked {acked} | faults {faults} | nodes up {nodes} nats up {nats} | {last}",
     hideCursor: true,
   });
   const payload = (): Record<string, string | number> => {
@@ -142,8 +151,11 @@ function startProgress(seconds: number, journal: ChaosJournal, fleet: ChaosFleet
   };
 }
 
-function writeLogs(fleet: ChaosFleet): string {
+/** Node logs, the journal and the findings of a failing run, for whoever reads it next. */
+function writeLogs(fleet: ChaosFleet, journal: ChaosJournal, report: AuditReport): string {
   const dir = mkdtempSync(join(tmpdir(), "foyer-chaos-logs-"));
+  writeFileSync(join(dir, "journal.json"), JSON.stringify(journal));
+  writeFileSync(join(dir, "report.json"), JSON.stringify(report, null, 2));
   for (const [id, text] of fleet.logs()) writeFileSync(join(dir, `${id}.log`), text);
   return dir;
 }

@@ -12,7 +12,11 @@ import { lobbiesExpected, opsByBot, servedLobbies, type ProbeResult } from "./st
  * holding the same state (epoch and sequence). Returns the bots' views then, settled or not: an unsettled
  * run is what the audit is for.
  */
-export async function settle(bots: readonly ChaosBot[], ops: readonly OpRecord[], timeoutMs: number): Promise<FinalView[]> {
+export async function settle(
+  bots: readonly ChaosBot[],
+  ops: readonly OpRecord[],
+  timeoutMs: number,
+): Promise<FinalView[]> {
   const byBot = opsByBot(ops);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -55,7 +59,11 @@ export async function probeUnseen(
   if (unseen.length === 0) return probes;
   const probe = new FoyerClient({
     urls,
-    token: () => signPlayerToken({ sub: "chaos-probe", name: "probe", exp: Math.floor(Date.now() / 1000) + 3600 }, tokenKey),
+    token: () =>
+      signPlayerToken(
+        { sub: "chaos-probe", name: "probe", exp: Math.floor(Date.now() / 1000) + 3600 },
+        tokenKey,
+      ),
     callTimeoutMs,
     WebSocket: listeningSocket("chaos-probe", () => undefined),
   });

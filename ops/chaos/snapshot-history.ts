@@ -18,10 +18,9 @@ export async function watchSnapshots(
 ): Promise<SnapshotHistory> {
   const nc = await connectNats({ servers: natsUrls, name: "foyer-chaos-audit" });
   const store = new NatsKvStore(nc, { replicas });
-  let watch: KvWatch | undefined;
   try {
     const bucket = await store.bucket("lobbies");
-    watch = bucket.watch({ prefix: "lobby/", fromRevision: 1 }, (entry) => {
+    const watch: KvWatch = bucket.watch({ prefix: "lobby/", fromRevision: 1 }, (entry) => {
       let epoch: number | null = null;
       let seq: number | null = null;
       if (entry.operation === "PUT") {
@@ -35,16 +34,16 @@ export async function watchSnapshots(
       }
       onWrite({ key: entry.key, revision: entry.revision, epoch, seq });
     });
+    return {
+      async stop() {
+        watch.stop();
+        await store.close();
+        await nc.close();
+      },
+    };
   } catch (error) {
     await store.close();
     await nc.close();
     throw error;
   }
-  return {
-    async stop() {
-      watch?.stop();
-      await store.close();
-      await nc.close();
-    },
-  };
 }

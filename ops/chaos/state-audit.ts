@@ -35,7 +35,9 @@ export function lobbiesExpected(expectations: ReadonlyMap<string, Expectation>):
 }
 
 /** Of each lobby, the freshest state any bot holds (highest epoch, then sequence). */
-export function servedLobbies(views: readonly FinalView[]): Map<string, LobbyFacts & { epoch: number; seq: number }> {
+export function servedLobbies(
+  views: readonly FinalView[],
+): Map<string, LobbyFacts & { epoch: number; seq: number }> {
   const served = new Map<string, LobbyFacts & { epoch: number; seq: number }>();
   for (const view of views) {
     const lobby = view.lobby;
@@ -77,12 +79,15 @@ export function auditFinalState(
     if (!e) continue;
     if (!view.closed && !view.connected) findings.strandedClients.push(`${view.bot} is not connected`);
     else if (e.kind === "in" && view.lobby?.code !== e.code) {
-      findings.strandedClients.push(`${view.bot} must be in ${e.code} (${opName(e.by)}) but sees ${view.lobby?.code ?? "none"}`);
+      findings.strandedClients.push(
+        `${view.bot} must be in ${e.code} (${opName(e.by)}) but sees ${view.lobby?.code ?? "none"}`,
+      );
     }
     if (e.kind === "in") {
       const lobby = served.get(e.code);
       const member = lobby?.members.find((m) => m.player === view.bot);
-      if (lobby && !member) findings.lostAcks.push(`${view.bot}: ${opName(e.by)} of ${e.code} acked, not a member of it`);
+      if (lobby && !member)
+        findings.lostAcks.push(`${view.bot}: ${opName(e.by)} of ${e.code} acked, not a member of it`);
       if (member && e.ready !== null && member.ready !== e.ready) {
         findings.lostAcks.push(`${view.bot}: ready ${e.ready} acked in ${e.code}, served ${member.ready}`);
       }
@@ -97,7 +102,9 @@ export function auditFinalState(
   for (const [code, lobby] of served) {
     const host = expectedHost(code, ops);
     if (host.host !== null && lobby.host !== host.host) {
-      findings.lostAcks.push(`${code}: host ${host.host} after ${opName(host.by)}, served ${lobby.host ?? "none"}`);
+      findings.lostAcks.push(
+        `${code}: host ${host.host} after ${opName(host.by)}, served ${lobby.host ?? "none"}`,
+      );
     }
     findings.orderViolations.push(...orderProblems(code, lobby, expectations));
   }
@@ -105,7 +112,11 @@ export function auditFinalState(
 }
 
 /** SPEC §1: the host is a member (none only when empty); members whose joins did not overlap are in join order. */
-function orderProblems(code: string, lobby: LobbyFacts, expectations: ReadonlyMap<string, Expectation>): string[] {
+function orderProblems(
+  code: string,
+  lobby: LobbyFacts,
+  expectations: ReadonlyMap<string, Expectation>,
+): string[] {
   const problems: string[] = [];
   const players = lobby.members.map((m) => m.player);
   if (players.length > 0 && (lobby.host === null || !players.includes(lobby.host))) {

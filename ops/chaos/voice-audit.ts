@@ -50,9 +50,9 @@ export function auditVoices(heard: readonly HeardFrame[], writes: readonly Snaps
 }
 
 /**
- * SPEC §1 as members saw each change: the host is a member; members keep their relative order; and when
- * one change (the next sequence number of an epoch) removes the host, the role goes to the first connected
- * member left, in join order.
+ * SPEC §1 as members saw each change: the host is a member; and from one change to the next (the next
+ * sequence number of an epoch) members keep their relative order and, when the host is gone, the role goes
+ * to the first connected member left, in join order.
  */
 export function auditHeardOrder(heard: readonly HeardFrame[]): string[] {
   const problems: string[] = [];
@@ -69,18 +69,22 @@ export function auditHeardOrder(heard: readonly HeardFrame[]): string[] {
     const newer = !prev || frame.epoch > prev.epoch || (frame.epoch === prev.epoch && frame.seq > prev.seq);
     if (!newer) continue;
     last.set(id, frame);
-    if (!prev?.lobby) continue;
+    // Only one change apart: a member that was away for a while may have missed a leave and a rejoin.
+    if (prev?.lobby == null || frame.epoch !== prev.epoch || frame.seq !== prev.seq + 1) continue;
     const before = prev.lobby.members.map((m) => m.player).filter((p) => players.includes(p));
     const after = players.filter((p) => before.includes(p));
     if (before.join() !== after.join()) {
-      problems.push(`${frame.key} ${frame.epoch}/${frame.seq}: members reordered (${before.join()} → ${after.join()})`);
+      problems.push(
+        `${frame.key} ${frame.epoch}/${frame.seq}: members reordered (${before.join()} → ${after.join()})`,
+      );
     }
     const oldHost = prev.lobby.host;
-    const nextStep = frame.epoch === prev.epoch && frame.seq === prev.seq + 1;
-    if (nextStep && oldHost !== null && !players.includes(oldHost) && players.length > 0) {
+    if (oldHost !== null && !players.includes(oldHost) && players.length > 0) {
       const next = lobby.members.find((m) => m.connected)?.player;
       if (next !== undefined && lobby.host !== next) {
-        problems.push(`${frame.key} ${frame.epoch}/${frame.seq}: host ${oldHost} left, ${lobby.host ?? "none"} took over, not ${next}`);
+        problems.push(
+          `${frame.key} ${frame.epoch}/${frame.seq}: host ${oldHost} left, ${lobby.host ?? "none"} took over, not ${next}`,
+        );
       }
     }
   }
