@@ -15,6 +15,10 @@ export interface ChaosSummary {
   readonly drainsSkipped: number;
   readonly ops: number;
   readonly acked: number;
+  /** Requests refused with a final error (FULL, NOT_FOUND, NOT_HOST…): nothing changed. */
+  readonly refused: number;
+  /** Requests that ended without an answer (the deadline passed): left out of the ack replay. */
+  readonly unknown: number;
   readonly lostAcks: number;
   readonly lostLobbies: number;
   readonly dualOwners: number;
@@ -44,6 +48,8 @@ export function summarize(
     drainsSkipped: journal.faults.filter((f) => f.kind === "drain" && !f.applied).length,
     ops: journal.ops.length,
     acked: journal.ops.filter((op) => op.outcome === "acked").length,
+    refused: journal.ops.filter((op) => op.outcome === "refused").length,
+    unknown: journal.ops.filter((op) => op.outcome === "unknown").length,
     lostAcks: report.lostAcks.length,
     lostLobbies: report.lostLobbies.length,
     dualOwners: report.dualOwners.length,
@@ -60,7 +66,7 @@ const shown = 20;
 /** The human summary: figures, then each finding (the first 20 of a kind), then the faults as applied. */
 export function summaryText(summary: ChaosSummary, report: AuditReport, journal: ChaosJournal): string {
   const lines = [
-    `chaos seed ${summary.seed}: ${summary.seconds} s, ${summary.ops} ops (${summary.acked} acked)`,
+    `chaos seed ${summary.seed}: ${summary.seconds} s, ${summary.ops} ops (${summary.acked} acked, ${summary.refused} refused, ${summary.unknown} unanswered)`,
     `faults: ${summary.kills} kill -9, ${summary.stops} SIGSTOP, ${summary.natsKills} nats-server kill -9, ` +
       `${summary.drains} drains` +
       (summary.drainsSkipped > 0 ? ` (${summary.drainsSkipped} skipped: the node cannot drain yet)` : ""),
