@@ -83,6 +83,13 @@ export function auditFinalState(
         `${view.bot} must be in ${e.code} (${opName(e.by)}) but sees ${view.lobby?.code ?? "none"}`,
       );
     }
+    const seen = view.lobby && served.get(view.lobby.code);
+    if (seen && !seen.members.some((m) => m.player === view.bot)) {
+      // The owner took it out while it was away, and nothing told the client: it waits in a lobby it is not in.
+      findings.strandedClients.push(
+        `${view.bot} sees itself in ${seen.code}, whose owner does not list it (epoch ${seen.epoch}, seq ${seen.seq})`,
+      );
+    }
     if (e.kind === "in") {
       const lobby = served.get(e.code);
       const member = lobby?.members.find((m) => m.player === view.bot);

@@ -91,6 +91,16 @@ describe("the chaos audit", () => {
     ]);
   });
 
+  it("counts a client holding a stale view of a lobby whose owner took it out as stranded", () => {
+    const [a, b, c] = views(["a"]);
+    const stale = { ...lobby(["a", "b"], [false, true]), epoch: 7, seq: 8 };
+    const report = auditRun(journal(), [a!, { ...b!, lobby: stale }, c!], new Map(), 1_000);
+    expect(report.lostAcks).toEqual(["b: #2 join of ABC acked, not a member of it"]);
+    expect(report.strandedClients).toEqual([
+      "b sees itself in ABC, whose owner does not list it (epoch 7, seq 9)",
+    ]);
+  });
+
   it("does not count a change whose request timed out: it may or may not have been applied", () => {
     const j = journal();
     j.ops[2] = { ...j.ops[2]!, outcome: "unknown", error: "TIMEOUT" };
