@@ -19,6 +19,9 @@ export interface ChaosSummary {
   readonly refused: number;
   /** Requests that ended without an answer (the deadline passed): left out of the ack replay. */
   readonly unknown: number;
+  /** Frames about a key the bots' sockets received, and snapshot writes seen on `lobbies`: what "one voice" was checked on. */
+  readonly framesHeard: number;
+  readonly snapshotWrites: number;
   readonly lostAcks: number;
   readonly lostLobbies: number;
   readonly dualOwners: number;
@@ -50,6 +53,8 @@ export function summarize(
     acked: journal.ops.filter((op) => op.outcome === "acked").length,
     refused: journal.ops.filter((op) => op.outcome === "refused").length,
     unknown: journal.ops.filter((op) => op.outcome === "unknown").length,
+    framesHeard: journal.heard.length,
+    snapshotWrites: journal.writes.length,
     lostAcks: report.lostAcks.length,
     lostLobbies: report.lostLobbies.length,
     dualOwners: report.dualOwners.length,
@@ -72,6 +77,7 @@ export function summaryText(summary: ChaosSummary, report: AuditReport, journal:
       (summary.drainsSkipped > 0 ? ` (${summary.drainsSkipped} skipped: the node cannot drain yet)` : ""),
     `recovery: p50 ${summary.recoveryMsP50} ms, p99 ${summary.recoveryMsP99} ms` +
       (summary.unrecovered > 0 ? `, ${summary.unrecovered} faults not recovered` : ""),
+    `one voice checked on ${summary.framesHeard} frames heard and ${summary.snapshotWrites} snapshot writes`,
     `lostAcks ${summary.lostAcks}, lostLobbies ${summary.lostLobbies}, dualOwners ${summary.dualOwners}, ` +
       `strandedClients ${summary.strandedClients}, orderViolations ${summary.orderViolations}`,
   ];
