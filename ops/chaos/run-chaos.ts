@@ -64,19 +64,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let history: Awaited<ReturnType<typeof watchSnapshots>> | undefined;
   try {
     history = await watchSnapshots(fleet.nats.urls, Math.min(3, options.nats), (w) => journal.writes.push(w));
-    let opId = 0;
-    const ctx: BotContext = {
-      urls: fleet.urls,
-      tokenKey: fleet.tokenKey,
-      journal,
-      codes: [],
-      nextOpId: () => (opId += 1),
-      callTimeoutMs,
-    };
-    const count = options.bots ?? 8 * options.nodes;
-    for (let i = 0; i < count; i += 1) {
-      bots.push(new ChaosBot(`bot-${i + 1}`, ctx, seededRandom((options.seed * 7_919 + i * 104_729) >>> 0)));
-    }
+    bots.push(...makeBots(fleet, journal, options));
     await Promise.all(bots.map((b) => b.client.connect()));
     const startedAt = Date.now();
     const endsAt = startedAt + options.seconds * 1000;
@@ -113,6 +101,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     await history?.stop();
     await fleet.stop();
   }
+}
+
+/** The load: 8 bots per node unless told, each with its own seeded random source derived from the run's seed. */
+function makeBots(fleet: ChaosFleet, journal: ChaosJournal, options: ChaosOptions): ChaosBot[] {
+  let opId = 0;
+  const ctx: BotContext = {
+    urls: fleet.urls,
+    tokenKey: fleet.tokenKey,
+    journal,
+    codes: [],
+    nextOpId: () => (opId += 1),
+    callTimeoutMs,
+  };
+  const count = options.bots ?? 8 * options.nodes;
+  return Array.from(
+    { length: count },
+    (_, i) => new ChaosBot(`bot-${i + 1}`, ctx, seededRandom((options.seed * 7_919 + i * 104_729) >>> 0)),
+  );
 }
 
 /** A progress line on stderr: time, ops, acks, faults applied, what is up. */
