@@ -8,6 +8,7 @@ import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runCluster } from "./cluster.ts";
 import { httpUrlOf, runDrain, runStatus } from "./admin/index.ts";
+import { runChaos } from "./chaos/index.ts";
 
 /** `foyer`: run a node, benchmark it. */
 const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
@@ -182,6 +183,51 @@ program
             json,
           });
       }
+    },
+  );
+
+program
+  .command("chaos")
+  .description(
+    "start a local fleet, run SDK bots, kill, freeze and drain nodes and kill nats-servers by a seeded " +
+      "schedule, then audit that nothing acknowledged was lost (exit 1 when something was)",
+  )
+  .option("--nodes <n>", "Foyer node processes", "3")
+  .option("--nats <n>", "nats-servers (3 = a JetStream cluster with R3 buckets)", "3")
+  .option("--seconds <s>", "how long the load and the faults run", "60")
+  .option("--kills <n>", "how many faults to apply (node kills, stops, nats-server kills, drains)", "10")
+  .option("--seed <n>", "the seed of the fault schedule and the bots (default: random, printed)")
+  .option("--bots <n>", "SDK bots (default 8 per node)")
+  .option("--json", "end with one JSON object of the figures on the last line")
+  .action(
+    async (opts: {
+      nodes: string;
+      nats: string;
+      seconds: string;
+      kills: string;
+      seed?: string;
+      bots?: string;
+      json?: boolean;
+    }) => {
+      const seed = opts.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(opts.seed);
+      const numbers = { nodes: opts.nodes, nats: opts.nats, seconds: opts.seconds, kills: opts.kills, seed };
+      const bad = Object.entries(numbers).find(([, v]) => !Number.isInteger(Number(v)) || Number(v) < 0);
+      if (bad) {
+        process.stderr.write(`foyer chaos: --${bad[0]} must be a whole number, got ${String(bad[1])}\n`);
+        process.exit(2);
+      }
+      const result = await runChaos({
+        nodes: Number(opts.nodes),
+        nats: Number(opts.nats),
+        seconds: Number(opts.seconds),
+        faults: Number(opts.kills),
+        seed,
+        ...(opts.bots === undefined ? {} : { bots: Number(opts.bots) }),
+        progress: process.stderr.isTTY,
+        print: (line) => process.stdout.write(`${line}\n`),
+      });
+      if (opts.json === true) process.stdout.write(`${JSON.stringify(result.summary)}\n`);
+      process.exitCode = result.failed ? 1 : 0;
     },
   );
 

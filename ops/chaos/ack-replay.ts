@@ -1,0 +1,98 @@
+import type { OpRecord } from "./chaos-journal.ts";
+
+/** What a bot's acknowledged requests say about it at the end: in a lobby (with its ready flag), out, or unknown. */
+export type Expectation =
+  | {
+      readonly kind: "in";
+      readonly code: string;
+      /** null when a ready request's outcome is unknown. */
+      readonly ready: boolean | null;
+      /** The acknowledged create or join that put it there. */
+      readonly by: OpRecord;
+    }
+  | { readonly kind: "out"; readonly by: OpRecord | null }
+  | { readonly kind: "unknown"; readonly by: OpRecord };
+
+/**
+ * Replays one bot's requests (one at a time, so in send order) into what its acknowledgements promise.
+ * A refused request changed nothing; an unknown one (timed out) may have, so it leaves the bot unknown until
+ * an acknowledged create, join or leave settles it again.
+ */
+export function expectationOf(ops: readonly OpRecord[]): Expectation {
+  let state = { kind: "out", by: null } as Expectation;
+  for (const op of ops) {
+    if (op.outcome === "refused") continue;
+    const acked = op.outcome === "acked";
+    switch (op.kind) {
+      case "create":
+      case "join":
+        if (!acked || op.code === null) state = { kind: "unknown", by: op };
+        else if (state.kind === "in" && state.code === op.code) continue;
+        else state = { kind: "in", code: op.code, ready: false, by: op };
+        break;
+      case "ready":
+        if (state.kind === "in") {
+          const ready = acked && typeof op.arg === "boolean" ? op.arg : null;
+          state = { kind: "in", code: state.code, ready, by: state.by };
+        }
+        break;
+      case "leave":
+        state = acked ? { kind: "out", by: op } : { kind: "unknown", by: op };
+        break;
+      case "makeHost":
+      case "start":
+      case "return":
+      case "reconnect":
+        break;
+    }
+  }
+  return state;
+}
+
+/** Who the acknowledged requests say hosts a lobby: a player, or null when a departure made it uncertain. */
+export interface HostExpectation {
+  readonly host: string | null;
+  /** The acknowledged request that made it so. */
+  readonly by: OpRecord | null;
+}
+
+/**
+ * Replays every bot's requests about one lobby, in acknowledgement order, into its expected host: the
+ * creator, then each acknowledged `makeHost`. When the host (or the one named) leaves, or any request that
+ * could move the role ends unknown, the next host depends on who was connected then: uncertain from there
+ * until the next acknowledged `makeHost`.
+ */
+export function expectedHost(code: string, ops: readonly OpRecord[]): HostExpectation {
+  let host: string | null = null;
+  let by: OpRecord | null = null;
+  const about = ops
+    .filter((op) => op.outcome !== "refused" && op.code === code)
+    .sort((a, b) => a.endedAt - b.endedAt);
+  for (const op of about) {
+    const acked = op.outcome === "acked";
+    if (op.kind === "create") {
+      host = acked ? op.bot : null;
+      by = op;
+    } else if (op.kind === "makeHost") {
+      host = acked && typeof op.arg === "string" ? op.arg : null;
+      by = op;
+    } else if (op.kind === "leave" && op.bot === host) {
+      host = null;
+      by = op;
+    }
+  }
+  // A host that joined another lobby left this one: the join names the other code, so look for it too.
+  if (host !== null && by !== null) {
+    const since = by.endedAt;
+    const moved = ops.some(
+      (op) =>
+        op.bot === host &&
+        op.outcome !== "refused" &&
+        op.sentAt >= since &&
+        (op.kind === "join" || op.kind === "create") &&
+        op.code !== code,
+    );
+    if (moved) return { host: null, by };
+  }
+  return { host, by };
+}

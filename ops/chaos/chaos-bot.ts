@@ -1,0 +1,209 @@
+import { signPlayerToken, type TokenKey } from "../../gateway/auth/player-token.ts";
+import { FoyerClient, isFoyerError } from "../../gateway/client/index.ts";
+import type { Random } from "../../actors/runtime/index.ts";
+import type { BotOpKind, ChaosJournal, FinalView, OpOutcome } from "./chaos-journal.ts";
+import { listeningSocket } from "./listening-socket.ts";
+
+/** What bots share: the fleet's URLs and token key, the journal, the codes of lobbies others made. */
+export interface BotContext {
+  readonly urls: readonly string[];
+  readonly tokenKey: TokenKey;
+  readonly journal: ChaosJournal;
+  /** Codes of lobbies bots created, for joins by code. */
+  readonly codes: string[];
+  /** The next op id (one counter for every bot, so ids order sends). */
+  nextOpId: () => number;
+  /** The deadline of each request, retries included. */
+  readonly callTimeoutMs: number;
+}
+
+/** Errors after which a request may or may not have been applied. */
+const uncertain = new Set(["TIMEOUT", "UNAVAILABLE", "MOVED", "RATE_LIMITED"]);
+
+/**
+ * One player of the chaos load: an SDK client on a listening socket, doing one lobby request at a time —
+ * create, join by code, ready, leave, make host, start and return, reconnect — chosen by its own seeded
+ * random source, and recording each request with its outcome.
+ */
+export class ChaosBot {
+  readonly client: FoyerClient;
+  private connected = false;
+  private closed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly ctx: BotContext,
+    private readonly random: Random,
+  ) {
+    const key = ctx.tokenKey;
+    this.client = new FoyerClient({
+      urls: rotate(ctx.urls, random.int(ctx.urls.length)),
+      token: () => signPlayerToken({ sub: id, name: id, exp: Math.floor(Date.now() / 1000) + 3600 }, key),
+      reconnectMinMs: 50,
+      reconnectMaxMs: 1_000,
+      callTimeoutMs: ctx.callTimeoutMs,
+      WebSocket: listeningSocket(id, (frame) => ctx.journal.heard.push(frame)),
+    });
+    this.client.on("connected", ({ node }) => {
+      this.connected = true;
+      ctx.journal.connections.push({ bot: id, at: Date.now(), connected: true, node });
+    });
+    this.client.on("disconnected", () => {
+      this.connected = false;
+      ctx.journal.connections.push({ bot: id, at: Date.now(), connected: false, node: null });
+    });
+    this.client.on("closed", () => {
+      this.connected = false;
+      this.closed = true;
+    });
+  }
+
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  /** Plays until `done()` says stop, a pause of 150–700 ms between requests. */
+  async play(done: () => boolean): Promise<void> {
+    while (!done() && !this.closed) {
+      await this.step();
+      await new Promise((resolve) => setTimeout(resolve, 150 + this.random.int(550)));
+    }
+  }
+
+  /** What the bot looks like now, for the audit. */
+  view(): FinalView {
+    const lobby = this.client.lobby;
+    return {
+      bot: this.id,
+      connected: this.connected,
+      closed: this.closed,
+      lobby: lobby && {
+        code: lobby.code,
+        host: lobby.host,
+        members: lobby.members.map((m) => ({ player: m.player, ready: m.ready, connected: m.connected })),
+        epoch: lobby.epoch,
+        seq: lobby.seq,
+      },
+    };
+  }
+
+  /** One request, chosen by what the bot sees of its lobby. */
+  private async step(): Promise<void> {
+    const lobby = this.client.lobby;
+    const roll = this.random.int(100);
+    if (!lobby) {
+      const code = this.ctx.codes[this.random.int(Math.max(1, this.ctx.codes.length))];
+      if (roll < 35 || code === undefined) await this.create();
+      else if (roll < 92) await this.send("join", code, null, () => this.client.join(code));
+      else await this.reconnect();
+      return;
+    }
+    const me = lobby.members.find((m) => m.player === this.id);
+    const isHost = lobby.host === this.id;
+    const other = lobby.members.filter((m) => m.player !== this.id)[
+      this.random.int(Math.max(1, lobby.members.length - 1))
+    ];
+    if (roll < 30) {
+      const ready = !(me?.ready ?? false);
+      await this.send("ready", lobby.code, ready, () => this.client.ready(ready));
+    } else if (roll < 42) {
+      await this.send("leave", lobby.code, null, () => this.client.leave());
+    } else if (roll < 48) {
+      const code = this.ctx.codes[this.random.int(Math.max(1, this.ctx.codes.length))];
+      if (code !== undefined && code !== lobby.code)
+        await this.send("join", code, null, () => this.client.join(code));
+    } else if (roll < 58 && isHost && other) {
+      await this.send("makeHost", lobby.code, other.player, () => this.client.makeHost(other.player));
+    } else if (roll < 63 && isHost && !lobby.playing) {
+      const started = await this.send("start", lobby.code, "ffa", () => this.client.start("ffa"));
+      if (started === "acked") await this.send("return", lobby.code, null, () => this.client.return());
+    } else if (roll < 70) {
+      await this.reconnect();
+    }
+  }
+
+  private async create(): Promise<void> {
+    const sentAt = Date.now();
+    const id = this.ctx.nextOpId();
+    try {
+      const { code } = await this.client.create();
+      this.ctx.codes.push(code);
+      if (this.ctx.codes.length > 64) this.ctx.codes.shift();
+      this.record(id, "create", code, null, sentAt, "acked", null);
+    } catch (error) {
+      this.record(id, "create", null, null, sentAt, outcomeOf(error), String(error));
+    }
+  }
+
+  /** Sends a request and records it; a join records the code the node answered. */
+  private async send(
+    kind: BotOpKind,
+    code: string | null,
+    arg: boolean | string | null,
+    call: () => Promise<unknown>,
+  ): Promise<OpOutcome> {
+    const sentAt = Date.now();
+    const id = this.ctx.nextOpId();
+    try {
+      const value = await call();
+      const answered = kind === "join" ? (value as { code?: string } | null)?.code : undefined;
+      this.record(id, kind, answered ?? code, arg, sentAt, "acked", null);
+      return "acked";
+    } catch (error) {
+      const outcome = outcomeOf(error);
+      this.record(id, kind, code, arg, sentAt, outcome, String(error));
+      return outcome;
+    }
+  }
+
+  /** Drops the socket as a network failure would, and waits for the SDK to resume (up to the call deadline). */
+  private async reconnect(): Promise<void> {
+    const sentAt = Date.now();
+    const id = this.ctx.nextOpId();
+    const code = this.client.lobby?.code ?? null;
+    const back = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        resolve(false);
+      }, this.ctx.callTimeoutMs);
+      const off = this.client.on("connected", () => {
+        off();
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    this.client.dropConnection();
+    const ok = await back;
+    this.record(id, "reconnect", code, null, sentAt, ok ? "acked" : "unknown", ok ? null : "no welcome");
+  }
+
+  private record(
+    id: number,
+    kind: BotOpKind,
+    code: string | null,
+    arg: boolean | string | null,
+    sentAt: number,
+    outcome: OpOutcome,
+    error: string | null,
+  ): void {
+    this.ctx.journal.ops.push({
+      id,
+      bot: this.id,
+      kind,
+      code,
+      arg,
+      sentAt,
+      endedAt: Date.now(),
+      outcome,
+      error,
+    });
+  }
+}
+
+function outcomeOf(error: unknown): OpOutcome {
+  return isFoyerError(error) && !uncertain.has(error.code) ? "refused" : "unknown";
+}
+
+/** The URLs starting at `first`, so bots spread over the nodes. */
+function rotate(urls: readonly string[], first: number): string[] {
+  return [...urls.slice(first), ...urls.slice(0, first)];
+}

@@ -1,0 +1,108 @@
+/** The lobby requests chaos bots send (`reconnect` drops the socket; the SDK resumes by itself). */
+export const botOpKinds = [
+  "create",
+  "join",
+  "ready",
+  "leave",
+  "makeHost",
+  "start",
+  "return",
+  "reconnect",
+] as const;
+export type BotOpKind = (typeof botOpKinds)[number];
+
+/**
+ * How a request ended: `acked` (the SDK call resolved), `refused` (a final error: nothing changed),
+ * `unknown` (a timeout or the client closing: it may or may not have been applied).
+ */
+export type OpOutcome = "acked" | "refused" | "unknown";
+
+/** One request a bot sent, with its acknowledgement. */
+export interface OpRecord {
+  readonly id: number;
+  readonly bot: string;
+  readonly kind: BotOpKind;
+  /** join: the code asked for; create: the code answered; others: the bot's lobby when it sent it. */
+  readonly code: string | null;
+  /** ready: the flag; makeHost: the new host. */
+  readonly arg: boolean | string | null;
+  readonly sentAt: number;
+  readonly endedAt: number;
+  readonly outcome: OpOutcome;
+  readonly error: string | null;
+}
+
+/** What a lobby frame said, in the fields the audit reads. */
+export interface LobbyFacts {
+  readonly code: string;
+  readonly host: string | null;
+  readonly members: readonly {
+    readonly player: string;
+    readonly ready: boolean;
+    readonly connected: boolean;
+  }[];
+}
+
+/** A frame about a key that a bot's socket received, before the SDK's epoch filter. */
+export interface HeardFrame {
+  readonly bot: string;
+  readonly key: string;
+  readonly epoch: number;
+  readonly seq: number;
+  /** The frame's content without its stamp: two owners speaking at one (epoch, seq) differ here. */
+  readonly digest: string;
+  readonly at: number;
+  /** For lobby frames: who is in it and who hosts, for SPEC §1's order rules. */
+  readonly lobby: LobbyFacts | null;
+}
+
+/** A bot's connection changing: `node` is the node that welcomed it. */
+export interface ConnectionEvent {
+  readonly bot: string;
+  readonly at: number;
+  readonly connected: boolean;
+  readonly node: string | null;
+}
+
+/** A fault as it was applied. */
+export interface AppliedFault {
+  readonly kind: "kill" | "stop" | "natsKill" | "drain";
+  /** `n2` for a node, `nats-3` for a nats-server. */
+  readonly target: string;
+  readonly at: number;
+  /** false for a drain the node refused or cannot do yet (501). */
+  readonly applied: boolean;
+  readonly note: string;
+}
+
+/** A snapshot write seen on the `lobbies` bucket, in revision order. */
+export interface SnapshotWrite {
+  readonly key: string;
+  readonly revision: number;
+  /** null for a delete or a value that is not a snapshot (a tombstone). */
+  readonly epoch: number | null;
+  readonly seq: number | null;
+}
+
+/** What one bot looked like after the cluster settled. */
+export interface FinalView {
+  readonly bot: string;
+  readonly connected: boolean;
+  /** The bot closed its client itself (it gave up): never stranded by the cluster. */
+  readonly closed: boolean;
+  readonly lobby: (LobbyFacts & { readonly epoch: number; readonly seq: number }) | null;
+}
+
+/** Everything a run recorded, for the audit. */
+export interface ChaosJournal {
+  readonly ops: OpRecord[];
+  readonly heard: HeardFrame[];
+  readonly connections: ConnectionEvent[];
+  readonly faults: AppliedFault[];
+  readonly writes: SnapshotWrite[];
+}
+
+/** An empty journal. */
+export function emptyJournal(): ChaosJournal {
+  return { ops: [], heard: [], connections: [], faults: [], writes: [] };
+}

@@ -1,0 +1,104 @@
+import type { AuditReport } from "./chaos-audit.ts";
+import type { ChaosJournal } from "./chaos-journal.ts";
+import { percentile } from "./recovery.ts";
+
+/** The figures of a run: the JSON line `foyer chaos --json` ends with. */
+export interface ChaosSummary {
+  readonly seed: number;
+  readonly seconds: number;
+  readonly kills: number;
+  readonly stops: number;
+  readonly natsKills: number;
+  /** Drains the nodes carried out. */
+  readonly drains: number;
+  /** Drains asked for and not carried out (a node that cannot drain yet answers 501). */
+  readonly drainsSkipped: number;
+  readonly ops: number;
+  readonly acked: number;
+  /** Requests refused with a final error (FULL, NOT_FOUND, NOT_HOST…): nothing changed. */
+  readonly refused: number;
+  /** Requests that ended without an answer (the deadline passed): left out of the ack replay. */
+  readonly unknown: number;
+  /** Frames about a key the bots' sockets received, and snapshot writes seen on `lobbies`: what "one voice" was checked on. */
+  readonly framesHeard: number;
+  readonly snapshotWrites: number;
+  readonly lostAcks: number;
+  readonly lostLobbies: number;
+  readonly dualOwners: number;
+  readonly strandedClients: number;
+  readonly orderViolations: number;
+  /** Node faults after which some affected bot was never served again (no recovery time counted). */
+  readonly unrecovered: number;
+  readonly recoveryMsP50: number;
+  readonly recoveryMsP99: number;
+}
+
+/** Counts what a run did and found. */
+export function summarize(
+  seed: number,
+  seconds: number,
+  journal: ChaosJournal,
+  report: AuditReport,
+): ChaosSummary {
+  const applied = (kind: string): number => journal.faults.filter((f) => f.kind === kind && f.applied).length;
+  return {
+    seed,
+    seconds,
+    kills: applied("kill"),
+    stops: applied("stop"),
+    natsKills: applied("natsKill"),
+    drains: applied("drain"),
+    drainsSkipped: journal.faults.filter((f) => f.kind === "drain" && !f.applied).length,
+    ops: journal.ops.length,
+    acked: journal.ops.filter((op) => op.outcome === "acked").length,
+    refused: journal.ops.filter((op) => op.outcome === "refused").length,
+    unknown: journal.ops.filter((op) => op.outcome === "unknown").length,
+    framesHeard: journal.heard.length,
+    snapshotWrites: journal.writes.length,
+    lostAcks: report.lostAcks.length,
+    lostLobbies: report.lostLobbies.length,
+    dualOwners: report.dualOwners.length,
+    strandedClients: report.strandedClients.length,
+    orderViolations: report.orderViolations.length,
+    unrecovered: report.unrecovered.length,
+    recoveryMsP50: percentile(report.recoveryMs, 50),
+    recoveryMsP99: percentile(report.recoveryMs, 99),
+  };
+}
+
+const shown = 20;
+
+/** The human summary: figures, then each finding (the first 20 of a kind), then the faults as applied. */
+export function summaryText(summary: ChaosSummary, report: AuditReport, journal: ChaosJournal): string {
+  const lines = [
+    `chaos seed ${summary.seed}: ${summary.seconds} s, ${summary.ops} ops (${summary.acked} acked, ${summary.refused} refused, ${summary.unknown} unanswered)`,
+    `faults: ${summary.kills} kill -9, ${summary.stops} SIGSTOP, ${summary.natsKills} nats-server kill -9, ` +
+      `${summary.drains} drains` +
+      (summary.drainsSkipped > 0 ? ` (${summary.drainsSkipped} skipped: the node cannot drain yet)` : ""),
+    `recovery: p50 ${summary.recoveryMsP50} ms, p99 ${summary.recoveryMsP99} ms` +
+      (summary.unrecovered > 0 ? `, ${summary.unrecovered} faults not recovered` : ""),
+    `one voice checked on ${summary.framesHeard} frames heard and ${summary.snapshotWrites} snapshot writes`,
+    `lostAcks ${summary.lostAcks}, lostLobbies ${summary.lostLobbies}, dualOwners ${summary.dualOwners}, ` +
+      `strandedClients ${summary.strandedClients}, orderViolations ${summary.orderViolations}`,
+  ];
+  const kinds: [string, readonly string[]][] = [
+    ["lost acks", report.lostAcks],
+    ["lost lobbies", report.lostLobbies],
+    ["dual owners", report.dualOwners],
+    ["stranded clients", report.strandedClients],
+    ["SPEC §1 order", report.orderViolations],
+    ["not recovered", report.unrecovered],
+  ];
+  for (const [name, findings] of kinds) {
+    if (findings.length === 0) continue;
+    lines.push(`${name}:`, ...findings.slice(0, shown).map((f) => `  ${f}`));
+    if (findings.length > shown) lines.push(`  … and ${findings.length - shown} more`);
+  }
+  lines.push("faults applied:");
+  for (const f of journal.faults) {
+    lines.push(
+      `  ${new Date(f.at).toISOString().slice(11, 23)} ${f.kind} ${f.target}${f.applied ? "" : " (not applied)"}: ${f.note}`,
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { runChaos, summaryText } from "../../ops/chaos/index.ts";
+
+/**
+ * `foyer chaos` as a test: three node processes and a 3-server NATS cluster under SDK bots for 40 s, with
+ * seed 2's schedule — a SIGSTOP past the failure timeout, a drain, three kill -9s of nodes (each restarted
+ * under its node id) and a kill -9 of a nats-server — then healed, settled and audited.
+ */
+describe("chaos on a fleet of three node processes", () => {
+  it("loses no acknowledged change and no lobby, hears no old owner, strands no client", async () => {
+    const lines: string[] = [];
+    const result = await runChaos({
+      nodes: 3,
+      nats: 3,
+      seconds: 40,
+      faults: 6,
+      seed: 2,
+      bots: 18,
+      print: (line) => lines.push(line),
+    });
+    const { summary } = result;
+    const story = `${lines.join("\n")}\n${summaryText(summary, result.report, result.journal)}`;
+    expect(summary.kills, story).toBeGreaterThanOrEqual(3);
+    expect(summary.stops, story).toBeGreaterThanOrEqual(1);
+    expect(summary.acked, story).toBeGreaterThan(0);
+    expect(
+      {
+        lostAcks: summary.lostAcks,
+        lostLobbies: summary.lostLobbies,
+        dualOwners: summary.dualOwners,
+        strandedClients: summary.strandedClients,
+        orderViolations: summary.orderViolations,
+      },
+      story,
+    ).toEqual({ lostAcks: 0, lostLobbies: 0, dualOwners: 0, strandedClients: 0, orderViolations: 0 });
+  }, 240_000);
+});
