@@ -36,6 +36,7 @@ export async function startBenchFleet(servers: number, nodes: number): Promise<B
         {
           nodeId: `n${i + 1}`,
           port: "0",
+          adminPort: "0",
           nats: nats.urls.join(","),
           natsReplicas: String(Math.min(3, servers)),
           tokenKeys: `${benchKey.id}:${benchKey.secret}`,
