@@ -111,6 +111,7 @@ function startBenchNode(maxRooms: number): Promise<RunningNode> {
   const config = loadConfig(
     {
       port: "0",
+      adminPort: "0",
       tokenKeys: `bench:${benchSecret}`,
       ratePerSecond: "1000000",
       rateBurst: "1000000",
