@@ -50,7 +50,9 @@ export function start(state: LobbyState, message: LobbyMessageOf<"start">, env: 
   const seats = seatMembers(state.members, checked, options.botSeatIdBase);
   const next: LobbyState = {
     ...state,
-    members: state.members.map((m, i) => ({ ...m, team: teamOf(i), inRoom: true })),
+    // A member away at the start keeps its seat in the room, but for the lobby it is not in it: its lobby
+    // grace runs on, and the room's end does not take it out (SPEC §1, Disconnects).
+    members: state.members.map((m, i) => ({ ...m, team: teamOf(i), inRoom: m.connected })),
     room: { code, mode: message.mode, seats, ended: false },
   };
   const init: RoomInit = { code, lobby: ctx.key, mode: message.mode, host: message.player, seats };

@@ -207,3 +207,28 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     expect(d.state).toBe(before);
   });
 });
+
+describe("a member away when a room starts (SPEC §1 Disconnects; found by foyer chaos, seed 101)", () => {
+  it("keeps its lobby grace through the room: the room's end does not take it out", () => {
+    const d = lobbyOf(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    d.send({ type: "start", player: "alice", mode: "ffa" });
+    const room = d.state.room!.code;
+    // Seated in the room (it may come back to it), but for the lobby it is away on its lobby grace.
+    expect(d.state.room!.seats.map((s) => s.player)).toContain("bob");
+    expect(d.state.members.map((m) => [m.player, m.inRoom])).toEqual([
+      ["alice", true],
+      ["bob", false],
+    ]);
+    d.send({ type: "return", player: "alice" });
+    d.send({ type: "roomEnded", room });
+    expect(d.state.members.map((m) => m.player)).toEqual(["alice", "bob"]);
+    // It comes back within its lobby grace and is still a member.
+    d.ctx.advance(5_000);
+    d.send({ type: "connection", player: "bob", connected: true });
+    expect(d.state.members.map((m) => [m.player, m.connected])).toEqual([
+      ["alice", true],
+      ["bob", true],
+    ]);
+  });
+});
