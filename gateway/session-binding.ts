@@ -93,7 +93,12 @@ export async function locateLobby(
   }
   const lobby = found.ok ? (found.value as { lobby: string | null }).lobby : null;
   // A newer socket has taken over meanwhile: its own lookup is the one that counts.
-  if (!lobby || session.socket !== socket) return;
+  if (session.socket !== socket) return;
+  if (lobby === null) {
+    // In no lobby (a client that was away past its grace may still show one): say so.
+    if (found.ok) session.send({ type: "noLobby" });
+    return;
+  }
   // The registry records activity lobbies too (one lobby per player): they are the session's `activity`.
   const activity = lobby.startsWith("activityLobby/");
   // The lobby's pushes reach only sockets on its own node: a member who came back through another

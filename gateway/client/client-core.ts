@@ -340,6 +340,14 @@ export class ClientCore extends Emitter<FoyerEvents> {
       case "serverDraining":
         this.emit("serverDraining", undefined);
         return;
+      case "noLobby":
+        // Away past its grace: the lobby this client still shows let it go meanwhile.
+        if (this.lobby !== null) {
+          const code = this.lobby.code;
+          this.lobby = null;
+          this.emit("left", { code });
+        }
+        return;
       case "pong":
         return;
     }

@@ -88,6 +88,8 @@ export const redirectFrame = z
   .strict();
 
 export const serverDrainingFrame = z.object({ type: z.literal("serverDraining") }).strict();
+/** After a hello: the player is in no lobby (its seat's grace ran out while it was away). */
+export const noLobbyFrame = z.object({ type: z.literal("noLobby") }).strict();
 
 export const movedFrame = z.object({ type: z.literal("moved"), key: z.string(), url: z.string() }).strict();
 
@@ -103,6 +105,7 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
   pongFrame,
   redirectFrame,
   serverDrainingFrame,
+  noLobbyFrame,
   movedFrame,
 ]);
 

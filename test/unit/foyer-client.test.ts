@@ -239,3 +239,20 @@ describe("liveness: a node that goes silent (frozen, or cut off without a close)
     client.close();
   });
 });
+
+describe("noLobby after a hello", () => {
+  it("clears a lobby the client still shows and emits left (it was away past its grace)", async () => {
+    const { client, last } = await connected();
+    last().deliver(lobby(1, 1, ["p1", "p2"]));
+    expect(client.lobby?.code).toBe("ABCD");
+    const left: string[] = [];
+    client.on("left", (event) => left.push(event.code));
+    last().deliver({ type: "noLobby" });
+    expect(client.lobby).toBeNull();
+    expect(left).toEqual(["ABCD"]);
+    // Said again with no lobby shown: nothing happens.
+    last().deliver({ type: "noLobby" });
+    expect(left).toEqual(["ABCD"]);
+    client.close();
+  });
+});
