@@ -8,6 +8,12 @@ export interface NodeCounts {
   sessions(): number;
   /** Players in a lobby (private or activity) as this node's gateway knows them. */
   members(): number;
+  /**
+   * In a fleet: the keys this node owns now, by kind (from the claims it holds), so lobbies that moved
+   * here by a migration or a failover count, and those that moved away do not. Without it, lobbies are
+   * counted as created and stopped here (one node: the same thing).
+   */
+  owned?(): ReadonlyMap<string, number> | undefined;
 }
 
 /** The actor kinds that are lobbies: their keys' first segment. */
@@ -38,6 +44,8 @@ export class NodeMetrics {
   private readonly persistSeconds: Histogram;
   private readonly rejected: Counter<"code">;
   private readonly closed: Counter<"reason">;
+  private readonly migrations: Counter<"direction" | "result">;
+  private readonly failovers: Counter;
 
   constructor(readonly counts: NodeCounts) {
     const registers = [this.registry];
@@ -49,7 +57,8 @@ export class NodeMetrics {
       labelNames: ["kind"],
       registers,
       collect() {
-        for (const [kind, n] of lobbyCount) this.set({ kind }, n);
+        const owned = counts.owned?.();
+        for (const [kind, n] of lobbyCount) this.set({ kind }, owned ? (owned.get(kind) ?? 0) : n);
       },
     });
     new Gauge({
@@ -105,11 +114,11 @@ export class NodeMetrics {
       labelNames: ["reason"],
       registers,
     });
-    // Defined now so dashboards and alerts can be written against them; the fleet's drain, migration
-    // and failover code counts them when it lands (issues 4 and 5).
-    new Counter({
+    // The migration pause, recovery time and queue depth are defined so dashboards and alerts can be
+    // written against them; they are not counted yet.
+    this.migrations = new Counter({
       name: "foyer_migrations_total",
-      help: "Lobbies moved to or from this node by a drain, by direction and result (not counted yet)",
+      help: "Keys moved out of this node by its drain (result moved, kept, busy) or into it (adopted)",
       labelNames: ["direction", "result"],
       registers,
     });
@@ -119,9 +128,9 @@ export class NodeMetrics {
       buckets: pauseBuckets,
       registers,
     });
-    new Counter({
+    this.failovers = new Counter({
       name: "foyer_failovers_total",
-      help: "Keys of dead nodes this node took over (not counted yet)",
+      help: "Keys of dead nodes this node took over",
       registers,
     });
     new Histogram({
@@ -140,9 +149,20 @@ export class NodeMetrics {
 
   /** The lobbies this node owns, every kind together. */
   get lobbies(): number {
+    const owned = this.counts.owned?.();
     let total = 0;
-    for (const n of this.lobbyCount.values()) total += n;
+    for (const [kind, n] of owned ?? this.lobbyCount) if (lobbyKinds.has(kind)) total += n;
     return total;
+  }
+
+  /** A key of a dead node was taken over here. */
+  tookOver(): void {
+    this.failovers.inc();
+  }
+
+  /** A key moved: out by this node's drain (`moved` or `kept`), or in (`adopted`). */
+  migrated(direction: "out" | "in", result: "moved" | "kept" | "busy" | "adopted"): void {
+    this.migrations.inc({ direction, result });
   }
 
   /** The runtime events these metrics count (the node adds them to its own). */

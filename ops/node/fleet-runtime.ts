@@ -9,6 +9,7 @@ import {
   Migrations,
   decodeNodeRecord,
   isTombstone,
+  sameIdentity,
   type DrainProgress,
   type DrainTarget,
   type KvBucket,
@@ -52,6 +53,8 @@ export interface FleetRuntime {
   drainProgress(): DrainProgress | null;
   /** Resolves when a started drain ends (nothing left, or its deadline). */
   readonly drained: Promise<DrainProgress>;
+  /** The keys this node owns now (its claims), counted by kind (`lobby`, `player`, …). */
+  owned(): Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -71,6 +74,11 @@ export interface FleetRuntimeParts {
   /** A drain started: members not in a room hear `serverDraining`. */
   readonly draining: () => void;
   readonly log: Logger;
+  /** Told of each takeover and migration (the node's metrics count them). */
+  readonly fleetEvents?: {
+    tookOver?(key: string): void;
+    migrated?(direction: "out" | "in", result: "moved" | "kept" | "busy" | "adopted"): void;
+  };
   /** Wraps the KV store every part uses (the cluster bench counts the writes each op waits for). */
   readonly kvView?: (kv: KvStore) => KvStore;
 }
@@ -173,6 +181,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     takeOver: (key, revision) => store.takeOver(key, revision),
     taken: (key, epoch) => {
       router.learn(key, identity, epoch);
+      parts.fleetEvents?.tookOver?.(key);
       parts.log.info({ key, epoch }, "taken over");
       // Restores the actor now (its timers run again) and tells it whose sessions are here.
       built.system?.tell(key, { type: "restored", reason: "failover", connected: [...parts.playersHere()] });
@@ -234,6 +243,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       router.learn(key, owner, revision);
     },
     adopted: (key) => {
+      parts.fleetEvents?.migrated?.("in", "adopted");
       system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere()] });
     },
     moved: parts.moved,
@@ -277,7 +287,11 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
         identity,
         claims: () => router.claimViews(),
         targets,
-        move: (key, revision, target) => migrations.move(key, revision, target),
+        move: async (key, revision, target) => {
+          const outcome = await migrations.move(key, revision, target);
+          parts.fleetEvents?.migrated?.("out", outcome);
+          return outcome;
+        },
         pinned: (key) => system.pinned(key),
         scheduler,
         deadlineMs: config.drainDeadlineMs,
@@ -293,6 +307,15 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       return { accepted: true, message: "draining" };
     },
     drainProgress: () => drainState.drain?.progress() ?? null,
+    owned: () => {
+      const counts = new Map<string, number>();
+      for (const claim of router.claimViews()) {
+        if (!sameIdentity(claim.owner, identity)) continue;
+        const kind = claim.key.slice(0, Math.max(0, claim.key.indexOf("/")));
+        counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      }
+      return counts;
+    },
     drained,
     announce: async (publicUrl, admin) => {
       url = publicUrl;

@@ -242,13 +242,22 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
 
 /** A node's runtime, embedded or in a fleet (the fleet adds redirects, placement and drain). */
 type BuiltRuntime = { system: ActorSystem; close(): Promise<void> } & Partial<
-  Pick<FleetRuntime, "node" | "locateOwner" | "announce" | "placeNew" | "drain" | "drainProgress" | "drained">
+  Pick<
+    FleetRuntime,
+    "node" | "locateOwner" | "announce" | "placeNew" | "drain" | "drainProgress" | "drained" | "owned"
+  >
 >;
 
 /** The runtime a configuration asks for: embedded (no NATS) or in a fleet (`--nats`). */
 async function buildRuntime(
   config: NodeConfig,
-  parts: { outbox: SessionRegistry; capacity: Capacity; events: RuntimeEvents; log: Logger },
+  parts: {
+    outbox: SessionRegistry;
+    capacity: Capacity;
+    events: RuntimeEvents;
+    log: Logger;
+    metrics: NodeMetrics;
+  },
   gateway: () => GatewayServer | undefined,
   hooks: NodeHooks,
 ): Promise<BuiltRuntime> {
@@ -264,6 +273,14 @@ async function buildRuntime(
       reset: () => gateway()?.closeSockets(CloseCodes.RESET.code, "RESET"),
       moved: (key, url) => {
         parts.outbox.moveAway(key, url);
+      },
+      fleetEvents: {
+        tookOver: () => {
+          parts.metrics.tookOver();
+        },
+        migrated: (direction, result) => {
+          parts.metrics.migrated(direction, result);
+        },
       },
       draining: () => {
         parts.outbox.notifyDraining();
@@ -296,18 +313,25 @@ export async function startNode(
   const capacity = new Capacity(config.maxRooms, config.nodeId);
   const sessions = new SessionRegistry();
   const refusals = new Map<string, number>();
-  const metrics = new NodeMetrics({ sessions: () => sessions.size, members: () => sessions.inLobby });
+  // In a fleet the lobbies a node owns are those it holds claims on (they move by drain and failover).
+  const owned: { count?: () => Map<string, number> } = {};
+  const metrics = new NodeMetrics({
+    sessions: () => sessions.size,
+    members: () => sessions.inLobby,
+    owned: () => owned.count?.(),
+  });
   const runtimeLog = logger.child({ component: "runtime", node: config.nodeId });
   const events = runtimeEventsOf(runtimeLog, capacity, metrics);
   // A fenced fleet node closes the gateway's sockets; the gateway is made after the runtime it fronts.
   const front: { gateway?: GatewayServer } = {};
   const runtime = await buildRuntime(
     config,
-    { outbox: sessions, capacity, events, log },
+    { outbox: sessions, capacity, events, log, metrics },
     () => front.gateway,
     hooks,
   );
   const { system } = runtime;
+  if (runtime.owned) owned.count = runtime.owned;
   const filters = startFilters(config, system, logger);
   const lobby = lobbyOptionsOf(config);
   const gateway = buildGateway(config, logger, {
