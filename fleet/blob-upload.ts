@@ -13,7 +13,8 @@ export function sha256Hex(bytes: Uint8Array): string {
 export function checkDeclared(size: number, digest: string, maxBytes: number): void {
   if (!Number.isSafeInteger(size) || size < 1) throw new BlobError("ORDER", "a blob has at least one byte");
   if (size > maxBytes) throw new BlobError("TOO_LARGE", `a blob is at most ${String(maxBytes)} bytes`);
-  if (!blobDigestPattern.test(digest)) throw new BlobError("DIGEST", "a digest is 64 lowercase hex characters");
+  if (!blobDigestPattern.test(digest))
+    throw new BlobError("DIGEST", "a digest is 64 lowercase hex characters");
 }
 
 /**
@@ -39,7 +40,10 @@ export class BlobAssembly {
   /** Checks and counts chunk `index`; throws `ORDER` (out of order or empty) or `TOO_LARGE` (past the declared size). */
   accept(index: number, chunk: Uint8Array): void {
     if (index !== this.nextIndex) {
-      throw new BlobError("ORDER", `chunk ${String(index)} arrived where chunk ${String(this.nextIndex)} was due`);
+      throw new BlobError(
+        "ORDER",
+        `chunk ${String(index)} arrived where chunk ${String(this.nextIndex)} was due`,
+      );
     }
     if (chunk.byteLength === 0) throw new BlobError("ORDER", "a chunk has at least one byte");
     if (this.received + chunk.byteLength > this.size) {
@@ -56,7 +60,8 @@ export class BlobAssembly {
       throw new BlobError("ORDER", `${String(this.received)} of ${String(this.size)} bytes arrived`);
     }
     const actual = this.hash.digest("hex");
-    if (actual !== this.digest) throw new BlobError("DIGEST", "the blob's SHA-256 is not the declared digest");
+    if (actual !== this.digest)
+      throw new BlobError("DIGEST", "the blob's SHA-256 is not the declared digest");
     return { id: this.id, size: this.size, digest: this.digest };
   }
 }

@@ -23,20 +23,23 @@ export class MemoryBlobStore implements BlobStore {
 
   put(id: string, index: number, bytes: Uint8Array): Promise<void> {
     const upload = this.upload(id);
-    try {
-      upload.assembly.accept(index, bytes);
-    } catch (error) {
-      if (error instanceof BlobError && error.failure === "ORDER") this.uploads.delete(id);
-      throw error;
-    }
+    // A refused chunk (out of order, past the declared size) changes nothing: the upload waits on.
+    upload.assembly.accept(index, bytes);
     upload.chunks.push(bytes.slice());
     return Promise.resolve();
   }
 
   complete(id: string): Promise<BlobRef> {
     const upload = this.upload(id);
+    let ref: BlobRef;
+    try {
+      ref = upload.assembly.finish();
+    } catch (error) {
+      // Bytes missing: the upload waits on. A wrong digest cannot be mended: it is discarded.
+      if (error instanceof BlobError && error.failure === "DIGEST") this.uploads.delete(id);
+      throw error;
+    }
     this.uploads.delete(id);
-    const ref = upload.assembly.finish();
     this.blobs.set(id, { ref, bytes: Buffer.concat(upload.chunks) });
     return Promise.resolve(ref);
   }

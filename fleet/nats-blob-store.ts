@@ -65,26 +65,23 @@ export class NatsBlobStore implements BlobStore {
 
   put(id: string, index: number, bytes: Uint8Array): Promise<void> {
     const upload = this.upload(id);
-    try {
-      upload.assembly.accept(index, bytes);
-    } catch (error) {
-      if (error instanceof BlobError && error.failure === "ORDER") this.discard(id, upload);
-      throw error;
-    }
+    // A refused chunk (out of order, past the declared size) changes nothing: the upload waits on.
+    upload.assembly.accept(index, bytes);
     upload.controller.enqueue(bytes.slice());
     return Promise.resolve();
   }
 
   async complete(id: string): Promise<BlobRef> {
     const upload = this.upload(id);
-    this.uploads.delete(id);
     let ref: BlobRef;
     try {
       ref = upload.assembly.finish();
     } catch (error) {
-      this.discard(id, upload);
+      // Bytes missing: the upload waits on. A wrong digest cannot be mended: it is discarded.
+      if (error instanceof BlobError && error.failure === "DIGEST") this.discard(id, upload);
       throw error;
     }
+    this.uploads.delete(id);
     upload.controller.close();
     await upload.stored;
     return ref;

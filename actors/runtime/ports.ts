@@ -185,7 +185,7 @@ export interface BlobRef {
 /** Why a blob operation was refused: too large, a chunk out of order, a digest that does not match, no such blob. */
 export type BlobFailure = "TOO_LARGE" | "ORDER" | "DIGEST" | "NOT_FOUND";
 
-/** Thrown by a BlobStore when an operation is refused; the blob is then as it was (or discarded: `ORDER`, `DIGEST`). */
+/** Thrown by a BlobStore when an operation is refused; the upload is then as it was (a `DIGEST` one is discarded). */
 export class BlobError extends Error {
   constructor(
     readonly failure: BlobFailure,
@@ -211,7 +211,7 @@ export interface BlobStore extends BlobReleaser {
   readonly maxBytes: number;
   /** Starts an upload; returns the new blob's id. Throws BlobError `TOO_LARGE` when `size` exceeds `maxBytes`. */
   begin(size: number, digest: string): Promise<string>;
-  /** Adds chunk `index` (0, 1, 2, … in order). Throws `ORDER` (upload discarded), `TOO_LARGE`, `NOT_FOUND`. */
+  /** Adds chunk `index` (0, 1, 2, … in order). Throws `ORDER`, `TOO_LARGE` (both change nothing), `NOT_FOUND`. */
   put(id: string, index: number, bytes: Uint8Array): Promise<void>;
   /** Completes an upload: its size and SHA-256 must be the declared ones (`DIGEST`, upload discarded). */
   complete(id: string): Promise<BlobRef>;
