@@ -112,3 +112,6 @@ export {
   nodeActorSubject,
 } from "./actor-wire.ts";
 export type { ActorDelivery } from "./actor-wire.ts";
+export { BlobAssembly, blobDigestPattern, checkDeclared, chunksOf, sha256Hex } from "./blob-upload.ts";
+export { MemoryBlobStore } from "./memory-blob-store.ts";
+export { NatsBlobStore, blobBucketName, type NatsBlobStoreOptions } from "./nats-blob-store.ts";

@@ -58,6 +58,10 @@ export class Connection implements SessionSocket {
     if (!this.closed) this.out.send(data);
   }
 
+  bufferedBytes(): number {
+    return this.ws.bufferedAmount;
+  }
+
   /**
    * One heartbeat, called every `heartbeatMs` by the server: a socket that has not answered the previous
    * ping is gone (a peer that vanished without a FIN would otherwise hold its seat forever), so it is

@@ -16,3 +16,4 @@ export { PROTOCOL_VERSION, serverFrameSchema, type RedirectReason } from "./prot
 export { FoyerClient, type FoyerClientOptions } from "./client/foyer-client.ts";
 export { createNodeClient, fetchDevToken } from "./client/node.ts";
 export { RoomRequests, type RoomRequestsDeps } from "./room-requests.ts";
+export { BlobRequests, type BlobRequestsDeps } from "./blob-requests.ts";

@@ -1,4 +1,12 @@
-import type { ActorSystem, AskResult, ErrorCode, Random, RequestId } from "../actors/runtime/index.ts";
+import {
+  isRetryable,
+  type ActorSystem,
+  type AskResult,
+  type ErrorCode,
+  type Random,
+  type RequestId,
+} from "../actors/runtime/index.ts";
+import type { BlobRequests } from "./blob-requests.ts";
 import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
 import { MatchmakingRequests } from "./matchmaking-requests.ts";
@@ -27,6 +35,8 @@ export interface LobbyRequestsDeps {
   readonly onRedirect?: (reason: RedirectReason) => void;
   /** The matchmaking lobby types this node's queues serve (none: every search is NOT_FOUND). */
   readonly lobbyTypes?: readonly string[];
+  /** Uploads and downloads of room documents (docs/rooms.md "Large blobs"); without it they are refused. */
+  readonly blobs?: BlobRequests;
 }
 
 /** Where the owner of a key is, as a fleet node sees it. */
@@ -87,6 +97,7 @@ export class LobbyRequests {
     this.rooms = new RoomRequests({
       system: deps.system,
       random: deps.random,
+      ...(deps.blobs === undefined ? {} : { blobs: deps.blobs }),
       ...(deps.canOpenRoom === undefined ? {} : { canOpenRoom: deps.canOpenRoom }),
     });
     this.matchmaking = new MatchmakingRequests({ system: deps.system, lobbyTypes: deps.lobbyTypes ?? [] });
@@ -135,7 +146,7 @@ export class LobbyRequests {
         session.name = frame.name;
         return this.inLobby(session, { type: "profile", player, name: frame.name }, request);
       case "start":
-        return this.inLobby(session, { type: "start", player, mode: frame.mode }, request);
+        return this.start(session, frame.mode, frame.blob, request);
       case "makeHost":
         return this.inLobby(session, { type: "makeHost", player, target: frame.player }, request);
       case "return":
@@ -169,6 +180,13 @@ export class LobbyRequests {
       case "roomTurns":
       case "heldTurns":
         return this.rooms.handle(session, frame, request);
+      case "beginBlob":
+      case "blobChunk":
+      case "finishBlob":
+      case "getRoomBlob":
+        return this.deps.blobs
+          ? this.deps.blobs.handle(session, frame, request)
+          : fail("INVALID", "this node takes no documents");
       case "browse":
         return this.deps.system.ask("directory/lobbies", {
           type: "browse",
@@ -176,6 +194,23 @@ export class LobbyRequests {
           ...(frame.freeOnly === undefined ? {} : { freeOnly: frame.freeOnly }),
         });
     }
+  }
+
+  /** The host starts its lobby's room, with a finished upload as the room's document when it names one. */
+  private async start(
+    session: Session,
+    mode: string,
+    blobId: string | undefined,
+    request: RequestId,
+  ): Promise<AskResult> {
+    const player = session.player;
+    if (blobId === undefined) return this.inLobby(session, { type: "start", player, mode }, request);
+    if (!this.deps.blobs) return fail("INVALID", "this node takes no documents");
+    const blob = this.deps.blobs.claim(player, blobId);
+    if ("ok" in blob) return blob;
+    const result = await this.inLobby(session, { type: "start", player, mode, blob }, request);
+    if (!result.ok && !isRetryable(result.code)) this.deps.blobs.unclaim(player, blob);
+    return result;
   }
 
   /**

@@ -1,8 +1,9 @@
 import { drawCode, normalizeCode, roomKey } from "../actors/lobby/index.ts";
 import { directRoomInitSchema } from "../actors/room/index.ts";
-import type { ActorSystem, AskResult, Random, RequestId } from "../actors/runtime/index.ts";
+import type { ActorSystem, AskResult, BlobRef, Random, RequestId } from "../actors/runtime/index.ts";
 import type { RoomRequestFrame, RoomRequestOf } from "./protocol/room-client-frames.ts";
 import type { Session } from "./session-registry.ts";
+import type { BlobRequests } from "./blob-requests.ts";
 
 /** Where room requests go, how room codes are drawn and whether this node may open another room. */
 export interface RoomRequestsDeps {
@@ -11,6 +12,8 @@ export interface RoomRequestsDeps {
   readonly random: Random;
   /** False when the node runs as many rooms as it may (or is stopping); a create is then retryable. */
   readonly canOpenRoom?: () => boolean;
+  /** Where a create's document comes from (`blob`: a finished upload of the creator). */
+  readonly blobs?: BlobRequests;
 }
 
 /** Room codes: six letters, as a lobby's rooms have (SPEC §5). */
@@ -102,7 +105,7 @@ export class RoomRequests {
     frame: RoomRequestOf<"createRoom">,
     request: RequestId,
   ): Promise<AskResult> {
-    const { type: _type, id: _id, public: _public, ...choices } = frame;
+    const { type: _type, id: _id, public: _public, blob: blobId, ...choices } = frame;
     const registry = `player/${session.player}`;
     let intent: "beginCreate" | "replaceCreate" = "beginCreate";
     for (let draw = 0; draw < maxCodeDraws; draw++) {
@@ -127,17 +130,29 @@ export class RoomRequests {
           retryAfterMs: busyRetryMs,
         };
       }
+      let blob: BlobRef | undefined;
+      if (blobId !== undefined) {
+        if (!this.deps.blobs) return fail("INVALID", "this node takes no documents");
+        const claimed = this.deps.blobs.claim(session.player, blobId);
+        if ("ok" in claimed) return claimed;
+        blob = claimed;
+      }
       const init = directRoomInitSchema.safeParse({
         code,
         direct: true,
         host: { id: session.player, name: session.name },
         ...choices,
+        ...(blob === undefined ? {} : { blob }),
       });
-      if (!init.success) return fail("INVALID", init.error.issues[0]?.message ?? "invalid room");
+      if (!init.success) {
+        if (blob) this.deps.blobs?.unclaim(session.player, blob);
+        return fail("INVALID", init.error.issues[0]?.message ?? "invalid room");
+      }
       const key = roomKey(code);
       const spawned = await this.deps.system.spawn(key, init.data, { request });
       if (spawned.created) {
         if (spawned.result.ok) this.seat(session, key);
+        else if (blob) this.deps.blobs?.unclaim(session.player, blob);
         return spawned.result;
       }
       intent = "replaceCreate"; // the drawn code was taken by another room: draw again

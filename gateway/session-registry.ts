@@ -6,6 +6,8 @@ export interface SessionSocket {
   readonly encoding: Encoding;
   send(data: Uint8Array | string): void;
   close(code: number, reason: string): void;
+  /** Bytes queued on the socket and not yet sent (a download waits while it is backed up). */
+  bufferedBytes?(): number;
 }
 
 /**

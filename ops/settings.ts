@@ -95,6 +95,18 @@ export const settings = {
     def: "65536",
     help: "largest frame a client may send",
   },
+  maxBlobBytes: {
+    schema: int(1, 1 << 30),
+    env: "FOYER_MAX_BLOB_BYTES",
+    def: "41943040",
+    help: "largest document a room create or lobby start may carry (uploaded in frame-sized chunks)",
+  },
+  blobUploadTimeoutMs: {
+    schema: int(1_000, 3_600_000),
+    env: "FOYER_BLOB_UPLOAD_TIMEOUT_MS",
+    def: "120000",
+    help: "an upload not finished, or not given to a room, this long after its begin is deleted",
+  },
   maxBufferedBytes: {
     schema: int(1024, 1 << 30),
     env: "FOYER_MAX_BUFFERED_BYTES",

@@ -20,7 +20,7 @@ export { lobbyFrame } from "./lobby-frames.ts";
 export { lobbyIdle } from "./lobby-machine.ts";
 export { graceTimerName, returnTimerName } from "./lobby-timers.ts";
 export { membersFit, seatMembers, teamOf } from "./seats.ts";
-export { roomInitSchema, transferTokenSchema } from "./room-init.ts";
+export { blobRefSchema, roomInitSchema, transferTokenSchema } from "./room-init.ts";
 export type { RoomInit } from "./room-init.ts";
 export { restoredSchema, timerFiredSchema } from "./system-messages.ts";
 export { listingOf, lobbyListingSchema, lobbyUnlistSchema } from "./visibility.ts";

@@ -1,6 +1,7 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
 import { codeSchema, metadataSchema, modeSchema, playerIdSchema, playerNameSchema } from "./fields.ts";
+import { blobRefSchema } from "./room-init.ts";
 
 /** What a lobby accepts: from the gateway (players' requests, connection changes) and from its room. */
 
@@ -28,7 +29,13 @@ export const lobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("ready"), player: playerIdSchema, ready: z.boolean() }),
   z.strictObject({ type: z.literal("profile"), player: playerIdSchema, name: playerNameSchema }),
   z.strictObject({ type: z.literal("makeHost"), player: playerIdSchema, target: playerIdSchema }),
-  z.strictObject({ type: z.literal("start"), player: playerIdSchema, mode: modeSchema }),
+  z.strictObject({
+    type: z.literal("start"),
+    player: playerIdSchema,
+    mode: modeSchema,
+    /** A document for the room (the gateway checked the blob exists); the room keeps its id. */
+    blob: blobRefSchema.optional(),
+  }),
   z.strictObject({ type: z.literal("return"), player: playerIdSchema }),
   // From the gateway when a player's session drops or comes back.
   z.strictObject({ type: z.literal("connection"), player: playerIdSchema, connected: z.boolean() }),

@@ -55,7 +55,14 @@ export function start(state: LobbyState, message: LobbyMessageOf<"start">, env: 
     members: state.members.map((m, i) => ({ ...m, team: teamOf(i), inRoom: m.connected })),
     room: { code, mode: message.mode, seats, ended: false },
   };
-  const init: RoomInit = { code, lobby: ctx.key, mode: message.mode, host: message.player, seats };
+  const init: RoomInit = {
+    code,
+    lobby: ctx.key,
+    mode: message.mode,
+    host: message.player,
+    seats,
+    ...(message.blob === undefined ? {} : { blob: message.blob }),
+  };
   return {
     state: next,
     effects: [{ type: "spawn", key: roomKey(code), init }, pushState(next), reply({ room: code })],

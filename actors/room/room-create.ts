@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ActorContext } from "../runtime/index.ts";
-import { codeSchema, modeSchema, playerRefSchema, roomInitSchema } from "../lobby/index.ts";
+import { blobRefSchema, codeSchema, modeSchema, playerRefSchema, roomInitSchema } from "../lobby/index.ts";
 import { startMatch } from "./room-clock.ts";
 import { mapSchema, roomOptionsSchema, turnDurabilitySchema, turnMsSchema } from "./room-fields.ts";
 import { pushRoom } from "./room-frames.ts";
@@ -28,6 +28,8 @@ export const directRoomInitSchema = z.strictObject({
   mode: modeSchema,
   map: mapSchema.nullable().optional(),
   options: roomOptionsSchema.optional(),
+  /** The host's document, uploaded to the BlobStore first; the room keeps only this reference. */
+  blob: blobRefSchema.optional(),
   ...clockChoices,
 });
 
@@ -58,6 +60,7 @@ function baseState(
     recovery: null,
     abandonAt: null,
     tokens: {},
+    blob: init.blob ?? null,
   };
 }
 

@@ -29,6 +29,8 @@ export function roomFrame(state: RoomState): PushFrame {
     turnDurability: state.turnDurability,
     turn: state.lastTurn,
     paused: state.clock.status === "paused" ? state.clock.reason : null,
+    // Only a room with a document names it: `getRoomBlob` then streams it (docs/rooms.md "Large blobs").
+    ...(state.blob === null ? {} : { blob: state.blob }),
   };
 }
 

@@ -8,6 +8,7 @@ import type { RoomState } from "./room-state.ts";
 import { roomSchemaVersion } from "./room-state.ts";
 import { upgradeRoomState } from "./room-upgrade.ts";
 import { storedRoomState } from "./room-window.ts";
+import { releaseBlobOnStop } from "./room-blob.ts";
 
 /** The relay room kind (`room/<CODE>`), SPEC §5. */
 
@@ -22,9 +23,11 @@ export function roomKind(_options: RoomOptions = {}): ActorKind<RoomState, RoomM
     create: createRoom,
     parse: parseRoomMessage,
     handle: (state, message, ctx) =>
-      message.type === "timer" && message.name === abandonTimerName
-        ? abandonFired(state)
-        : watchAbandon(handleRoom(state, message, ctx), ctx),
+      releaseBlobOnStop(
+        message.type === "timer" && message.name === abandonTimerName
+          ? abandonFired(state)
+          : watchAbandon(handleRoom(state, message, ctx), ctx),
+      ),
     upgrade: upgradeRoomState,
     // The window of recent turns for players who come back lives in memory; the snapshot keeps its tail.
     stored: storedRoomState,

@@ -3,6 +3,7 @@ import { sendTurn, turnTimerName } from "./room-clock.ts";
 import { leaveSeat } from "./room-departures.ts";
 import { catchUp, heldTurns } from "./room-held-turns.ts";
 import { abort, end, finish } from "./room-ending.ts";
+import { blobOf } from "./room-blob.ts";
 import type { RoomMessage, RoomMessageOf } from "./room-messages.ts";
 import { resume, connection } from "./room-presence.ts";
 import { restored, turnsReport } from "./room-recovery.ts";
@@ -26,6 +27,8 @@ export function handleRoom(
       return leaveSeat(state, message, ctx);
     case "finish":
       return finish(state, message);
+    case "blob":
+      return blobOf(state, message.player);
     case "join":
       return rejoinOrJoin(state, message, ctx);
     case "setAi":

@@ -33,6 +33,8 @@ export const roomMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("leaveSeat"), player }),
   // From a seated player: the match is over.
   z.strictObject({ type: z.literal("finish"), player }),
+  // From the gateway, for a seated player: the room's document reference, to stream it from the BlobStore.
+  z.strictObject({ type: z.literal("blob"), player }),
   // Before the start (a room created directly): take the next free seat, or the one named.
   // A player an activity lobby sent here arrives with its transfer token.
   z.strictObject({

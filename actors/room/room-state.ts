@@ -5,6 +5,7 @@ import {
   playerIdSchema,
   playerNameSchema,
   transferTokenSchema,
+  blobRefSchema,
 } from "../lobby/index.ts";
 import {
   checksumValueSchema,
@@ -135,6 +136,8 @@ export const roomStateSchema = z.strictObject({
    * Empty for every other room.
    */
   tokens: z.record(playerIdSchema, transferTokenSchema).default({}),
+  /** The document the room was created or started with (its BlobStore reference), deleted when it ends. */
+  blob: blobRefSchema.nullable().default(null),
 });
 
 /** A room's state. */

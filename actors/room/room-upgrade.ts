@@ -28,6 +28,7 @@ function fromMinimalRoom(old: z.output<typeof minimalRoomSchema>): RoomState {
     code: old.code,
     lobby: old.lobby,
     abandonAt: null,
+    blob: null,
     host: old.host,
     phase: old.ended ? "ended" : "playing",
     mode: old.mode,

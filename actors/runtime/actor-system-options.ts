@@ -1,4 +1,4 @@
-import type { ActorStore, NodeState, Outbox, Router, Scheduler } from "./ports.ts";
+import type { ActorStore, BlobReleaser, NodeState, Outbox, Router, Scheduler } from "./ports.ts";
 import type { Random } from "./types.ts";
 
 /** How the runtime reports what it cannot handle itself; the node wires it to its logger. */
@@ -33,6 +33,8 @@ export interface ActorSystemOptions {
    * here, as in embedded mode.
    */
   readonly router?: Router;
+  /** Where large blobs live; a `releaseBlob` effect deletes one (best effort). Without one it is ignored. */
+  readonly blobs?: BlobReleaser;
   /** Default deadline of an ask. */
   readonly askTimeoutMs?: number;
   /** How long a request's result is kept for retries (SDK retry deadline + failure timeout). */

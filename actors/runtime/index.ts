@@ -21,6 +21,11 @@ export {
   type SnapshotTimer,
   type StampedFrame,
   type StoredSnapshot,
+  type BlobFailure,
+  type BlobRef,
+  type BlobReleaser,
+  type BlobStore,
+  BlobError,
 } from "./ports.ts";
 export { seededRandom } from "./seeded-random.ts";
 export { maxResultsPerSession } from "./request-results.ts";

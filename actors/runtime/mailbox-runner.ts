@@ -99,6 +99,9 @@ export class MailboxRunner {
         case "spawn":
           this.host.spawnFromEffect(effect.key, effect.init, from);
           break;
+        case "releaseBlob":
+          this.options.blobs?.release(effect.id);
+          break;
         case "timer":
         case "cancelTimer":
         case "stop":

@@ -171,3 +171,56 @@ export interface Router {
   /** Sends a message to `node`'s actor `key` without waiting; best effort. */
   forwardTell(node: string, key: string, message: unknown): void;
 }
+
+/** A stored blob as a room keeps it: never the bytes, only what names and checks them. */
+export interface BlobRef {
+  /** The store's id of the blob. */
+  readonly id: string;
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Its SHA-256, lowercase hex (64 characters). */
+  readonly digest: string;
+}
+
+/** Why a blob operation was refused: too large, a chunk out of order, a digest that does not match, no such blob. */
+export type BlobFailure = "TOO_LARGE" | "ORDER" | "DIGEST" | "NOT_FOUND";
+
+/** Thrown by a BlobStore when an operation is refused; the upload is then as it was (a `DIGEST` one is discarded). */
+export class BlobError extends Error {
+  constructor(
+    readonly failure: BlobFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = "BlobError";
+  }
+}
+
+/** The one thing the runtime asks of a BlobStore: delete a blob its actor no longer needs, best effort. */
+export interface BlobReleaser {
+  release(id: string): void;
+}
+
+/**
+ * Where large blobs (a room's document, docs/rooms.md "Large blobs") live: in memory on an embedded
+ * node, in a JetStream object store in a fleet. An upload is begun with its declared size and digest,
+ * fed chunks in order, and completed (checked against both); only a completed blob can be read.
+ */
+export interface BlobStore extends BlobReleaser {
+  /** The largest blob it takes, in bytes. */
+  readonly maxBytes: number;
+  /** Starts an upload; returns the new blob's id. Throws BlobError `TOO_LARGE` when `size` exceeds `maxBytes`. */
+  begin(size: number, digest: string): Promise<string>;
+  /** Adds chunk `index` (0, 1, 2, … in order). Throws `ORDER`, `TOO_LARGE` (both change nothing), `NOT_FOUND`. */
+  put(id: string, index: number, bytes: Uint8Array): Promise<void>;
+  /** Completes an upload: its size and SHA-256 must be the declared ones (`DIGEST`, upload discarded). */
+  complete(id: string): Promise<BlobRef>;
+  /** A completed blob's size and digest; null when there is none (unknown, unfinished or deleted). */
+  stat(id: string): Promise<BlobRef | null>;
+  /** A completed blob's bytes, in chunks of at most `chunkBytes`, in order. Throws `NOT_FOUND`. */
+  read(id: string, chunkBytes: number): AsyncIterable<Uint8Array>;
+  /** Discards an upload or deletes a blob; an unknown id is a no-op. */
+  delete(id: string): Promise<void>;
+  /** Closes the store (an embedded store drops everything). */
+  close(): Promise<void>;
+}

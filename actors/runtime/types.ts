@@ -73,7 +73,9 @@ export type Effect =
   /** Create a new actor of the kind its key names, with an initial argument for the kind's `create`. */
   | { readonly type: "spawn"; readonly key: string; readonly init: unknown }
   /** The actor is finished (a lobby whose last member left): its snapshot is deleted. */
-  | { readonly type: "stop" };
+  | { readonly type: "stop" }
+  /** A blob the actor held (a room's document) is no longer needed: the node's BlobStore deletes it. */
+  | { readonly type: "releaseBlob"; readonly id: string };
 
 /** The result of handling one message. */
 export interface Transition<S> {

@@ -12,6 +12,7 @@ import {
 } from "../protocol/server-frames.ts";
 import type { FoyerClientOptions, FoyerEvents, RequestBody, SocketLike } from "./client-types.ts";
 import { ConnectWaiters } from "./connect-waiters.ts";
+import { BlobAssembler, sha256Hex } from "./blob-transfer.ts";
 import { Emitter } from "./emitter.ts";
 import { EpochFilter } from "./epoch-filter.ts";
 import { PendingCalls } from "./pending-calls.ts";
@@ -42,6 +43,9 @@ export class ClientCore extends Emitter<FoyerEvents> {
   room: RoomView | null = null;
   /** The player's id, once connected. */
   player: string | null = null;
+  /** The room document being received, and the ids already handed on (each is fetched once). */
+  private blobDownload: BlobAssembler | null = null;
+  private readonly blobsDone = new Set<string>();
   private socket: SocketLike | null = null;
   /** An attempt is fetching its token: a second `open()` must not start another socket. */
   private opening = false;
@@ -69,7 +73,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
   /** A `roomTurns` catch-up is on its way. */
   private catchingUp = false;
 
-  constructor(private readonly options: FoyerClientOptions) {
+  constructor(protected readonly options: FoyerClientOptions) {
     super();
     if (options.urls.length === 0) throw new Error("FoyerClient needs at least one URL");
     const Socket =
@@ -290,6 +294,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
           this.turnLog.enter(frame.key);
           this.emit("room", frame);
           if (frame.phase === "playing" && frame.turn > this.turnLog.delivered) this.catchUp();
+          if (frame.phase === "playing" && frame.blob) this.fetchBlob(frame.blob);
         }
         return;
       case "turn":
@@ -350,7 +355,55 @@ export class ClientCore extends Emitter<FoyerEvents> {
         return;
       case "pong":
         return;
+      case "blobData":
+        this.onBlobData(frame);
+        return;
     }
+  }
+
+  /**
+   * At the start of a room with a document, fetches it once (`getRoomBlob`): its `blobData` chunks are
+   * assembled in order and, once the SHA-256 matches, handed on as a `blob` event. A download cut by a
+   * reconnect goes on from the next chunk with the next room frame.
+   */
+  private fetchBlob(ref: { id: string; size: number; digest: string }): void {
+    if (this.blobsDone.has(ref.id) || this.blobFetching) return;
+    const current = this.blobDownload;
+    const from = current?.blob === ref.id ? current.nextIndex : 0;
+    this.blobFetching = true;
+    this.call({ type: "getRoomBlob", ...(from > 0 ? { from } : {}) }, 120_000).then(
+      () => {
+        this.blobFetching = false;
+      },
+      (error: unknown) => {
+        this.blobFetching = false;
+        this.emit("blobFailed", {
+          id: ref.id,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+      },
+    );
+  }
+
+  private blobFetching = false;
+
+  private onBlobData(frame: Extract<ServerFrame, { type: "blobData" }>): void {
+    if (this.blobsDone.has(frame.blob)) return;
+    if (this.blobDownload?.blob !== frame.blob) {
+      this.blobDownload = new BlobAssembler(frame.blob, frame.size, frame.count, frame.digest);
+    }
+    const step = this.blobDownload.add(frame);
+    if (step.status === "more") return;
+    this.blobDownload = null;
+    if (step.status === "refused") {
+      this.emit("blobFailed", { id: frame.blob, reason: step.reason });
+      return;
+    }
+    this.blobsDone.add(frame.blob);
+    void sha256Hex(step.bytes).then((digest) => {
+      if (digest === frame.digest) this.emit("blob", { id: frame.blob, bytes: step.bytes, digest });
+      else this.emit("blobFailed", { id: frame.blob, reason: "the document's SHA-256 does not match" });
+    });
   }
 
   /** A turn: handed on in order; one that comes early waits while the missing ones are fetched. */

@@ -44,7 +44,7 @@ export interface FoyerClientOptions {
   readonly reconnectMaxMs?: number;
   /**
    * The node's `maxFrameBytes` (default 65 536): the turns the SDK sends back after a failover go in
-   * batches of at most half of it.
+   * batches of at most half of it, and `uploadBlob` sends chunks that fit it.
    */
   readonly maxFrameBytes?: number;
   /**
@@ -86,6 +86,10 @@ export interface FoyerEvents {
    * `matchReady`) and a search that found nothing (`matchmakingFailed`), on `type`.
    */
   matchmaking: MatchmakingView;
+  /** The room's document (docs/rooms.md "Large blobs"), assembled and checked against its SHA-256. */
+  blob: { id: string; bytes: Uint8Array; digest: string };
+  /** A document could not be fetched or did not match its digest. */
+  blobFailed: { id: string; reason: string };
   serverDraining: undefined;
   connected: { resumed: boolean; node: string };
   disconnected: { code: number; reason: string };

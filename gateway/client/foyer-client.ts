@@ -2,6 +2,7 @@ import type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/
 import type { CreateFields, FindOrCreateFields, SearchFields } from "../protocol/matchmaking-frames.ts";
 import { ClientCore } from "./client-core.ts";
 import type { RequestBody } from "./client-types.ts";
+import { sha256Hex, uploadChunkBytes } from "./blob-transfer.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
 
@@ -37,9 +38,36 @@ export class FoyerClient extends ClientCore {
   profile(name: string): Promise<unknown> {
     return this.call({ type: "profile", name });
   }
-  /** Host only: starts a room in `mode`. */
-  start(mode: string): Promise<{ room: string }> {
-    return this.call({ type: "start", mode }) as Promise<{ room: string }>;
+  /** Host only: starts a room in `mode`, with a document uploaded by `uploadBlob` (its id) if given. */
+  start(mode: string, blob?: string): Promise<{ room: string }> {
+    return this.call({ type: "start", mode, ...(blob === undefined ? {} : { blob }) }) as Promise<{
+      room: string;
+    }>;
+  }
+
+  /**
+   * Uploads a document for a room's create or a lobby's start (docs/rooms.md "Large blobs"): begins with
+   * its size and SHA-256, sends chunks that fit the node's frame limit (`maxFrameBytes` option), finishes,
+   * and returns the id to pass as `blob`. An upload must be used within the node's upload timeout.
+   */
+  async uploadBlob(bytes: Uint8Array): Promise<string> {
+    const digest = await sha256Hex(bytes);
+    const begun = (await this.call({ type: "beginBlob", size: bytes.byteLength, digest })) as {
+      blob: string;
+    };
+    const json = this.options.json === true;
+    const chunk = uploadChunkBytes(this.options.maxFrameBytes ?? 65_536, json);
+    for (let index = 0, at = 0; at < bytes.byteLength; index++, at += chunk) {
+      const part: Uint8Array<ArrayBuffer> = new Uint8Array(
+        bytes.buffer,
+        bytes.byteOffset,
+        bytes.byteLength,
+      ).slice(at, Math.min(at + chunk, bytes.byteLength));
+      const data = json ? btoa(String.fromCharCode(...part)) : part;
+      await this.call({ type: "blobChunk", blob: begun.blob, index, data });
+    }
+    await this.call({ type: "finishBlob", blob: begun.blob });
+    return begun.blob;
   }
   /** Host only: hands the host role to another member. */
   makeHost(player: string): Promise<unknown> {
@@ -98,6 +126,8 @@ export class FoyerClient extends ClientCore {
     public?: boolean;
     turnMs?: number;
     turnDurability?: TurnDurability;
+    /** A document's id from `uploadBlob`: every seat receives it at the start (the `blob` event). */
+    blob?: string;
   }): Promise<{ room: string; side: number }> {
     return this.call({ type: "createRoom", ...opts }) as Promise<{ room: string; side: number }>;
   }

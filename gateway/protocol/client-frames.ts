@@ -9,6 +9,7 @@ import {
 import { matchmakingClientFrames, type MatchmakingRequestFrame } from "./matchmaking-frames.ts";
 import { requestIdSchema } from "./request-id.ts";
 import { roomClientFrames } from "./room-client-frames.ts";
+import { blobClientFrames, blobIdSchema } from "./blob-frames.ts";
 
 /**
  * Frames a client sends. Every frame is a msgpack map (or a JSON text frame) with a `type`; requests carry
@@ -50,7 +51,13 @@ export const profileFrame = z
   .object({ type: z.literal("profile"), id: requestIdSchema, name: text(32).min(1) })
   .strict();
 export const startFrame = z
-  .object({ type: z.literal("start"), id: requestIdSchema, mode: text(32).min(1) })
+  .object({
+    type: z.literal("start"),
+    id: requestIdSchema,
+    mode: text(32).min(1),
+    /** A finished upload's id (`finishBlob`): the room's document. */
+    blob: blobIdSchema.optional(),
+  })
   .strict();
 export const makeHostFrame = z
   .object({ type: z.literal("makeHost"), id: requestIdSchema, player: text(128).min(1) })
@@ -83,6 +90,7 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
   ...activityClientFrames,
   ...matchmakingClientFrames,
   ...roomClientFrames,
+  ...blobClientFrames,
   pingFrame,
 ]);
 

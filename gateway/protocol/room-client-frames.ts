@@ -14,6 +14,7 @@ import {
   turnMsSchema,
   turnSchema,
 } from "../../actors/room/index.ts";
+import { blobIdSchema } from "./blob-frames.ts";
 
 /**
  * The relay room's requests (docs/rooms.md, SPEC §5). The fields are the room's own schemas, so the
@@ -38,6 +39,8 @@ export const createRoomFrame = z.strictObject({
   public: z.boolean().optional(),
   turnMs: turnMsSchema.optional(),
   turnDurability: turnDurabilitySchema.optional(),
+  /** A finished upload's id (`finishBlob`): the room's document, streamed to every seat at the start. */
+  blob: blobIdSchema.optional(),
 });
 
 /** Takes the next free seat of a room created directly (or the side named), before its start. */

@@ -39,6 +39,8 @@ export const roomFrame = z
     turnDurability: z.enum(["volatile", "persisted"]),
     turn: z.number().int(),
     paused: z.enum(["missing", "restored"]).nullable(),
+    /** The room's document, when it has one: fetch it with `getRoomBlob`. */
+    blob: z.object({ id: z.string(), size: z.number().int(), digest: z.string() }).strict().optional(),
   })
   .strict();
 

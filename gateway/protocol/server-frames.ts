@@ -3,6 +3,7 @@ import { errorCodeList, type ErrorCode } from "../../actors/runtime/index.ts";
 import { metadataSchema, requestIdSchema } from "./client-frames.ts";
 import { activityEventFrame, activityServerFrames, activityTransferFrame } from "./activity-frames.ts";
 import { roomFrame, roomFrames, turnsWantedFrame } from "./room-frames.ts";
+import { blobDataFrame } from "./blob-frames.ts";
 import { matchmakingServerFrames } from "./matchmaking-frames.ts";
 
 /**
@@ -107,6 +108,7 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
   serverDrainingFrame,
   noLobbyFrame,
   movedFrame,
+  blobDataFrame,
 ]);
 
 export type ServerFrame = z.infer<typeof serverFrameSchema>;

@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
-import { ActorSystem, type NodeState, type Outbox, type RuntimeEvents } from "../../actors/runtime/index.ts";
+import {
+  ActorSystem,
+  type BlobStore,
+  type NodeState,
+  type Outbox,
+  type RuntimeEvents,
+} from "../../actors/runtime/index.ts";
 import {
   Drain,
   Failover,
@@ -23,6 +29,7 @@ import {
   realScheduler,
   type NodeIdentity,
   type KvStore,
+  NatsBlobStore,
 } from "../../fleet/index.ts";
 import { PROTOCOL_VERSION } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
@@ -38,6 +45,8 @@ export type OwnerLocation =
 /** A runtime in a fleet: claims and snapshots in NATS KV, messages for other nodes' keys over NATS. */
 export interface FleetRuntime {
   readonly system: ActorSystem;
+  /** Room documents: the `foyer_blobs` JetStream object store, replicated as the KV buckets are. */
+  readonly blobs: BlobStore;
   /** The runtime's view of this node: the lease decides whether it may act. */
   readonly node: NodeState;
   /** Where the owner of `key` is: here (or nobody yet), another node's public URL, or not reachable now. */
@@ -102,6 +111,10 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     ...(config.natsToken === undefined ? {} : { token: config.natsToken }),
   });
   const nats = new NatsKvStore(nc, { replicas: config.natsReplicas });
+  const blobs = await NatsBlobStore.open(nc, {
+    maxBytes: config.maxBlobBytes,
+    replicas: config.natsReplicas,
+  });
   const kv = parts.kvView ? parts.kvView(nats) : nats;
   const bus = new NatsBus(nc);
   const scheduler = realScheduler();
@@ -221,6 +234,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     node,
     events: parts.events,
     router,
+    blobs,
   });
   built.system = system;
   parts.register(system);
@@ -317,6 +331,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       return counts;
     },
     drained,
+    blobs,
     announce: async (publicUrl, admin) => {
       url = publicUrl;
       adminUrl = admin;
@@ -329,6 +344,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       adoption.stop();
       endpoint.stop();
       router.stop();
+      await blobs.close();
       await nc.drain().catch(() => undefined);
     },
   };

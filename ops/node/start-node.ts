@@ -7,7 +7,13 @@ import { matchedLobbyKind, queueKind } from "../../actors/matchmaking/index.ts";
 import { defaultLobbyOptions, lobbyKind, type LobbyOptions } from "../../actors/lobby/index.ts";
 import { playerKind } from "../../actors/player/index.ts";
 import { roomKind } from "../../actors/room/index.ts";
-import { ActorSystem, type NodeState, type Outbox, type RuntimeEvents } from "../../actors/runtime/index.ts";
+import {
+  ActorSystem,
+  type BlobStore,
+  type NodeState,
+  type Outbox,
+  type RuntimeEvents,
+} from "../../actors/runtime/index.ts";
 import {
   KvActorStore,
   MemoryKvServer,
@@ -15,6 +21,7 @@ import {
   realScheduler,
   type DrainProgress,
   type KvStore,
+  MemoryBlobStore,
 } from "../../fleet/index.ts";
 import {
   GatewayServer,
@@ -24,6 +31,7 @@ import {
   type GatewayOptions,
   type OwnerLocation,
   type TokenKey,
+  BlobRequests,
 } from "../../gateway/index.ts";
 import { NodeMetrics, startAdmin } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
@@ -88,6 +96,7 @@ export async function buildEmbeddedRuntime(
   outbox: Outbox,
   node: NodeState,
   events: RuntimeEvents,
+  blobs?: BlobStore,
 ): Promise<{ system: ActorSystem; kv: KvStore; lobby: LobbyOptions }> {
   const kv = new MemoryKvServer().connect();
   const scheduler = realScheduler();
@@ -97,7 +106,15 @@ export async function buildEmbeddedRuntime(
     identity: { node: config.nodeId, incarnation: randomBytes(8).toString("hex") },
     scheduler,
   });
-  const system = new ActorSystem({ store, outbox, scheduler, random: cryptoRandom(), node, events });
+  const system = new ActorSystem({
+    store,
+    outbox,
+    scheduler,
+    random: cryptoRandom(),
+    node,
+    events,
+    ...(blobs ? { blobs } : {}),
+  });
   registerKinds(system, config);
   return { system, kv, lobby: lobbyOptionsOf(config) };
 }
@@ -197,6 +214,7 @@ interface GatewayParts {
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
   readonly placeNew?: () => OwnerLocation;
   readonly metrics: NodeMetrics;
+  readonly blobs: BlobStore;
 }
 
 /** The WebSocket gateway in front of the runtime. */
@@ -216,6 +234,14 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
       ...(parts.locateOwner ? { locateOwner: parts.locateOwner } : {}),
       ...(parts.placeNew ? { placeNew: parts.placeNew } : {}),
       lobbyTypes: config.lobbyTypes.lobbyTypes.map((t) => t.id),
+      blobs: new BlobRequests({
+        system,
+        store: parts.blobs,
+        uploadTimeoutMs: config.blobUploadTimeoutMs,
+        // A download frame stays well inside the unsent-bytes bound, and no larger than an upload's.
+        downloadChunkBytes: Math.max(1024, Math.min(config.maxFrameBytes, config.maxBufferedBytes / 4)),
+        maxBufferedBytes: config.maxBufferedBytes,
+      }),
     }),
     sessions,
     tokenKeys,
@@ -241,7 +267,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
 }
 
 /** A node's runtime, embedded or in a fleet (the fleet adds redirects, placement and drain). */
-type BuiltRuntime = { system: ActorSystem; close(): Promise<void> } & Partial<
+type BuiltRuntime = { system: ActorSystem; blobs: BlobStore; close(): Promise<void> } & Partial<
   Pick<
     FleetRuntime,
     "node" | "locateOwner" | "announce" | "placeNew" | "drain" | "drainProgress" | "drained" | "owned"
@@ -289,12 +315,21 @@ async function buildRuntime(
       ...(hooks.kvView ? { kvView: hooks.kvView } : {}),
     });
   }
-  const { system, kv } = await buildEmbeddedRuntime(config, parts.outbox, parts.capacity.state, parts.events);
+  const blobs = new MemoryBlobStore(config.maxBlobBytes);
+  const { system, kv } = await buildEmbeddedRuntime(
+    config,
+    parts.outbox,
+    parts.capacity.state,
+    parts.events,
+    blobs,
+  );
   return {
     system,
+    blobs,
     async close() {
       system.close();
       await kv.close();
+      await blobs.close();
     },
   };
 }
@@ -336,6 +371,7 @@ export async function startNode(
   const lobby = lobbyOptionsOf(config);
   const gateway = buildGateway(config, logger, {
     system,
+    blobs: runtime.blobs,
     lobby,
     sessions,
     tokenKeys,

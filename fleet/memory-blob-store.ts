@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import { BlobError, type BlobRef, type BlobStore } from "../actors/runtime/index.ts";
+import { BlobAssembly, checkDeclared, chunksOf } from "./blob-upload.ts";
+
+interface Upload {
+  readonly assembly: BlobAssembly;
+  readonly chunks: Uint8Array[];
+}
+
+/** The embedded node's BlobStore: blobs in this process's memory, gone when it stops. */
+export class MemoryBlobStore implements BlobStore {
+  private readonly uploads = new Map<string, Upload>();
+  private readonly blobs = new Map<string, { ref: BlobRef; bytes: Uint8Array }>();
+
+  constructor(readonly maxBytes: number) {}
+
+  begin(size: number, digest: string): Promise<string> {
+    checkDeclared(size, digest, this.maxBytes);
+    const id = randomUUID();
+    this.uploads.set(id, { assembly: new BlobAssembly(id, size, digest), chunks: [] });
+    return Promise.resolve(id);
+  }
+
+  put(id: string, index: number, bytes: Uint8Array): Promise<void> {
+    const upload = this.upload(id);
+    // A refused chunk (out of order, past the declared size) changes nothing: the upload waits on.
+    upload.assembly.accept(index, bytes);
+    upload.chunks.push(bytes.slice());
+    return Promise.resolve();
+  }
+
+  complete(id: string): Promise<BlobRef> {
+    const upload = this.upload(id);
+    let ref: BlobRef;
+    try {
+      ref = upload.assembly.finish();
+    } catch (error) {
+      // Bytes missing: the upload waits on. A wrong digest cannot be mended: it is discarded.
+      if (error instanceof BlobError && error.failure === "DIGEST") this.uploads.delete(id);
+      throw error;
+    }
+    this.uploads.delete(id);
+    this.blobs.set(id, { ref, bytes: Buffer.concat(upload.chunks) });
+    return Promise.resolve(ref);
+  }
+
+  stat(id: string): Promise<BlobRef | null> {
+    return Promise.resolve(this.blobs.get(id)?.ref ?? null);
+  }
+
+  async *read(id: string, chunkBytes: number): AsyncIterable<Uint8Array> {
+    const blob = this.blobs.get(id);
+    if (!blob) throw new BlobError("NOT_FOUND", "no such blob");
+    await Promise.resolve();
+    yield* chunksOf(blob.bytes, chunkBytes);
+  }
+
+  delete(id: string): Promise<void> {
+    this.uploads.delete(id);
+    this.blobs.delete(id);
+    return Promise.resolve();
+  }
+
+  release(id: string): void {
+    void this.delete(id);
+  }
+
+  /** How many blobs and unfinished uploads it holds (tests). */
+  get count(): number {
+    return this.blobs.size + this.uploads.size;
+  }
+
+  close(): Promise<void> {
+    this.uploads.clear();
+    this.blobs.clear();
+    return Promise.resolve();
+  }
+
+  private upload(id: string): Upload {
+    const upload = this.uploads.get(id);
+    if (!upload) throw new BlobError("NOT_FOUND", "no such upload (finished, discarded or never begun)");
+    return upload;
+  }
+}
