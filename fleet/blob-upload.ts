@@ -73,3 +73,15 @@ export function* chunksOf(bytes: Uint8Array, chunkBytes: number): Generator<Uint
     yield bytes.subarray(at, Math.min(at + chunkBytes, bytes.byteLength));
   }
 }
+
+/**
+ * Runs a store operation's synchronous checks so a refusal rejects the returned promise (never throws
+ * at the call): callers of a BlobStore only handle rejections.
+ */
+export function settled<T>(operation: () => T): Promise<T> {
+  try {
+    return Promise.resolve(operation());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}

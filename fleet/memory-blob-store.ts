@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { BlobError, type BlobRef, type BlobStore } from "../actors/runtime/index.ts";
-import { BlobAssembly, checkDeclared, chunksOf } from "./blob-upload.ts";
+import { BlobAssembly, checkDeclared, chunksOf, settled } from "./blob-upload.ts";
 
 interface Upload {
   readonly assembly: BlobAssembly;
@@ -15,21 +15,28 @@ export class MemoryBlobStore implements BlobStore {
   constructor(readonly maxBytes: number) {}
 
   begin(size: number, digest: string): Promise<string> {
-    checkDeclared(size, digest, this.maxBytes);
-    const id = randomUUID();
-    this.uploads.set(id, { assembly: new BlobAssembly(id, size, digest), chunks: [] });
-    return Promise.resolve(id);
+    return settled(() => {
+      checkDeclared(size, digest, this.maxBytes);
+      const id = randomUUID();
+      this.uploads.set(id, { assembly: new BlobAssembly(id, size, digest), chunks: [] });
+      return id;
+    });
   }
 
   put(id: string, index: number, bytes: Uint8Array): Promise<void> {
-    const upload = this.upload(id);
-    // A refused chunk (out of order, past the declared size) changes nothing: the upload waits on.
-    upload.assembly.accept(index, bytes);
-    upload.chunks.push(bytes.slice());
-    return Promise.resolve();
+    return settled(() => {
+      const upload = this.upload(id);
+      // A refused chunk (out of order, past the declared size) changes nothing: the upload waits on.
+      upload.assembly.accept(index, bytes);
+      upload.chunks.push(bytes.slice());
+    });
   }
 
   complete(id: string): Promise<BlobRef> {
+    return settled(() => this.completeNow(id));
+  }
+
+  private completeNow(id: string): BlobRef {
     const upload = this.upload(id);
     let ref: BlobRef;
     try {
@@ -41,7 +48,7 @@ export class MemoryBlobStore implements BlobStore {
     }
     this.uploads.delete(id);
     this.blobs.set(id, { ref, bytes: Buffer.concat(upload.chunks) });
-    return Promise.resolve(ref);
+    return ref;
   }
 
   stat(id: string): Promise<BlobRef | null> {

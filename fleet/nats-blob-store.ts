@@ -1,7 +1,7 @@
 import type { JetStreamClient, NatsConnection, ObjectStore } from "nats";
 import { randomUUID } from "node:crypto";
 import { BlobError, type BlobRef, type BlobStore } from "../actors/runtime/index.ts";
-import { BlobAssembly, checkDeclared } from "./blob-upload.ts";
+import { BlobAssembly, checkDeclared, settled } from "./blob-upload.ts";
 
 /** The fleet's blob bucket (a JetStream object store, `OBJ_foyer_blobs`). */
 export const blobBucketName = "foyer_blobs";
@@ -47,6 +47,10 @@ export class NatsBlobStore implements BlobStore {
   }
 
   begin(size: number, digest: string): Promise<string> {
+    return settled(() => this.beginNow(size, digest));
+  }
+
+  private beginNow(size: number, digest: string): string {
     checkDeclared(size, digest, this.maxBytes);
     const id = randomUUID();
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -60,15 +64,16 @@ export class NatsBlobStore implements BlobStore {
     // A discarded upload rejects its put; nobody waits for it then.
     stored.catch(() => undefined);
     this.uploads.set(id, { assembly: new BlobAssembly(id, size, digest), controller, stored });
-    return Promise.resolve(id);
+    return id;
   }
 
   put(id: string, index: number, bytes: Uint8Array): Promise<void> {
-    const upload = this.upload(id);
-    // A refused chunk (out of order, past the declared size) changes nothing: the upload waits on.
-    upload.assembly.accept(index, bytes);
-    upload.controller.enqueue(bytes.slice());
-    return Promise.resolve();
+    return settled(() => {
+      const upload = this.upload(id);
+      // A refused chunk (out of order, past the declared size) changes nothing: the upload waits on.
+      upload.assembly.accept(index, bytes);
+      upload.controller.enqueue(bytes.slice());
+    });
   }
 
   async complete(id: string): Promise<BlobRef> {
