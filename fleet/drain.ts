@@ -90,17 +90,18 @@ export class Drain {
     const { scheduler, deadlineMs } = this.options;
     const concurrency = this.options.concurrency ?? 32;
     const running = new Set<Promise<void>>();
+    let end: DrainProgress["state"];
     for (;;) {
       const now = scheduler.now();
       const mine = this.ownKeys();
       this.left = mine.length;
       this.waiting = mine.filter((claim) => this.options.pinned(claim.key)).length;
       if (mine.length === 0) {
-        this.state = "done";
+        end = "done";
         break;
       }
       if (now - this.startedAt >= deadlineMs) {
-        this.state = "deadline";
+        end = "deadline";
         break;
       }
       for (const claim of mine) {
@@ -115,7 +116,10 @@ export class Drain {
       if (running.size > 0) await Promise.race(running);
       else await this.sleep(this.options.retryMs ?? 250);
     }
+    // A move whose claim already changed hands may still be finishing: the drain ends with the last one,
+    // and only then says so (a reader of `progress()` sees `done` with its `finishedAt`).
     await Promise.all(running);
+    this.state = end;
     this.finishedAt = scheduler.now();
     return this.progress();
   }
