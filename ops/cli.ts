@@ -156,7 +156,7 @@ program
   .option("--turn-ms <ms>", "rooms: the turn length", "100")
   .option("--lobbies <n>", "drain: idle lobbies on the drained node", "1000")
   .option("--members <n>", "drain: connected members of each lobby", "4")
-  .option("--probes <n>", "drain: members that keep toggling ready through the drain", "200")
+  .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
   .option("--json", "print the figures as one JSON object on the last line")
   .action(
     async (opts: {

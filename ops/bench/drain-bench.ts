@@ -53,8 +53,8 @@ const nodeCount = 3;
 const natsServers = 3;
 /** Connects and lobby ops in flight at once while the load is built. */
 const setupConcurrency = 64;
-/** A probe's pause between two ready toggles. */
-const probeGapMs = 20;
+/** A probe's pause between two ready toggles (light: the probes must not be the load that slows the drain). */
+const probeGapMs = 100;
 
 /**
  * `foyer bench --scenario drain`: three nats-servers (R3 buckets) and three Foyer node processes; the
