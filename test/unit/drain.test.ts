@@ -46,4 +46,32 @@ describe("Drain", () => {
     expect(final).toMatchObject({ state: "done", moved: 2, left: 0 });
     expect(final.finishedAt).not.toBeNull();
   });
+
+  it("scans the claims once per pass, not once per move: a drain of many keys stays linear", async () => {
+    const count = 2_000;
+    const claims = new Map<string, ClaimView>();
+    for (let i = 0; i < count; i++)
+      claims.set(`player/p${i}`, { key: `player/p${i}`, owner: me, revision: 1 });
+    let scans = 0;
+    const drain = new Drain({
+      identity: me,
+      claims: () => {
+        scans++;
+        return claims.values();
+      },
+      targets: () => [{ node: "n2", url: "ws://n2", load: 0 }],
+      move: async (key) => {
+        await Promise.resolve();
+        claims.set(key, { key, owner: peer, revision: 2 });
+        return "moved";
+      },
+      pinned: () => false,
+      scheduler: realScheduler(),
+      deadlineMs: 60_000,
+      concurrency: 8,
+    });
+    expect(await drain.run()).toMatchObject({ state: "done", moved: count, left: 0 });
+    // A scan per finished move would be ~2,000 scans of 2,000 claims.
+    expect(scans).toBeLessThan(10);
+  });
 });
