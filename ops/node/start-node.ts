@@ -17,6 +17,7 @@ import {
   type KvStore,
 } from "../../fleet/index.ts";
 import {
+  PROTOCOL_VERSION,
   GatewayServer,
   LobbyRequests,
   SessionRegistry,
@@ -219,6 +220,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
     sessions,
     tokenKeys,
     sessionSecret: config.sessionSecret || randomBytes(32).toString("base64url"),
+    protocol: PROTOCOL_VERSION + config.protocolBump,
     limits: {
       maxFrameBytes: config.maxFrameBytes,
       maxBufferedBytes: config.maxBufferedBytes,
