@@ -83,16 +83,26 @@ program
   .option("--nodes <n>", "Foyer node processes", "3")
   .option("--nats <n>", "nats-servers (3 = a JetStream cluster with R3 buckets)", "3")
   .option("--lobbies <n>", "lobbies of two members under load", "30")
+  .option("--next-protocol", "restart into a build that also speaks the next protocol version (simulated)")
   .option("--json", "print the result as one JSON object")
-  .action(async (opts: { nodes: string; nats: string; lobbies: string; json?: boolean }) => {
-    const result = await runRollingRestart({
-      nodes: Number(opts.nodes),
-      nats: Number(opts.nats),
-      lobbies: Number(opts.lobbies),
-      json: opts.json ?? false,
-    });
-    process.exitCode = result.ok ? 0 : 1;
-  });
+  .action(
+    async (opts: {
+      nodes: string;
+      nats: string;
+      lobbies: string;
+      nextProtocol?: boolean;
+      json?: boolean;
+    }) => {
+      const result = await runRollingRestart({
+        nodes: Number(opts.nodes),
+        nats: Number(opts.nats),
+        lobbies: Number(opts.lobbies),
+        nextProtocol: opts.nextProtocol ?? false,
+        json: opts.json ?? false,
+      });
+      process.exitCode = result.ok ? 0 : 1;
+    },
+  );
 
 /** The admin URL of a node started with the default settings on this machine. */
 const localAdmin = httpUrlOf(settings.adminHost.def, Number(settings.adminPort.def));

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { signPlayerToken } from "../gateway/auth/player-token.ts";
 import { createNodeClient } from "../gateway/client/node.ts";
 import type { FoyerClient } from "../gateway/client/index.ts";
-import { decodeClaim, NatsKvStore, connectNats } from "../fleet/index.ts";
+import { decodeClaim, decodeNodeRecord, isTombstone, NatsKvStore, connectNats } from "../fleet/index.ts";
 import { runDrain, type DrainSummary } from "./admin/index.ts";
 import { startNats } from "./nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "./node/node-process.ts";
@@ -13,6 +13,12 @@ export interface RollingRestartOptions {
   readonly nats: number;
   /** Lobbies of two members spread over the nodes; their guests keep toggling ready throughout. */
   readonly lobbies: number;
+  /**
+   * Restart each node as "the next release": one that also speaks PROTOCOL_VERSION+1 (`--protocol-bump
+   * 1`), so two releases run side by side until the last node is restarted. Snapshot schemas do not
+   * change: only the protocol version is simulated.
+   */
+  readonly nextProtocol?: boolean;
   readonly json: boolean;
 }
 
@@ -31,6 +37,8 @@ export interface RollingRestartResult {
   /** Requests that failed at the SDK's caller (the SDK retries on its own before that). */
   readonly errors: number;
   readonly errorMessages: readonly string[];
+  /** The protocol versions the live nodes' heartbeats advertised after each restart (two while mixed). */
+  readonly protocolsSeen: readonly (readonly number[])[];
   readonly ok: boolean;
 }
 
@@ -47,14 +55,19 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
   const nats = await startNats({ servers: options.nats });
   const key = { id: "rr", secret: randomBytes(24).toString("base64url") };
   const sessionSecret = randomBytes(24).toString("base64url");
-  const start = (id: string, ports: { port: string; admin: string }): NodeProcess =>
+  const start = (id: string, ports: { port: string; admin: string }, next = false): NodeProcess =>
     startNodeProcess({
       id,
       natsUrls: nats.urls,
       natsReplicas: Math.min(3, options.nats),
       tokenKeys: `${key.id}:${key.secret}`,
       sessionSecret,
-      flags: { port: ports.port, "admin-port": ports.admin, "max-connections-per-ip": "100000" },
+      flags: {
+        port: ports.port,
+        "admin-port": ports.admin,
+        "max-connections-per-ip": "100000",
+        ...(next ? { "protocol-bump": "1" } : {}),
+      },
     });
   const live: NodeProcess[] = [];
   const clients: FoyerClient[] = [];
@@ -108,6 +121,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       }
     });
     const drains: DrainSummary[] = [];
+    const protocolsSeen: number[][] = [];
     for (let i = 0; i < options.nodes; i++) {
       const node = live[i];
       const port = ports[i];
@@ -118,11 +132,12 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       say(
         `  ${node.id}: ${summary.state}, ${summary.moved} keys moved in ${summary.seconds.toFixed(1)} s, exit ${code}`,
       );
-      const next = start(node.id, port);
+      const next = start(node.id, port, options.nextProtocol === true);
       live[i] = next;
       await next.url;
       // The restarted node takes keys once its heartbeat is seen: the next drain needs it as a target.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
+      protocolsSeen.push(await advertisedProtocols(nats.urls));
     }
     loading = false;
     await Promise.all(load);
@@ -153,6 +168,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       lostAcks,
       errors: errorMessages.length,
       errorMessages: errorMessages.slice(0, 20),
+      protocolsSeen,
       ok:
         lostLobbies === 0 &&
         lostAcks === 0 &&
@@ -184,6 +200,24 @@ async function drainUntilAccepted(node: string, admin: string): Promise<DrainSum
     const summary = JSON.parse(last) as DrainSummary;
     if (summary.state !== "refused" || attempt >= 50) return summary;
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The protocol versions the live nodes' heartbeats advertise, sorted, without repeats. */
+async function advertisedProtocols(servers: readonly string[]): Promise<number[]> {
+  const nc = await connectNats({ servers: [...servers] });
+  try {
+    const nodes = await new NatsKvStore(nc).bucket("nodes");
+    const seen = new Set<number>();
+    for (const key of await nodes.keys()) {
+      const entry = await nodes.get(key);
+      if (entry === null) continue;
+      const record = decodeNodeRecord(entry.value);
+      if (!isTombstone(record)) seen.add(record.protocol);
+    }
+    return [...seen].sort((a, b) => a - b);
+  } finally {
+    await nc.close();
   }
 }
 
