@@ -90,32 +90,48 @@ export class Drain {
     const { scheduler, deadlineMs } = this.options;
     const concurrency = this.options.concurrency ?? 32;
     const running = new Set<Promise<void>>();
+    let end: DrainProgress["state"];
     for (;;) {
       const now = scheduler.now();
       const mine = this.ownKeys();
       this.left = mine.length;
       this.waiting = mine.filter((claim) => this.options.pinned(claim.key)).length;
       if (mine.length === 0) {
-        this.state = "done";
+        end = "done";
         break;
       }
       if (now - this.startedAt >= deadlineMs) {
-        this.state = "deadline";
+        end = "deadline";
         break;
       }
-      for (const claim of mine) {
-        if (running.size >= concurrency) break;
-        if (this.inFlight.has(claim.key) || (this.notBefore.get(claim.key) ?? 0) > now) continue;
-        if (this.options.pinned(claim.key)) continue;
+      // One pass over this scan starts every key that may move now, `concurrency` at a time; the claims
+      // are scanned again only after it. A scan walks every claim the node knows of (the whole fleet's):
+      // scanning once per finished move made a drain of 20,000 keys quadratic, and starved the node's
+      // heartbeat until its peers declared it dead.
+      const ready = mine.filter(
+        (claim) =>
+          !this.inFlight.has(claim.key) &&
+          (this.notBefore.get(claim.key) ?? 0) <= now &&
+          !this.options.pinned(claim.key),
+      );
+      let started = 0;
+      for (const claim of ready) {
+        while (running.size >= concurrency) await Promise.race(running);
+        if (scheduler.now() - this.startedAt >= deadlineMs) break;
         const target = this.pickTarget();
         if (target === undefined) break;
         const move = this.moveOne(claim, target).finally(() => running.delete(move));
         running.add(move);
+        started++;
       }
+      if (started > 0) continue;
       if (running.size > 0) await Promise.race(running);
       else await this.sleep(this.options.retryMs ?? 250);
     }
+    // A move whose claim already changed hands may still be finishing: the drain ends with the last one,
+    // and only then says so (a reader of `progress()` sees `done` with its `finishedAt`).
     await Promise.all(running);
+    this.state = end;
     this.finishedAt = scheduler.now();
     return this.progress();
   }
@@ -157,6 +173,7 @@ export class Drain {
     }
     if (outcome === "moved") {
       this.movedCount++;
+      this.left = Math.max(0, this.left - 1); // until the next scan counts again
       return;
     }
     this.sent.set(target.node, (this.sent.get(target.node) ?? 1) - 1);

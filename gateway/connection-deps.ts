@@ -23,6 +23,11 @@ export interface ConnectionDeps {
   readonly tokenKeys: readonly TokenKey[];
   readonly sessionSecret: string;
   readonly limits: ConnectionLimits;
+  /**
+   * The newest protocol version this node speaks (default PROTOCOL_VERSION). One more than that simulates
+   * the next release in a rolling deploy (`--protocol-bump 1`): it still accepts the oldest one.
+   */
+  readonly protocol?: number;
   readonly logger: Logger;
   readonly now: () => number;
   /** True while the node shuts down: sockets it closes cost nobody a seat. */

@@ -173,7 +173,7 @@ export class Connection implements SessionSocket {
       return;
     }
     const hello = decoded.frame;
-    if (hello.protocol < MIN_PROTOCOL_VERSION || hello.protocol > PROTOCOL_VERSION) {
+    if (hello.protocol < MIN_PROTOCOL_VERSION || hello.protocol > (this.deps.protocol ?? PROTOCOL_VERSION)) {
       this.closeWith("PROTOCOL");
       return;
     }

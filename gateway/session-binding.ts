@@ -9,7 +9,7 @@ import { CloseCodes } from "./protocol/close-codes.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
 import { Session, type SessionSocket } from "./session-registry.ts";
 
-type BindDeps = Pick<ConnectionDeps, "sessions" | "sessionSecret" | "nodeId">;
+type BindDeps = Pick<ConnectionDeps, "sessions" | "sessionSecret" | "nodeId" | "protocol">;
 
 /**
  * Binds a socket that said a valid hello to the player's session: the resumed one, or a new one. The
@@ -48,7 +48,7 @@ export function bindSession(
   }
   const welcome = {
     type: "welcome",
-    protocol: Math.min(hello.protocol, PROTOCOL_VERSION),
+    protocol: Math.min(hello.protocol, deps.protocol ?? PROTOCOL_VERSION),
     session: session.id,
     resume: signResumeToken(session.id, player, deps.sessionSecret),
     player: { id: player, name: claims.name },

@@ -4,9 +4,11 @@ import { createLogger } from "./logger.ts";
 import { startNode } from "./node/start-node.ts";
 import { runClusterBench } from "./bench/cluster-bench.ts";
 import { runFailoverBench } from "./bench/failover-bench.ts";
+import { runDrainBench } from "./bench/drain-bench.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runCluster } from "./cluster.ts";
+import { runRollingRestart } from "./rolling-restart.ts";
 import { httpUrlOf, runDrain, runStatus } from "./admin/index.ts";
 import { runChaos } from "./chaos/index.ts";
 
@@ -75,6 +77,35 @@ program
     await runCluster({ nodes: Number(opts.nodes), nats: Number(opts.nats) });
   });
 
+program
+  .command("rolling-restart")
+  .description(
+    "start a local fleet, put a small SDK load on it, drain and restart each node in turn; report lost lobbies, lost acks and errors (all must be 0)",
+  )
+  .option("--nodes <n>", "Foyer node processes", "3")
+  .option("--nats <n>", "nats-servers (3 = a JetStream cluster with R3 buckets)", "3")
+  .option("--lobbies <n>", "lobbies of two members under load", "30")
+  .option("--next-protocol", "restart into a build that also speaks the next protocol version (simulated)")
+  .option("--json", "print the result as one JSON object")
+  .action(
+    async (opts: {
+      nodes: string;
+      nats: string;
+      lobbies: string;
+      nextProtocol?: boolean;
+      json?: boolean;
+    }) => {
+      const result = await runRollingRestart({
+        nodes: Number(opts.nodes),
+        nats: Number(opts.nats),
+        lobbies: Number(opts.lobbies),
+        nextProtocol: opts.nextProtocol ?? false,
+        json: opts.json ?? false,
+      });
+      process.exitCode = result.ok ? 0 : 1;
+    },
+  );
+
 /** The admin URL of a node started with the default settings on this machine. */
 const localAdmin = httpUrlOf(settings.adminHost.def, Number(settings.adminPort.def));
 
@@ -127,7 +158,7 @@ program
   )
   .addOption(
     new Option("--scenario <name>", "what to measure")
-      .choices(["lobby", "cluster", "rooms", "failover"])
+      .choices(["lobby", "cluster", "rooms", "failover", "drain"])
       .default("lobby"),
   )
   .option("--clients <n>", "lobby, cluster: concurrent clients", "32")
@@ -135,9 +166,16 @@ program
   .option("--idle-lobbies <n>", "lobby: lobbies of 8 members for the memory figure", "2000")
   .option("--max-rooms <n>", "rooms: the most rooms of 4 seats to step up to (doubling from 8)", "512")
   .option("--turn-ms <ms>", "rooms: the turn length", "100")
-  .option("--lobbies <n>", "failover: lobbies on the node that is killed", "1000")
-  .option("--members <n>", "failover: members (SDK clients) per lobby, the host included", "1")
+  .option(
+    "--lobbies <n>",
+    "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000)",
+  )
+  .option(
+    "--members <n>",
+    "failover: members (SDK clients) per lobby, the host included (1); drain: connected members of each lobby (4)",
+  )
   .option("--failure-timeout-ms <ms>", "failover: the nodes' failure timeout", "3000")
+  .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
   .option("--json", "print the figures as one JSON object on the last line")
   .action(
     async (opts: {
@@ -147,20 +185,30 @@ program
       idleLobbies: string;
       maxRooms: string;
       turnMs: string;
-      lobbies: string;
-      members: string;
+      lobbies?: string;
+      members?: string;
       failureTimeoutMs: string;
+      probes: string;
       json?: boolean;
     }) => {
       const json = opts.json ?? false;
       switch (opts.scenario) {
+        case "drain":
+          await runDrainBench({
+            lobbies: Number(opts.lobbies ?? 1000),
+            members: Number(opts.members ?? 4),
+            probes: Number(opts.probes),
+            baselineSeconds: Math.min(Number(opts.seconds), 3),
+            json,
+          });
+          return;
         case "cluster":
           await runClusterBench({ clients: Number(opts.clients), seconds: Number(opts.seconds), json });
           return;
         case "failover":
           await runFailoverBench({
-            lobbies: Number(opts.lobbies),
-            members: Number(opts.members),
+            lobbies: Number(opts.lobbies ?? 1000),
+            members: Number(opts.members ?? 1),
             failureTimeoutMs: Number(opts.failureTimeoutMs),
             json,
           });

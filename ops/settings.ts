@@ -185,6 +185,12 @@ export const settings = {
     def: "120000",
     help: "fleet: a drain moves lobbies for at most this long; what is left is taken over when the node exits",
   },
+  protocolBump: {
+    schema: int(0, 1),
+    env: "FOYER_PROTOCOL_BUMP",
+    def: "0",
+    help: "testing rolling deploys: speak the next protocol version too (accept its hellos, advertise it in the heartbeat)",
+  },
   region: {
     schema: z.string().max(64),
     env: "FOYER_REGION",

@@ -13,6 +13,8 @@ export interface DrainCommandOptions {
   readonly json: boolean;
   /** How often the progress is read (default 200 ms). */
   readonly pollMs?: number;
+  /** Status reads in a row without an answer after which the node counts as exited (default 5). */
+  readonly exitedAfter?: number;
 }
 
 /** What `foyer drain --json` prints. */
@@ -65,9 +67,17 @@ export async function runDrain(
   const bar = options.json ? null : new cliProgress.SingleBar(barOptions, cliProgress.Presets.shades_classic);
   let last: Progress | null = null;
   let state: DrainSummary["state"] = "exited";
+  let unanswered = 0;
   for (;;) {
     const [row] = await fetchStatuses([admin], options.token === undefined ? {} : { token: options.token });
-    if (row === undefined || !("status" in row)) break; // the drained node has exited
+    if (row === undefined || !("status" in row)) {
+      // A node busy moving keys (or waiting on NATS) may miss one status: it has exited only when it
+      // stays silent.
+      if (++unanswered >= (options.exitedAfter ?? 5)) break;
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
+      continue;
+    }
+    unanswered = 0;
     const progress = row.status.drain ?? null;
     if (progress !== null) {
       if (last === null) bar?.start(Math.max(progress.total, 1), 0, counts(progress));

@@ -156,7 +156,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       load: built.system?.liveCount ?? 0,
       draining: drainState.drain !== null,
       version: foyerVersion,
-      protocol: PROTOCOL_VERSION,
+      protocol: PROTOCOL_VERSION + config.protocolBump,
     }),
     events: {
       peerDead: (peer) => {

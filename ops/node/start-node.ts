@@ -24,6 +24,7 @@ import {
   MemoryBlobStore,
 } from "../../fleet/index.ts";
 import {
+  PROTOCOL_VERSION,
   GatewayServer,
   LobbyRequests,
   SessionRegistry,
@@ -246,6 +247,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
     sessions,
     tokenKeys,
     sessionSecret: config.sessionSecret || randomBytes(32).toString("base64url"),
+    protocol: PROTOCOL_VERSION + config.protocolBump,
     limits: {
       maxFrameBytes: config.maxFrameBytes,
       maxBufferedBytes: config.maxBufferedBytes,
