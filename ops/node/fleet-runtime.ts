@@ -49,8 +49,25 @@ export interface FleetRuntime {
   drainProgress(): DrainProgress | null;
   /** Resolves when a started drain ends (nothing left, or its deadline). */
   readonly drained: Promise<DrainProgress>;
+  /** The keys this node owns by its claims, with the claim's revision (the lobby's epoch). */
+  ownedKeys(): { key: string; epoch: number }[];
+  /** The takeovers this node made since it started: how many, and the latest (newest last). */
+  failovers(): { count: number; recent: readonly FailoverRecord[] };
   close(): Promise<void>;
 }
+
+/** One key this node took over from a peer declared dead. */
+export interface FailoverRecord {
+  readonly key: string;
+  /** The node that owned it before (its claim as this node last saw it), or null when unknown. */
+  readonly from: string | null;
+  readonly epoch: number;
+  /** Wall-clock milliseconds, for the operator's eyes only. */
+  readonly at: number;
+}
+
+/** How many takeovers `failovers()` keeps; the count keeps going. */
+const recentFailovers = 50;
 
 /** What the fleet runtime needs from the rest of the node. */
 export interface FleetRuntimeParts {
@@ -111,6 +128,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   const drained = new Promise<DrainProgress>((resolve) => {
     drainState.done = resolve;
   });
+  const takeovers: { count: number; recent: FailoverRecord[] } = { count: 0, recent: [] };
   // Membership and failover are made before the system they report on (it needs the lease check).
   const built: { system?: ActorSystem } = {};
   const store = new KvActorStore({ claims, snapshots, identity, scheduler });
@@ -169,6 +187,10 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     liveNodes: () => membership.liveNodes(),
     takeOver: (key, revision) => store.takeOver(key, revision),
     taken: (key, epoch) => {
+      const from = [...router.claimViews()].find((claim) => claim.key === key)?.owner.node ?? null;
+      takeovers.count++;
+      takeovers.recent.push({ key, from, epoch, at: Date.now() });
+      if (takeovers.recent.length > recentFailovers) takeovers.recent.shift();
       router.learn(key, identity, epoch);
       parts.log.info({ key, epoch }, "taken over");
       // Restores the actor now (its timers run again) and tells it whose sessions are here.
@@ -290,6 +312,11 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     },
     drainProgress: () => drainState.drain?.progress() ?? null,
     drained,
+    ownedKeys: () =>
+      [...router.claimViews()]
+        .filter((c) => c.owner.node === identity.node && c.owner.incarnation === identity.incarnation)
+        .map((claim) => ({ key: claim.key, epoch: claim.revision })),
+    failovers: () => ({ count: takeovers.count, recent: [...takeovers.recent] }),
     announce: async (publicUrl, admin) => {
       url = publicUrl;
       adminUrl = admin;

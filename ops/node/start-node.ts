@@ -25,7 +25,7 @@ import {
   type OwnerLocation,
   type TokenKey,
 } from "../../gateway/index.ts";
-import { NodeMetrics, startAdmin } from "../admin/index.ts";
+import { NodeMetrics, startAdmin, type FleetSource } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { FilterPool, filterEndpoint } from "../filters/index.ts";
 import { buildFleetRuntime, type FleetRuntime } from "./fleet-runtime.ts";
@@ -241,7 +241,19 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
 
 /** A node's runtime, embedded or in a fleet (the fleet adds redirects, placement and drain). */
 type BuiltRuntime = { system: ActorSystem; close(): Promise<void> } & Partial<
-  Pick<FleetRuntime, "node" | "locateOwner" | "announce" | "placeNew" | "drain" | "drainProgress" | "drained">
+  Pick<
+    FleetRuntime,
+    | "node"
+    | "locateOwner"
+    | "announce"
+    | "placeNew"
+    | "drain"
+    | "drainProgress"
+    | "drained"
+    | "membership"
+    | "ownedKeys"
+    | "failovers"
+  >
 >;
 
 /** The runtime a configuration asks for: embedded (no NATS) or in a fleet (`--nats`). */
@@ -335,6 +347,8 @@ export async function startNode(
       url,
       drain: () => Promise.resolve(runtime.drain?.() ?? refusedDrain),
       ...(runtime.drainProgress ? { drainProgress: runtime.drainProgress } : {}),
+      ...fleetSourceOf(config, runtime),
+      gameHttpUrl: httpUrl,
     },
     logger.child({ component: "admin", node: config.nodeId }),
   ).catch(async (error: unknown) => {
@@ -377,4 +391,19 @@ function startFilters(config: NodeConfig, system: ActorSystem, logger: Logger): 
   const pool = new FilterPool({ module: config.filtersModule, log });
   system.mount("filters", filterEndpoint(pool, system, log));
   return pool;
+}
+
+/** What the admin API's fleet view reads, on a node in a fleet. */
+function fleetSourceOf(config: NodeConfig, runtime: BuiltRuntime): { fleet?: FleetSource } {
+  const { membership, ownedKeys, failovers, system } = runtime;
+  if (!membership || !ownedKeys || !failovers) return {};
+  return {
+    fleet: {
+      node: config.nodeId,
+      peerViews: () => membership.peerViews(),
+      ownedKeys,
+      peek: (key) => system.peek(key),
+      failovers,
+    },
+  };
 }
