@@ -400,6 +400,7 @@ function fleetSourceOf(config: NodeConfig, runtime: BuiltRuntime): { fleet?: Fle
   return {
     fleet: {
       node: config.nodeId,
+      load: () => system.liveCount,
       peerViews: () => membership.peerViews(),
       ownedKeys,
       peek: (key) => system.peek(key),

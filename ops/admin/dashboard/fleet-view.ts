@@ -54,6 +54,8 @@ export type FleetView = z.infer<typeof fleetViewSchema>;
 /** What the fleet view reads from a node in a fleet (its FleetRuntime and ActorSystem give each). */
 export interface FleetSource {
   readonly node: string;
+  /** Live actors here now (its own heartbeat, as read back, may be a beat old). */
+  load(): number;
   peerViews(): readonly PeerView[];
   ownedKeys(): readonly { key: string; epoch: number }[];
   /** The in-memory state of a live actor, undefined when passivated. */
@@ -82,7 +84,7 @@ export function fleetViewOf(source: FleetSource): FleetView {
       state: peer.state,
       url: beat?.url ?? null,
       admin: beat?.admin ?? null,
-      load: beat?.load ?? 0,
+      load: peer.node === source.node ? source.load() : (beat?.load ?? 0),
       draining: beat?.draining ?? false,
       version: beat?.version ?? null,
     };

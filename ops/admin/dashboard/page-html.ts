@@ -14,6 +14,7 @@ const style = `
   .state { padding: 0.05rem 0.45rem; border-radius: 3px; font-size: 0.85em; }
   .state.live { background: #1f5130; } .state.draining { background: #6a4d12; }
   .state.suspected { background: #5b3d12; } .state.dead, .state.left { background: #5d1f24; }
+  .state.drained { background: #2d3e56; }
   .state.unknown { background: #333; }
   .tiles { display: flex; gap: 0.8rem; flex-wrap: wrap; }
   .tile { background: #1d2630; border-radius: 6px; padding: 0.4rem 0.8rem; min-width: 6rem; }
@@ -49,7 +50,7 @@ export const dashboardHtml = `<!doctype html>
     <div class="tiles">
       <div class="tile">nodes live<b id="nodes-live">0</b></div>
       <div class="tile">draining<b id="nodes-draining">0</b></div>
-      <div class="tile">dead or gone<b id="nodes-dead">0</b></div>
+      <div class="tile">drained, dead or gone<b id="nodes-dead">0</b></div>
       <div class="tile">lobbies<b id="total-lobbies">0</b></div>
       <div class="tile">members<b id="total-members">0</b></div>
       <div class="tile">failovers<b id="failover-count">0</b></div>

@@ -56,8 +56,13 @@ function learn(view: ClusterView): void {
   }
 }
 
-/** What the page calls a node's state: its membership state, draining, or `left` once it is gone. */
+/**
+ * What the page calls a node's state: its membership state or draining; once gone (tombstoned, or no
+ * longer listed), `drained` when the page saw it drain, else `dead` or `left`.
+ */
 function stateOf(node: ClusterNode, present: boolean): string {
+  const gone = !present || node.state === "dead";
+  if (gone && drains.has(node.node)) return "drained";
   if (!present) return "left";
   if (node.state === "live" && (node.draining || node.status?.draining === true)) return "draining";
   return node.state;
@@ -77,10 +82,10 @@ function render(view: ClusterView): void {
   const states = new Map(rows.map((n) => [n.node, stateOf(n, present.has(n.node))]));
   const count = (...wanted: string[]): number =>
     [...states.values()].filter((s) => wanted.includes(s)).length;
-  const live = view.nodes.filter((n) => states.get(n.node) !== "dead");
+  const live = view.nodes.filter((n) => !["dead", "drained"].includes(states.get(n.node) ?? ""));
   byId("nodes-live").textContent = String(count("live"));
   byId("nodes-draining").textContent = String(count("draining"));
-  byId("nodes-dead").textContent = String(count("dead", "left"));
+  byId("nodes-dead").textContent = String(count("dead", "left", "drained"));
   byId("total-lobbies").textContent = String(live.reduce((sum, n) => sum + lobbyCount(n), 0));
   byId("total-members").textContent = String(
     live.reduce((sum, n) => sum + (n.lobbies ?? []).reduce((m, l) => m + l.members.length, 0), 0),
@@ -89,7 +94,7 @@ function render(view: ClusterView): void {
   byId("nodes").replaceChildren(
     ...rows.map((n) => {
       const state = states.get(n.node) ?? "unknown";
-      const gone = state === "left" || state === "dead";
+      const gone = state === "left" || state === "dead" || state === "drained";
       return el(
         "tr",
         { "data-node": n.node, "data-state": state },
@@ -128,7 +133,7 @@ function renderDrains(): void {
         "div",
         { "data-drain": node, "data-state": d.state },
         el("b", {}, node),
-        ` ${d.state}: moved ${d.moved} of ${d.total}, ${d.left} left`,
+        ` ${d.state}: moved ${d.moved} of ${d.total} keys, ${d.left} left`,
         d.failed > 0 ? `, ${d.failed} failed` : "",
         d.waitingForRoom > 0 ? `, ${d.waitingForRoom} waiting for their room` : "",
         " ",
