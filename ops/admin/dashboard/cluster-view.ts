@@ -93,7 +93,7 @@ function selfRow(status: NodeStatus, fleet: FleetView | null): ReadNode {
     state: me?.state ?? "live",
     url: status.url,
     admin: me?.admin ?? null,
-    load: me?.load ?? 0,
+    load: fleet?.load ?? me?.load ?? 0,
     draining: status.draining,
     version: status.version,
     status,

@@ -41,6 +41,8 @@ export const failoverRowSchema = z.object({
  */
 export const fleetViewSchema = z.object({
   node: z.string(),
+  /** Live actors on this node now (its membership lists its peers, not itself). */
+  load: z.number().int().nonnegative(),
   peers: z.array(peerRowSchema),
   lobbies: z.array(lobbyRowSchema),
   failovers: z.object({ count: z.number().int().nonnegative(), recent: z.array(failoverRowSchema) }),
@@ -54,7 +56,7 @@ export type FleetView = z.infer<typeof fleetViewSchema>;
 /** What the fleet view reads from a node in a fleet (its FleetRuntime and ActorSystem give each). */
 export interface FleetSource {
   readonly node: string;
-  /** Live actors here now (its own heartbeat, as read back, may be a beat old). */
+  /** Live actors here now. */
   load(): number;
   peerViews(): readonly PeerView[];
   ownedKeys(): readonly { key: string; epoch: number }[];
@@ -84,7 +86,7 @@ export function fleetViewOf(source: FleetSource): FleetView {
       state: peer.state,
       url: beat?.url ?? null,
       admin: beat?.admin ?? null,
-      load: peer.node === source.node ? source.load() : (beat?.load ?? 0),
+      load: beat?.load ?? 0,
       draining: beat?.draining ?? false,
       version: beat?.version ?? null,
     };
@@ -96,6 +98,7 @@ export function fleetViewOf(source: FleetSource): FleetView {
   const failovers = source.failovers();
   return {
     node: source.node,
+    load: source.load(),
     peers,
     lobbies,
     failovers: { count: failovers.count, recent: [...failovers.recent] },
