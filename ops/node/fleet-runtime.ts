@@ -129,6 +129,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     drainState.done = resolve;
   });
   const takeovers: { count: number; recent: FailoverRecord[] } = { count: 0, recent: [] };
+  /** The owner of each key being taken over, read before the takeover rewrites the router's cache. */
+  const takenFrom = new Map<string, string>();
   // Membership and failover are made before the system they report on (it needs the lease check).
   const built: { system?: ActorSystem } = {};
   const store = new KvActorStore({ claims, snapshots, identity, scheduler });
@@ -185,9 +187,23 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     claims: () => router.claimViews(),
     ownerState: (owner) => membership.ownerState(owner),
     liveNodes: () => membership.liveNodes(),
-    takeOver: (key, revision) => store.takeOver(key, revision),
+    takeOver: (key, revision) => {
+      const owner = [...router.claimViews()].find((claim) => claim.key === key)?.owner.node;
+      if (owner !== undefined) takenFrom.set(key, owner);
+      return store.takeOver(key, revision).then(
+        (result) => {
+          if (result.outcome !== "taken") takenFrom.delete(key);
+          return result;
+        },
+        (error: unknown) => {
+          takenFrom.delete(key);
+          throw error;
+        },
+      );
+    },
     taken: (key, epoch) => {
-      const from = [...router.claimViews()].find((claim) => claim.key === key)?.owner.node ?? null;
+      const from = takenFrom.get(key) ?? null;
+      takenFrom.delete(key);
       takeovers.count++;
       takeovers.recent.push({ key, from, epoch, at: Date.now() });
       if (takeovers.recent.length > recentFailovers) takeovers.recent.shift();

@@ -24,6 +24,8 @@ const pageWaitMs = 30_000;
 let nats: NatsLauncher | undefined;
 let browser: Browser | undefined;
 let dashboard: Page | undefined;
+/** The lobby the demo pages made, on n3. */
+let demoLobby = "";
 const nodes: NodeProcess[] = [];
 const urls: string[] = [];
 const admins: string[] = [];
@@ -180,7 +182,7 @@ describe.skipIf(missing)(
       await alice!.click("#start");
       for (const page of [alice!, bob!]) await waitText(page, "#room", (t) => t.includes("duel"));
 
-      // n2's dashboard shows the demo's lobby (on n3) with both players; its picture goes in the README.
+      // n2's dashboard shows the demo's lobby (on n3) with both players.
       const page = dashboard!;
       await page.locator(`button[data-key="lobby/${code}"]`).click({ timeout: pageWaitMs });
       const detail = await waitText(
@@ -190,6 +192,26 @@ describe.skipIf(missing)(
       );
       expect(detail).toContain("host: dev-alice");
       expect(await page.locator("#lobby-detail tr").count()).toBe(3);
+      demoLobby = code;
+      await Promise.all([alice!.close(), bob!.close()]);
+    }, 120_000);
+
+    it("counts the failover of a killed node's lobbies as it happens", async () => {
+      const page = dashboard!;
+      expect(await page.locator("#failover-count").textContent()).toBe("0");
+      const n3Lobbies = await lobbiesShown(page, "n3");
+      expect(n3Lobbies).toBeGreaterThan(0);
+      nodes[2]!.child.kill("SIGKILL");
+      await eventually(async () => {
+        expect(await page.locator('tr[data-node="n3"]').getAttribute("data-state")).toBe("dead");
+      }, pageWaitMs);
+      await waitText(page, 'tr[data-node="n2"] td.lobbies', (t) => t === String(lobbyCount + 1));
+      // n2 took over n3's lobbies (and its players' and rooms' keys): at least one takeover per lobby.
+      const count = await waitText(page, "#failover-count", (t) => Number(t) >= n3Lobbies);
+      expect(Number(count)).toBeGreaterThanOrEqual(n3Lobbies);
+      await waitText(page, "#failovers", (t) => t.includes(`lobby/${demoLobby}: n3 → n2`));
+      // The demo's lobby, still selected, now lives on n2, and the page saw it move.
+      await waitText(page, "#owner-history", (t) => /n3 \(epoch \d+\) → n2 \(epoch \d+\)/.test(t));
       await page.screenshot({ path: screenshot, fullPage: true });
     }, 120_000);
   },
