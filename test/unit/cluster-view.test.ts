@@ -30,6 +30,7 @@ const view = (node: string, failovers: FleetView["failovers"]): FleetView => ({
   node,
   load: 1,
   peers: [],
+  lobbyCount: 0,
   lobbies: [],
   failovers,
 });
@@ -59,6 +60,7 @@ describe("fleetViewOf", () => {
       failovers: () => ({ count: 0, recent: [] }),
     });
     expect(fleet.load).toBe(7);
+    expect(fleet.lobbyCount).toBe(2);
     expect(fleet.peers).toEqual([
       {
         node: "b",

@@ -19,7 +19,8 @@ export interface ClusterNode {
   readonly version: string | null;
   /** Its `GET /status`, or null when it could not be read (dead, gone, unreachable). */
   readonly status: NodeStatus | null;
-  /** The lobbies it owns, or null when they could not be read. */
+  /** How many lobbies it owns, and the first of them (`lobbiesListed`), or null when not read. */
+  readonly lobbyCount: number | null;
   readonly lobbies: readonly LobbyRow[] | null;
   /** Why its admin API could not be read. */
   readonly error: string | null;
@@ -97,13 +98,14 @@ function selfRow(status: NodeStatus, fleet: FleetView | null): ReadNode {
     draining: status.draining,
     version: status.version,
     status,
+    lobbyCount: fleet?.lobbyCount ?? null,
     lobbies: fleet?.lobbies ?? [],
     error: null,
   };
 }
 
 async function readPeer(peer: PeerRow, sources: ClusterSources): Promise<ReadNode> {
-  const row = { ...peer, status: null, lobbies: null, error: null };
+  const row = { ...peer, status: null, lobbyCount: null, lobbies: null, error: null };
   if (peer.state === "dead") return row;
   if (peer.admin === null) return { ...row, error: "no admin URL in its heartbeat" };
   try {
@@ -114,6 +116,7 @@ async function readPeer(peer: PeerRow, sources: ClusterSources): Promise<ReadNod
     return {
       ...row,
       status,
+      lobbyCount: fleet.lobbyCount,
       lobbies: fleet.lobbies,
       failovers: { by: peer.node, view: fleet.failovers },
     };

@@ -44,6 +44,8 @@ export const fleetViewSchema = z.object({
   /** Live actors on this node now (its membership lists its peers, not itself). */
   load: z.number().int().nonnegative(),
   peers: z.array(peerRowSchema),
+  /** How many lobbies it owns; `lobbies` lists the first `lobbiesListed` of them. */
+  lobbyCount: z.number().int().nonnegative(),
   lobbies: z.array(lobbyRowSchema),
   failovers: z.object({ count: z.number().int().nonnegative(), recent: z.array(failoverRowSchema) }),
 });
@@ -64,6 +66,9 @@ export interface FleetSource {
   peek(key: string): unknown;
   failovers(): { count: number; recent: readonly FailoverRow[] };
 }
+
+/** How many lobbies `/fleet` details, so a node with 100,000 lobbies answers in kilobytes. */
+export const lobbiesListed = 200;
 
 /** The kinds whose keys are lobbies a player sits in (`lobby/AB12CD`). */
 const lobbyPrefixes = ["lobby/", "activityLobby/", "mmlobby/"];
@@ -91,15 +96,18 @@ export function fleetViewOf(source: FleetSource): FleetView {
       version: beat?.version ?? null,
     };
   });
-  const lobbies = source
+  const owned = source
     .ownedKeys()
-    .filter(({ key }) => lobbyPrefixes.some((prefix) => key.startsWith(prefix)))
+    .filter(({ key }) => lobbyPrefixes.some((prefix) => key.startsWith(prefix)));
+  const lobbies = owned
+    .slice(0, lobbiesListed)
     .map(({ key, epoch }): LobbyRow => lobbyRowOf(key, epoch, source.peek(key)));
   const failovers = source.failovers();
   return {
     node: source.node,
     load: source.load(),
     peers,
+    lobbyCount: owned.length,
     lobbies,
     failovers: { count: failovers.count, recent: [...failovers.recent] },
   };

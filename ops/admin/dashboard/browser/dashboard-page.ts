@@ -69,7 +69,7 @@ function stateOf(node: ClusterNode, present: boolean): string {
 }
 
 function lobbyCount(node: ClusterNode): number {
-  return node.lobbies?.length ?? node.status?.lobbies ?? 0;
+  return node.lobbyCount ?? node.status?.lobbies ?? 0;
 }
 
 function render(view: ClusterView): void {
@@ -87,9 +87,7 @@ function render(view: ClusterView): void {
   byId("nodes-draining").textContent = String(count("draining"));
   byId("nodes-dead").textContent = String(count("dead", "left", "drained"));
   byId("total-lobbies").textContent = String(live.reduce((sum, n) => sum + lobbyCount(n), 0));
-  byId("total-members").textContent = String(
-    live.reduce((sum, n) => sum + (n.lobbies ?? []).reduce((m, l) => m + l.members.length, 0), 0),
-  );
+  byId("total-members").textContent = String(live.reduce((sum, n) => sum + (n.status?.members ?? 0), 0));
   byId("failover-count").textContent = String(view.failovers.count);
   byId("nodes").replaceChildren(
     ...rows.map((n) => {
@@ -153,12 +151,12 @@ function lobbyList(node: ClusterNode): HTMLElement {
     });
     return el("li", {}, button, el("span", { class: "muted" }, ` ${lobby.members.length} members`));
   });
-  if (lobbies.length > lobbiesShown)
-    items.push(el("li", { class: "muted" }, `+${lobbies.length - lobbiesShown} more`));
+  const total = lobbyCount(node);
+  if (total > items.length) items.push(el("li", { class: "muted" }, `+${total - items.length} more`));
   return el(
     "details",
     { "data-node": node.node, ...(lobbies.length > 0 && lobbies.length <= lobbiesShown ? { open: "" } : {}) },
-    el("summary", {}, `${node.node}: ${lobbies.length}`),
+    el("summary", {}, `${node.node}: ${total}`),
     el("ul", {}, ...items),
   );
 }
