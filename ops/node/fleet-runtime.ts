@@ -19,6 +19,7 @@ import {
   realScheduler,
   type NodeIdentity,
   type KvStore,
+  type ClaimView,
 } from "../../fleet/index.ts";
 import { PROTOCOL_VERSION } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
@@ -129,8 +130,21 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     drainState.done = resolve;
   });
   const takeovers: { count: number; recent: FailoverRecord[] } = { count: 0, recent: [] };
-  /** The owner of each key being taken over, read before the takeover rewrites the router's cache. */
+  /**
+   * The node each takeover took a key from. The router's cache names the new owner by the time a takeover
+   * is reported, so the dead owners are noted as the failover sweep reads the claims (rebuilt each sweep:
+   * a queued key still owned by a dead node is noted again), and kept per takeover while it runs.
+   */
+  let deadOwners = new Map<string, string>();
   const takenFrom = new Map<string, string>();
+  function* noteDeadOwners(claims: Iterable<ClaimView>): Iterable<ClaimView> {
+    const noted = new Map<string, string>();
+    deadOwners = noted;
+    for (const claim of claims) {
+      if (membership.ownerState(claim.owner) === "dead") noted.set(claim.key, claim.owner.node);
+      yield claim;
+    }
+  }
   // Membership and failover are made before the system they report on (it needs the lease check).
   const built: { system?: ActorSystem } = {};
   const store = new KvActorStore({ claims, snapshots, identity, scheduler });
@@ -184,11 +198,11 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   };
   const failover: Failover = new Failover({
     node: config.nodeId,
-    claims: () => router.claimViews(),
+    claims: () => noteDeadOwners(router.claimViews()),
     ownerState: (owner) => membership.ownerState(owner),
     liveNodes: () => membership.liveNodes(),
     takeOver: (key, revision) => {
-      const owner = [...router.claimViews()].find((claim) => claim.key === key)?.owner.node;
+      const owner = deadOwners.get(key);
       if (owner !== undefined) takenFrom.set(key, owner);
       return store.takeOver(key, revision).then(
         (result) => {
