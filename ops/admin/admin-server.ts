@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { parseTarget } from "../../gateway/index.ts";
+import type { PageRoute } from "./dashboard/dashboard-pages.ts";
 import type { NodeMetrics } from "./node-metrics.ts";
 import type { NodeStatus } from "./node-status.ts";
 
@@ -28,6 +29,12 @@ export interface AdminDeps {
   readonly metrics: NodeMetrics;
   readonly status: () => NodeStatus;
   readonly drain?: DrainHook;
+  /** `GET /fleet`: this node's view of the fleet (a node in a fleet only). */
+  readonly fleet?: () => unknown;
+  /** `GET /cluster`: the whole fleet for the dashboard. */
+  readonly cluster?: () => Promise<unknown>;
+  /** Pages served without the token (`/dashboard`, `/demo`): they hold no data; what they read does. */
+  readonly pages?: Readonly<Record<string, PageRoute>>;
   readonly logger: Logger;
 }
 
@@ -51,6 +58,8 @@ export class AdminServer {
       "/metrics": { GET: (res) => this.metrics(res) },
       "/status": { GET: (res) => this.status(res) },
       "/drain": { POST: (res) => this.drain(res) },
+      ...optionalRoute("/fleet", deps.fleet, (res, read) => this.answer(res, read)),
+      ...optionalRoute("/cluster", deps.cluster, (res, read) => this.answer(res, read)),
     };
     this.server = createServer((req, res) => {
       this.onRequest(req, res).catch((error: unknown) => {
@@ -84,6 +93,14 @@ export class AdminServer {
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = parseTarget(req.url);
+    const page = target && req.method === "GET" ? this.deps.pages?.[target.pathname] : undefined;
+    if (target && page) {
+      const answer = await page(target);
+      res.writeHead(answer.status, { "content-type": answer.contentType, "cache-control": "no-cache" });
+      res.end(answer.body);
+      return;
+    }
     if (this.tokenDigest && !bearerMatches(req.headers.authorization, this.tokenDigest)) {
       res.setHeader("www-authenticate", 'Bearer realm="foyer-admin"');
       json(res, 401, { error: "this admin API needs Authorization: Bearer <admin token>" });
@@ -119,6 +136,10 @@ export class AdminServer {
     return Promise.resolve();
   }
 
+  private async answer(res: ServerResponse, read: () => unknown): Promise<void> {
+    json(res, 200, await read());
+  }
+
   private async drain(res: ServerResponse): Promise<void> {
     if (!this.deps.drain) {
       json(res, 501, { error: "drain is not available on this node yet: this release cannot move lobbies" });
@@ -127,6 +148,15 @@ export class AdminServer {
     const answer = await this.deps.drain();
     json(res, answer.accepted ? 202 : 409, answer);
   }
+}
+
+/** A GET route answering what `read` gives, when the node has it. */
+function optionalRoute(
+  path: string,
+  read: (() => unknown) | undefined,
+  answer: (res: ServerResponse, read: () => unknown) => Promise<void>,
+): Record<string, Partial<Record<string, Route>>> {
+  return read ? { [path]: { GET: (res) => answer(res, read) } } : {};
 }
 
 /** SHA-256 of a token: equal-length digests let the comparison take the same time whatever was sent. */

@@ -14,6 +14,15 @@ export { nodeStatusSchema, type NodeStatus } from "./node-status.ts";
 export { httpUrlOf, startAdmin, type AdminParts, type RunningAdmin } from "./start-admin.ts";
 export { foyerVersion } from "./version.ts";
 export {
+  fleetViewOf,
+  fleetViewSchema,
+  type FleetSource,
+  type FleetView,
+  type LobbyRow,
+  type PeerRow,
+} from "./dashboard/fleet-view.ts";
+export { clusterViewOf, type ClusterNode, type ClusterView } from "./dashboard/cluster-view.ts";
+export {
   clusterStatusOf,
   fetchStatuses,
   formatUptime,

@@ -2,6 +2,9 @@ import type { Logger } from "pino";
 import type { NodeState } from "../../actors/runtime/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { AdminServer, type DrainHook } from "./admin-server.ts";
+import { clusterViewOf, httpPeerFetch } from "./dashboard/cluster-view.ts";
+import { dashboardPages } from "./dashboard/dashboard-pages.ts";
+import { fleetViewOf, type FleetSource } from "./dashboard/fleet-view.ts";
 import type { NodeMetrics } from "./node-metrics.ts";
 import type { NodeStatus } from "./node-status.ts";
 import { foyerVersion } from "./version.ts";
@@ -16,6 +19,10 @@ export interface AdminParts {
   readonly drain?: DrainHook;
   /** The node's drain, once started. */
   readonly drainProgress?: () => NodeStatus["drain"];
+  /** The fleet as this node sees it (`GET /fleet`, the dashboard); absent on an embedded node. */
+  readonly fleet?: FleetSource;
+  /** The game port's HTTP URL, where the demo page's dev tokens come from. */
+  readonly gameHttpUrl?: string;
 }
 
 /** A node's running admin API: where it listens and how to stop it. */
@@ -55,8 +62,34 @@ export async function startAdmin(
       port: config.adminPort,
       ...(config.adminToken === undefined ? {} : { token: config.adminToken }),
     },
-    { metrics, status, logger, ...(parts.drain ? { drain: parts.drain } : {}) },
+    {
+      metrics,
+      status,
+      logger,
+      ...(parts.drain ? { drain: parts.drain } : {}),
+      ...dashboardDeps(config, parts, status),
+    },
   );
   const port = await server.listen();
   return { url: httpUrlOf(config.adminHost, port), close: () => server.close() };
+}
+
+/** The dashboard's routes: `/fleet` (in a fleet), `/cluster`, and the public pages. */
+function dashboardDeps(config: NodeConfig, parts: AdminParts, status: () => NodeStatus) {
+  const { fleet } = parts;
+  const view = fleet ? () => fleetViewOf(fleet) : undefined;
+  return {
+    ...(view ? { fleet: view } : {}),
+    cluster: () =>
+      clusterViewOf({
+        status,
+        ...(view ? { fleet: view } : {}),
+        fetchPeer: httpPeerFetch(config.adminToken),
+        now: () => Date.now(),
+      }),
+    pages: dashboardPages({
+      gameUrl: parts.url,
+      ...(parts.gameHttpUrl === undefined ? {} : { gameHttpUrl: parts.gameHttpUrl }),
+    }),
+  };
 }

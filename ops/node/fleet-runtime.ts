@@ -30,6 +30,7 @@ import {
   type NodeIdentity,
   type KvStore,
   NatsBlobStore,
+  type ClaimView,
 } from "../../fleet/index.ts";
 import { PROTOCOL_VERSION } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
@@ -64,8 +65,25 @@ export interface FleetRuntime {
   readonly drained: Promise<DrainProgress>;
   /** The keys this node owns now (its claims), counted by kind (`lobby`, `player`, …). */
   owned(): Map<string, number>;
+  /** The keys this node owns by its claims, with the claim's revision (the lobby's epoch). */
+  ownedKeys(): { key: string; epoch: number }[];
+  /** The takeovers this node made since it started: how many, and the latest (newest last). */
+  failovers(): { count: number; recent: readonly FailoverRecord[] };
   close(): Promise<void>;
 }
+
+/** One key this node took over from a peer declared dead. */
+export interface FailoverRecord {
+  readonly key: string;
+  /** The node that owned it before (its claim as this node last saw it), or null when unknown. */
+  readonly from: string | null;
+  readonly epoch: number;
+  /** Wall-clock milliseconds, for the operator's eyes only. */
+  readonly at: number;
+}
+
+/** How many takeovers `failovers()` keeps; the count keeps going. */
+const recentFailovers = 50;
 
 /** What the fleet runtime needs from the rest of the node. */
 export interface FleetRuntimeParts {
@@ -135,6 +153,22 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   const drained = new Promise<DrainProgress>((resolve) => {
     drainState.done = resolve;
   });
+  const takeovers: { count: number; recent: FailoverRecord[] } = { count: 0, recent: [] };
+  /**
+   * The node each takeover took a key from. The router's cache names the new owner by the time a takeover
+   * is reported, so the dead owners are noted as the failover sweep reads the claims (rebuilt each sweep:
+   * a queued key still owned by a dead node is noted again), and kept per takeover while it runs.
+   */
+  let deadOwners = new Map<string, string>();
+  const takenFrom = new Map<string, string>();
+  function* noteDeadOwners(claims: Iterable<ClaimView>): Iterable<ClaimView> {
+    const noted = new Map<string, string>();
+    deadOwners = noted;
+    for (const claim of claims) {
+      if (membership.ownerState(claim.owner) === "dead") noted.set(claim.key, claim.owner.node);
+      yield claim;
+    }
+  }
   // Membership and failover are made before the system they report on (it needs the lease check).
   const built: { system?: ActorSystem } = {};
   const store = new KvActorStore({ claims, snapshots, identity, scheduler });
@@ -188,11 +222,29 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   };
   const failover: Failover = new Failover({
     node: config.nodeId,
-    claims: () => router.claimViews(),
+    claims: () => noteDeadOwners(router.claimViews()),
     ownerState: (owner) => membership.ownerState(owner),
     liveNodes: () => membership.liveNodes(),
-    takeOver: (key, revision) => store.takeOver(key, revision),
+    takeOver: (key, revision) => {
+      const owner = deadOwners.get(key);
+      if (owner !== undefined) takenFrom.set(key, owner);
+      return store.takeOver(key, revision).then(
+        (result) => {
+          if (result.outcome !== "taken") takenFrom.delete(key);
+          return result;
+        },
+        (error: unknown) => {
+          takenFrom.delete(key);
+          throw error;
+        },
+      );
+    },
     taken: (key, epoch) => {
+      const from = takenFrom.get(key) ?? null;
+      takenFrom.delete(key);
+      takeovers.count++;
+      takeovers.recent.push({ key, from, epoch, at: Date.now() });
+      if (takeovers.recent.length > recentFailovers) takeovers.recent.shift();
       router.learn(key, identity, epoch);
       parts.fleetEvents?.tookOver?.(key);
       parts.log.info({ key, epoch }, "taken over");
@@ -332,6 +384,11 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     },
     drained,
     blobs,
+    ownedKeys: () =>
+      [...router.claimViews()]
+        .filter((c) => c.owner.node === identity.node && c.owner.incarnation === identity.incarnation)
+        .map((claim) => ({ key: claim.key, epoch: claim.revision })),
+    failovers: () => ({ count: takeovers.count, recent: [...takeovers.recent] }),
     announce: async (publicUrl, admin) => {
       url = publicUrl;
       adminUrl = admin;

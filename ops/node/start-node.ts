@@ -34,7 +34,7 @@ import {
   type TokenKey,
   BlobRequests,
 } from "../../gateway/index.ts";
-import { NodeMetrics, startAdmin } from "../admin/index.ts";
+import { NodeMetrics, startAdmin, type FleetSource } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { FilterPool, filterEndpoint } from "../filters/index.ts";
 import { buildFleetRuntime, type FleetRuntime } from "./fleet-runtime.ts";
@@ -272,7 +272,17 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
 type BuiltRuntime = { system: ActorSystem; blobs: BlobStore; close(): Promise<void> } & Partial<
   Pick<
     FleetRuntime,
-    "node" | "locateOwner" | "announce" | "placeNew" | "drain" | "drainProgress" | "drained" | "owned"
+    | "node"
+    | "locateOwner"
+    | "announce"
+    | "placeNew"
+    | "drain"
+    | "drainProgress"
+    | "drained"
+    | "owned"
+    | "membership"
+    | "ownedKeys"
+    | "failovers"
   >
 >;
 
@@ -398,6 +408,8 @@ export async function startNode(
       url,
       drain: () => Promise.resolve(runtime.drain?.() ?? refusedDrain),
       ...(runtime.drainProgress ? { drainProgress: runtime.drainProgress } : {}),
+      ...fleetSourceOf(config, runtime),
+      gameHttpUrl: httpUrl,
     },
     logger.child({ component: "admin", node: config.nodeId }),
   ).catch(async (error: unknown) => {
@@ -440,4 +452,20 @@ function startFilters(config: NodeConfig, system: ActorSystem, logger: Logger): 
   const pool = new FilterPool({ module: config.filtersModule, log });
   system.mount("filters", filterEndpoint(pool, system, log));
   return pool;
+}
+
+/** What the admin API's fleet view reads, on a node in a fleet. */
+function fleetSourceOf(config: NodeConfig, runtime: BuiltRuntime): { fleet?: FleetSource } {
+  const { membership, ownedKeys, failovers, system } = runtime;
+  if (!membership || !ownedKeys || !failovers) return {};
+  return {
+    fleet: {
+      node: config.nodeId,
+      load: () => system.liveCount,
+      peerViews: () => membership.peerViews(),
+      ownedKeys,
+      peek: (key) => system.peek(key),
+      failovers,
+    },
+  };
 }
