@@ -185,22 +185,20 @@ export function startMatch(state: QueueState, match: QueueMatch, env: QueueEnv):
   };
 }
 
-/** A running match's `matchReady` for one of its players (`reconnect` when sent again to a returning one). */
-export function readyFrame(
-  match: QueueMatch,
-  player: string,
-  queue: string,
-  reconnect = false,
-): { type: "matchReady"; [field: string]: unknown } {
+/** Where one player of a running match plays: the fields of its `matchReady`. */
+function whereToPlay(match: QueueMatch, player: string, queue: string) {
   return {
-    type: "matchReady",
     queue,
     matchId: match.id,
     url: match.url ?? "",
     room: match.room ?? "",
     token: match.tokens[player] ?? "",
-    ...(reconnect ? { reconnect: true } : {}),
   };
+}
+
+/** A running match's `matchReady` for one of its players. */
+function readyFrame(match: QueueMatch, player: string, queue: string) {
+  return { type: "matchReady", ...whereToPlay(match, player, queue) };
 }
 
 /**
@@ -309,13 +307,13 @@ export function matchRoomEnded(state: QueueState, room: string): QueueStep {
 }
 
 /**
- * A gateway asks for a returning player's running match (SPEC §4): answered with the `matchReady` it was
- * sent (same room, same token, `reconnect: true`), or NOT_FOUND when the player plays no match here.
+ * A gateway asks for a returning player's running match (SPEC §4): answered with what its `matchReady`
+ * said (same room, same token), or NOT_FOUND when the player plays no match of this queue.
  */
 export function activeMatch(state: QueueState, player: string, queue: string): QueueStep {
   const match = playingMatchOf(state, player);
   if (match === undefined) return refuse(state, "NOT_FOUND", `${player} plays no match of ${queue}`);
-  return { state, effects: [reply(readyFrame(match, player, queue, true))] };
+  return { state, effects: [reply(whereToPlay(match, player, queue))] };
 }
 
 /** A match's room was not created (its code was taken): it opens again under a new code, with new tokens. */

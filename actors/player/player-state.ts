@@ -49,7 +49,10 @@ export const playerStateSchema = z.strictObject({
    * player's token) and the room's code. An index for the gateway of a returning player; the queue is
    * the authority, and a gateway that finds the room gone clears both.
    */
-  match: z.strictObject({ queue: z.string().min(1), room: z.string().min(1) }).nullable().default(null),
+  match: z
+    .strictObject({ queue: z.string().min(1), room: z.string().min(1) })
+    .nullable()
+    .default(null),
 });
 
 /** A player registry entry's state. */

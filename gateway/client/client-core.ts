@@ -333,6 +333,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
       case "lobbyDisbanded":
         if (this.epochs.admit(frame)) this.emit("matchmaking", frame);
         return;
+      case "matchRunning":
+        // The gateway's own answer to a reconnect, not an actor's push: it carries no stamp.
+        this.emit("matchmaking", frame);
+        return;
       case "redirect":
       case "moved":
         this.follow(frame.url);

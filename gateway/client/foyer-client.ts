@@ -117,6 +117,13 @@ export class FoyerClient extends ClientCore {
   enterActivityRoom(transfer: { room: string; token: string }): Promise<{ room: string; side: number }> {
     return this.joinRoom(transfer.room, undefined, transfer.token);
   }
+  /**
+   * Takes (or takes again) this player's seat in a queue match's room, with the token of its `matchReady`
+   * or `matchRunning` frame (docs/matchmaking.md, "Reconnect").
+   */
+  enterMatchRoom(ready: { room: string; token: string }): Promise<{ room: string; side: number }> {
+    return this.joinRoom(ready.room, undefined, ready.token);
+  }
   /** Ready (or not) in the room: the match starts when every human seat is ready. */
   roomReady(ready = true): Promise<unknown> {
     return this.call({ type: "roomReady", ready });

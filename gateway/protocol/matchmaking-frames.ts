@@ -137,6 +137,20 @@ export const matchReadyFrame = z.strictObject({
   token: z.string(),
 });
 
+/**
+ * `matchRunning`: sent by the gateway (not an actor, so not stamped) to a player who came back (resume or a
+ * fresh login) while its queue match's room runs (SPEC §4): the same room, url and token as its
+ * `matchReady`; `joinRoom { code: room, token }` seats it again.
+ */
+export const matchRunningFrame = z.strictObject({
+  type: z.literal("matchRunning"),
+  queue: z.string(),
+  matchId,
+  url: z.string(),
+  room: z.string(),
+  token: z.string(),
+});
+
 /** `matchmakingFailed`: a search found nothing by `maxSteps` (`JOIN_FAIL`). */
 export const matchmakingFailedFrame = z.strictObject({
   type: z.literal("matchmakingFailed"),
@@ -177,6 +191,7 @@ export const matchmakingServerFrames = [
   matchFoundFrame,
   matchCancelledFrame,
   matchReadyFrame,
+  matchRunningFrame,
   matchmakingFailedFrame,
   lobbyStartedFrame,
   lobbyRemovedFrame,

@@ -132,6 +132,7 @@ export type MatchmakingView = Extract<
       | "matchFound"
       | "matchCancelled"
       | "matchReady"
+      | "matchRunning"
       | "matchmakingFailed"
       | "lobbyStarted"
       | "lobbyRemoved"
