@@ -2,10 +2,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { FoyerClient, MatchmakingView, SearchFields } from "../../gateway/client/index.ts";
 import { exampleLobbyTypes } from "../../ops/lobby-types.ts";
-import { eventually, refusal, useTestNode } from "../support/node.ts";
+import { createNodeClient } from "../../gateway/client/node.ts";
+import { eventually, refusal, tokenFor, useTestNode } from "../support/node.ts";
 
 /**
  * Rating matchmaking end to end (docs/matchmaking.md): SDK clients over real sockets, queues and matched
@@ -13,6 +14,10 @@ import { eventually, refusal, useTestNode } from "../support/node.ts";
  */
 
 const scope = useTestNode();
+const logins: FoyerClient[] = [];
+afterEach(() => {
+  for (const c of logins.splice(0)) c.close();
+});
 
 /** The seed's `CursorPartyV2`, and `chess`: one red, one black, matched in the queue and asked to accept. */
 function lobbyTypesFile(): string {
@@ -32,6 +37,15 @@ function lobbyTypesFile(): string {
   const filtered = { ...cursorParty, id: "filtered", filter: "levels" };
   writeFileSync(path, JSON.stringify({ lobbyTypes: [cursorParty, chess, filtered] }));
   return path;
+}
+
+/** A fresh login of a player that listens before it connects (the gateway's frames may follow the welcome at once). */
+async function freshLogin(url: string, id: string) {
+  const client = createNodeClient({ urls: [url], token: tokenFor(id), reconnectMinMs: 20 });
+  const frames: MatchmakingView[] = [];
+  client.on("matchmaking", (frame) => frames.push(frame));
+  await client.connect();
+  return { client, frames };
 }
 
 /** A connected player and every matchmaking frame it received. */
@@ -102,6 +116,58 @@ describe("matchmaking over the socket", () => {
     expect(ready[0]?.room).toBe(ready[1]?.room);
     expect(ready[0]?.token).not.toBe(ready[1]?.token);
     await eventually(() => expect(node.system.isLive(`room/${ready[0]?.room ?? ""}`)).toBe(true));
+  });
+
+  it("the room checks each player's token; a player who drops or logs in afresh is sent back to its running match; after the room ends it can queue again", async () => {
+    const node = await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const alice = await player("alice");
+    const bob = await player("bob");
+    await alice.client.findLobby("chess", { ...search, maxSteps: 3 });
+    await bob.client.findLobby("chess", { ...search, maxSteps: 3 });
+    const found = await eventually(() => last(alice.frames, "matchFound"), 8_000);
+    await alice.client.acceptMatch(found.matchId);
+    await bob.client.acceptMatch(found.matchId);
+    const aliceReady = await eventually(() => last(alice.frames, "matchReady"));
+    const bobReady = await eventually(() => last(bob.frames, "matchReady"));
+    const { room } = aliceReady;
+    // Another player's token, or none, does not seat alice.
+    expect(await refusal(alice.client.enterMatchRoom({ room, token: bobReady.token }))).toBe("UNAUTHORIZED");
+    expect(await refusal(alice.client.joinRoom(room))).toBe("UNAUTHORIZED");
+    expect(await alice.client.enterMatchRoom(aliceReady)).toMatchObject({ room });
+
+    // Alice's connection drops; the SDK resumes and the gateway tells her where her match runs.
+    alice.client.dropConnection();
+    const back = await eventually(() => last(alice.frames, "matchRunning"), 8_000);
+    expect(back).toEqual({
+      type: "matchRunning",
+      queue: "queue/chess",
+      matchId: found.matchId,
+      url: aliceReady.url,
+      room,
+      token: aliceReady.token,
+    });
+    expect(await alice.client.enterMatchRoom(back)).toMatchObject({ room });
+
+    // Bob never arrived and logs in afresh (a new client, no resume): told too, and his token seats him.
+    const bobAgain = await freshLogin(node.url, "bob");
+    logins.push(bobAgain.client);
+    const bobBack = await eventually(() => last(bobAgain.frames, "matchRunning"), 8_000);
+    expect(bobBack).toMatchObject({ room, token: bobReady.token });
+    expect(await bobAgain.client.enterMatchRoom(bobBack)).toMatchObject({ room });
+
+    // While the room runs nobody of it can queue; once it ends they can.
+    expect(await refusal(alice.client.findLobby("chess", search))).toBe("ALREADY_PLAYING");
+    await alice.client.finish();
+    await eventually(async () => {
+      expect(await alice.client.findLobby("chess", { ...search, maxSteps: 3 })).toMatchObject({
+        entry: expect.any(String),
+      });
+    }, 5_000);
+    // A later login finds no running match: nothing is sent.
+    const late = await freshLogin(node.url, "bob");
+    logins.push(late.client);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(late.frames.filter((f) => f.type === "matchRunning")).toEqual([]);
   });
 
   it("a type's filter runs in the node's filter pool: a candidate it rejects is not joined", async () => {
