@@ -14,6 +14,39 @@ import type { Session, SessionSocket } from "./session-registry.ts";
  * the player's token — and the room itself says whether it still runs (a room that ended has stopped: its
  * key answers NOT_FOUND).
  */
+
+/** Where a player of a running queue match plays: the fields of its `matchReady`. */
+export interface RunningMatch {
+  readonly queue: string;
+  readonly matchId: string;
+  readonly url: string;
+  readonly room: string;
+  readonly token: string;
+}
+
+/**
+ * The player's running match of `queue`, checked against its room: `running` (with where), `none` (the
+ * queue plays no match with the player), `gone` (the room no longer exists: the queue was told
+ * `roomEnded`, which drops the record and the registries' index) or `unknown` (a timeout, a takeover in
+ * progress: proves nothing, nothing is cleared).
+ */
+export async function checkMatch(
+  system: ActorSystem,
+  queue: string,
+  player: string,
+): Promise<{ status: "running"; where: RunningMatch } | { status: "none" | "gone" | "unknown" }> {
+  const active = await system.ask(queue, { type: "activeMatch", player });
+  if (!active.ok) return { status: active.code === "NOT_FOUND" ? "none" : "unknown" };
+  const where = active.value as RunningMatch;
+  const room = await system.ask(roomKey(where.room), { type: "status" });
+  if (room.ok) return { status: "running", where };
+  if (room.code !== "NOT_FOUND") return { status: "unknown" };
+  // Gone for good (its node lost it, or its end never reached the queue).
+  system.tell(queue, { type: "roomEnded", room: where.room });
+  return { status: "gone" };
+}
+
+/** After a hello: tells the player where its running match is, or clears a stale record. Never rejects. */
 export async function locateMatch(
   system: ActorSystem,
   session: Session,
@@ -23,20 +56,9 @@ export async function locateMatch(
   const found = await system.ask(playerKey(player), { type: "get" });
   const match = found.ok ? (found.value as { match?: { queue: string; room: string } | null }).match : null;
   if (!match || session.socket !== socket) return;
-  const active = await system.ask(match.queue, { type: "activeMatch", player });
-  if (!active.ok) {
-    // The queue no longer plays a match with this player: the index is stale (a lost `matchEnded`).
-    if (active.code === "NOT_FOUND") system.tell(playerKey(player), { type: "matchEnded", room: match.room });
-    return;
-  }
-  const where = active.value as { queue: string; matchId: string; url: string; room: string; token: string };
-  const room = await system.ask(roomKey(where.room), { type: "status" });
-  if (!room.ok) {
-    // Gone for good (its node lost it, or its end never reached the queue): the queue drops the record and
-    // tells the registries. Any other failure (a takeover in progress, a timeout) proves nothing: keep it.
-    if (room.code === "NOT_FOUND") system.tell(match.queue, { type: "roomEnded", room: where.room });
-    return;
-  }
-  if (session.socket !== socket) return;
-  session.send({ type: "matchRunning", ...where });
+  const checked = await checkMatch(system, match.queue, player);
+  // The queue no longer plays a match with this player: the index is stale (a lost `matchEnded`).
+  if (checked.status === "none") system.tell(playerKey(player), { type: "matchEnded", room: match.room });
+  if (checked.status !== "running" || session.socket !== socket) return;
+  session.send({ type: "matchRunning", ...checked.where });
 }

@@ -4,6 +4,8 @@ import { playerKind } from "../../actors/player/index.ts";
 import { roomKind, type RoomState } from "../../actors/room/index.ts";
 import { createHarness } from "../../actors/runtime/index.ts";
 import { locateMatch } from "../../gateway/match-reconnect.ts";
+import { MatchmakingRequests } from "../../gateway/matchmaking-requests.ts";
+import type { MatchmakingRequestFrame } from "../../gateway/protocol/client-frames.ts";
 import { Session, type SessionSocket } from "../../gateway/session-registry.ts";
 import { cursorParty, find } from "./support/matchmaking-driver.ts";
 
@@ -179,5 +181,32 @@ describe("matchmaking tokens and reconnect (SPEC §4)", () => {
     back.session.socket = socketOf([]);
     await looking;
     expect(back.sent).toEqual([]);
+  });
+
+  it("a search refused ALREADY_PLAYING by a record whose room is gone clears it and is asked again; a running room keeps the refusal", async () => {
+    const { h, key } = await running();
+    const requests = new MatchmakingRequests({ system: h.system, lobbyTypes: ["chess"] });
+    const { session } = comeBack("bob");
+    const frame = {
+      type: "findLobby",
+      id: 1,
+      lobbyType: "chess",
+      rating: 100,
+      maxSteps: 3,
+      algorithm: { strategy: "ranged-absolute", alignment: "center", ranges: [10] },
+    } as unknown as MatchmakingRequestFrame;
+    expect(await requests.handle(session, frame, { session: session.id, id: 1 })).toMatchObject({
+      ok: false,
+      code: "ALREADY_PLAYING",
+    });
+    expect((h.system.peek(Q) as QueueState).matches).toHaveLength(1);
+    // The room is lost without its roomEnded reaching the queue.
+    await h.system.ask(key, { type: "end" });
+    await h.settle();
+    expect(await requests.handle(session, frame, { session: session.id, id: 2 })).toEqual({
+      ok: true,
+      value: { entry: "e3" },
+    });
+    expect((h.system.peek(Q) as QueueState).matches).toEqual([]);
   });
 });
