@@ -51,9 +51,9 @@ export class MatchmakingRequests {
    * (lost without its `roomEnded` reaching the queue, and never found by a reconnect) is cleared and the
    * search asked once more, so a player is never kept out of the queue by a room that no longer exists.
    */
-  private async search<M extends { player: { id: string } }>(
+  private async search(
     lobbyType: string,
-    message: M,
+    message: { player: { id: string; name: string } },
     request: RequestId,
   ): Promise<AskResult> {
     // A refusal changes nothing, so the runtime keeps no result for it: the same request id may ask again.
