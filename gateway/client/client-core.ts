@@ -42,6 +42,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
   room: RoomView | null = null;
   /** The player's id, once connected. */
   player: string | null = null;
+  /** The connected node's region (its `--region`, from `welcome`), or null when it has none. */
+  region: string | null = null;
+  /** Round-trip measurements waiting for their `pong`, by the `t` they sent. */
+  private readonly pings = new Map<number, ((now: number) => void)[]>();
   private socket: SocketLike | null = null;
   /** An attempt is fetching its token: a second `open()` must not start another socket. */
   private opening = false;
@@ -109,6 +113,28 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.welcomed = false;
     socket?.close(1000, "bye");
     this.endForGood(new FoyerError("UNAVAILABLE", "client closed"), 1000, "client closed");
+  }
+
+  /**
+   * One round trip to the connected node (ms), with a `ping` frame and its `pong`. Rejects when not
+   * connected, or after `timeoutMs` without an answer.
+   */
+  measurePing(timeoutMs = 5_000): Promise<number> {
+    const socket = this.socket;
+    if (!this.welcomed || socket?.readyState !== OPEN) return Promise.reject(new Error("not connected"));
+    const t = Date.now();
+    return new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error("no pong in time"));
+      }, timeoutMs);
+      const waiting = this.pings.get(t) ?? [];
+      waiting.push((now) => {
+        clearTimeout(timer);
+        resolve(now - t);
+      });
+      this.pings.set(t, waiting);
+      socket.send(this.encode({ type: "ping", t }));
+    });
   }
 
   /** Drops the socket without saying goodbye, as a network failure would; the client reconnects by itself. */
@@ -270,6 +296,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.attempts = 0;
         this.resume = frame.resume;
         this.player = frame.player.id;
+        this.region = frame.region ?? null;
         // Re-send before anyone hears of the welcome, so a call made in a listener is not sent twice.
         this.pending.resendAll();
         this.waiters.succeed();
@@ -344,8 +371,12 @@ export class ClientCore extends Emitter<FoyerEvents> {
       case "serverDraining":
         this.emit("serverDraining", undefined);
         return;
-      case "pong":
+      case "pong": {
+        const waiting = this.pings.get(frame.t);
+        this.pings.delete(frame.t);
+        for (const done of waiting ?? []) done(Date.now());
         return;
+      }
     }
   }
 

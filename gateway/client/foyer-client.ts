@@ -118,6 +118,16 @@ export class FoyerClient extends ClientCore {
     return this.joinRoom(transfer.room, undefined, transfer.token);
   }
   /**
+   * SPEC §3 ping: the round trip to the connected node's region, the best of `samples` pings, as the
+   * `pingData` of a search (`{ [region]: ms }`). A node without a region gives `{}` (the queue then uses
+   * its default region). Only the connected node is measured (docs/matchmaking.md, "Regions and ping").
+   */
+  async pingData(samples = 3): Promise<Record<string, number>> {
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < samples; i++) best = Math.min(best, await this.measurePing());
+    return this.region === null ? {} : { [this.region]: best };
+  }
+  /**
    * Takes (or takes again) this player's seat in a queue match's room, with the token of its `matchReady`
    * or `matchRunning` frame (docs/matchmaking.md, "Reconnect").
    */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FoyerClient, MatchmakingView, SearchFields } from "../../gateway/client/index.ts";
+import type { QueueState } from "../../actors/matchmaking/index.ts";
 import { exampleLobbyTypes } from "../../ops/lobby-types.ts";
 import { createNodeClient } from "../../gateway/client/node.ts";
 import { eventually, refusal, tokenFor, useTestNode } from "../support/node.ts";
@@ -168,6 +169,41 @@ describe("matchmaking over the socket", () => {
     logins.push(late.client);
     await new Promise((r) => setTimeout(r, 300));
     expect(late.frames.filter((f) => f.type === "matchRunning")).toEqual([]);
+  });
+
+  it("regions and ping: the SDK learns its node's region, measures pingData, and a new lobby is placed in the nearest region", async () => {
+    const node = await scope.setup({ lobbyTypesFile: lobbyTypesFile(), region: "eu-west" });
+    const alice = await player("alice");
+    const bob = await player("bob");
+    expect(alice.client.region).toBe("eu-west");
+    const pingData = await alice.client.pingData();
+    expect(Object.keys(pingData)).toEqual(["eu-west"]);
+    expect(pingData["eu-west"]).toBeGreaterThanOrEqual(0);
+    expect(pingData["eu-west"]).toBeLessThan(1_000);
+    // A compound search: a lobby in a region within 1 s, then rating.
+    const compound: SearchFields["algorithm"] = {
+      strategy: "compound",
+      algos: [
+        { criteria: "ping", strategy: "ranged-absolute", alignment: "center" },
+        { criteria: "rating", strategy: "ranged-absolute", alignment: "center" },
+      ],
+      "compound-ranges": [[1_000, [10]]],
+    };
+    await alice.client.findOrCreateLobby("CursorPartyV2", {
+      ...search,
+      pingData: { ...pingData, "us-east": 2_000 },
+      settings: {},
+    });
+    const lobby = await eventually(() => last(alice.frames, "matchedLobby"), 8_000);
+    const view = () => (node.system.peek("queue/CursorPartyV2") as QueueState).lobbies;
+    expect(view().map((l) => [l.lobby, l.region])).toEqual([[lobby.lobby, "eu-west"]]);
+    // Bob's ping to eu-west is within the tier: he finds alice's lobby.
+    await bob.client.findLobby("CursorPartyV2", {
+      ...search,
+      algorithm: compound,
+      pingData: await bob.client.pingData(),
+    });
+    await eventually(() => expect(last(bob.frames, "matchedLobby").lobby).toBe(lobby.lobby), 8_000);
   });
 
   it("a type's filter runs in the node's filter pool: a candidate it rejects is not joined", async () => {
