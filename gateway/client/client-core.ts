@@ -124,15 +124,17 @@ export class ClientCore extends Emitter<FoyerEvents> {
     if (!this.welcomed || socket?.readyState !== OPEN) return Promise.reject(new Error("not connected"));
     const t = Date.now();
     return new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error("no pong in time"));
-      }, timeoutMs);
-      const waiting = this.pings.get(t) ?? [];
-      waiting.push((now) => {
+      const done = (now: number): void => {
         clearTimeout(timer);
         resolve(now - t);
-      });
-      this.pings.set(t, waiting);
+      };
+      const timer = setTimeout(() => {
+        const left = (this.pings.get(t) ?? []).filter((d) => d !== done);
+        if (left.length === 0) this.pings.delete(t);
+        else this.pings.set(t, left);
+        reject(new Error("no pong in time"));
+      }, timeoutMs);
+      this.pings.set(t, [...(this.pings.get(t) ?? []), done]);
       socket.send(this.encode({ type: "ping", t }));
     });
   }
