@@ -46,19 +46,27 @@ export async function checkMatch(
   return { status: "gone" };
 }
 
+/**
+ * The player's running queue match, found through its registry and checked against the queue and the
+ * room; null when there is none (a stale index or a gone room is cleared on the way). Never rejects.
+ */
+export async function runningMatchOf(system: ActorSystem, player: string): Promise<RunningMatch | null> {
+  const found = await system.ask(playerKey(player), { type: "get" });
+  const match = found.ok ? (found.value as { match?: { queue: string; room: string } | null }).match : null;
+  if (!match) return null;
+  const checked = await checkMatch(system, match.queue, player);
+  // The queue no longer plays a match with this player: the index is stale (a lost `matchEnded`).
+  if (checked.status === "none") system.tell(playerKey(player), { type: "matchEnded", room: match.room });
+  return checked.status === "running" ? checked.where : null;
+}
+
 /** After a hello: tells the player where its running match is, or clears a stale record. Never rejects. */
 export async function locateMatch(
   system: ActorSystem,
   session: Session,
   socket: SessionSocket,
 ): Promise<void> {
-  const player = session.player;
-  const found = await system.ask(playerKey(player), { type: "get" });
-  const match = found.ok ? (found.value as { match?: { queue: string; room: string } | null }).match : null;
-  if (!match || session.socket !== socket) return;
-  const checked = await checkMatch(system, match.queue, player);
-  // The queue no longer plays a match with this player: the index is stale (a lost `matchEnded`).
-  if (checked.status === "none") system.tell(playerKey(player), { type: "matchEnded", room: match.room });
-  if (checked.status !== "running" || session.socket !== socket) return;
-  session.send({ type: "matchRunning", ...checked.where });
+  const where = await runningMatchOf(system, session.player);
+  if (where === null || session.socket !== socket) return;
+  session.send({ type: "matchRunning", ...where });
 }

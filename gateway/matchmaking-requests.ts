@@ -1,6 +1,6 @@
 import { lobbyTypeOfQueueKey, queueKey } from "../actors/matchmaking/index.ts";
 import type { ActorSystem, AskResult, RequestId } from "../actors/runtime/index.ts";
-import { checkMatch } from "./match-reconnect.ts";
+import { checkMatch, runningMatchOf } from "./match-reconnect.ts";
 import type { MatchmakingRequestFrame } from "./protocol/client-frames.ts";
 import type { Session } from "./session-registry.ts";
 
@@ -43,6 +43,8 @@ export class MatchmakingRequests {
         return this.deps.system.ask(frame.lobby, { type: "ready", player, ready: frame.ready }, { request });
       case "leaveMatched":
         return this.deps.system.ask(frame.lobby, { type: "leave", player }, { request });
+      case "runningMatch":
+        return runningMatchOf(this.deps.system, player).then((value) => ({ ok: true, value }));
     }
   }
 

@@ -5,6 +5,15 @@ import type { RequestBody } from "./client-types.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
 
+/** Where a queue match runs: a `matchRunning` frame's fields. */
+export interface RunningMatchView {
+  readonly queue: string;
+  readonly matchId: string;
+  readonly url: string;
+  readonly room: string;
+  readonly token: string;
+}
+
 /**
  * The TypeScript SDK (browsers and Node): the player's requests, typed. Connection handling, retries and
  * resume are in `ClientCore`; see there.
@@ -197,6 +206,13 @@ export class FoyerClient extends ClientCore {
       entry: string;
       lobby: string;
     }>;
+  }
+  /**
+   * Where this player's queue match runs (as in `matchRunning`), or null: for an app that was not
+   * listening when the node sent `matchRunning` after the welcome.
+   */
+  runningMatch(): Promise<RunningMatchView | null> {
+    return this.call({ type: "runningMatch" }) as Promise<RunningMatchView | null>;
   }
   /** Stops searching in `lobbyType`'s queue; a match waiting for the player's accept is declined. */
   cancelSearch(lobbyType: string): Promise<unknown> {

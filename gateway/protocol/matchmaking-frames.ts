@@ -66,6 +66,15 @@ export const leaveMatchedFrame = z.strictObject({
   lobby: matchedLobbyKeySchema,
 });
 
+/**
+ * Asks where the player's queue match runs (SPEC §4): answered `{ queue, matchId, url, room, token }` as
+ * in `matchRunning`, or null. For a client that missed the `matchRunning` sent after its welcome.
+ */
+export const runningMatchFrame = z.strictObject({
+  type: z.literal("runningMatch"),
+  id: requestIdSchema,
+});
+
 /** The client's matchmaking requests. */
 export const matchmakingClientFrames = [
   findLobbyFrame,
@@ -76,6 +85,7 @@ export const matchmakingClientFrames = [
   declineMatchFrame,
   matchedReadyFrame,
   leaveMatchedFrame,
+  runningMatchFrame,
 ] as const;
 
 /** What a search or create carries besides its lobby type, as a caller writes it (defaults left out). */

@@ -155,6 +155,14 @@ describe("matchmaking over the socket", () => {
     const bobBack = await eventually(() => last(bobAgain.frames, "matchRunning"), 8_000);
     expect(bobBack).toMatchObject({ room, token: bobReady.token });
     expect(await bobAgain.client.enterMatchRoom(bobBack)).toMatchObject({ room });
+    // An app that missed the frame asks for it.
+    expect(await bobAgain.client.runningMatch()).toEqual({
+      queue: "queue/chess",
+      matchId: found.matchId,
+      url: bobReady.url,
+      room,
+      token: bobReady.token,
+    });
 
     // While the room runs nobody of it can queue; once it ends they can.
     expect(await refusal(alice.client.findLobby("chess", search))).toBe("ALREADY_PLAYING");
@@ -164,6 +172,7 @@ describe("matchmaking over the socket", () => {
         entry: expect.any(String),
       });
     }, 5_000);
+    expect(await alice.client.runningMatch()).toBeNull();
     // A later login finds no running match: nothing is sent.
     const late = await freshLogin(node.url, "bob");
     logins.push(late.client);
