@@ -17,6 +17,8 @@ export interface ConnectionLimits {
 /** What every connection of a gateway shares. */
 export interface ConnectionDeps {
   readonly nodeId: string;
+  /** The node's `--region` (SPEC §3 ping), told to clients in `welcome`; empty: none. */
+  readonly region?: string;
   readonly system: ActorSystem;
   readonly requests: LobbyRequests;
   readonly sessions: SessionRegistry;

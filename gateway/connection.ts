@@ -8,6 +8,7 @@ import { CloseCodes, type CloseReason } from "./protocol/close-codes.ts";
 import { decodeClientFrame, encodeFrame, requestIdOf, type Encoding } from "./protocol/codec.ts";
 import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "./protocol/server-frames.ts";
 import { RateLimiter } from "./rate-limiter.ts";
+import { locateMatch } from "./match-reconnect.ts";
 import { bindSession, locateLobby } from "./session-binding.ts";
 import type { Session, SessionSocket } from "./session-registry.ts";
 import { SocketSender } from "./socket-sender.ts";
@@ -189,6 +190,10 @@ export class Connection implements SessionSocket {
     this.session = session;
     this.reply(welcome);
     session.located = locateLobby(this.deps.system, session, this, (key) => this.deps.requests.ownerOf(key));
+    // A player back while its queue match runs is told where (SPEC §4); requests need not wait for it.
+    locateMatch(this.deps.system, session, this).catch((error: unknown) => {
+      this.deps.logger.warn({ error: String(error) }, "match reconnect lookup failed");
+    });
   }
 
   private onClose(): void {

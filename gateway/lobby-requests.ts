@@ -165,6 +165,7 @@ export class LobbyRequests {
       case "declineMatch":
       case "matchedReady":
       case "leaveMatched":
+      case "runningMatch":
         return this.matchmaking.handle(session, frame, request);
       case "createRoom":
       case "joinRoom":

@@ -1,5 +1,6 @@
 import { lobbyTypeOfQueueKey, queueKey } from "../actors/matchmaking/index.ts";
 import type { ActorSystem, AskResult, RequestId } from "../actors/runtime/index.ts";
+import { checkMatch, runningMatchOf } from "./match-reconnect.ts";
 import type { MatchmakingRequestFrame } from "./protocol/client-frames.ts";
 import type { Session } from "./session-registry.ts";
 
@@ -26,7 +27,7 @@ export class MatchmakingRequests {
       case "findOrCreateLobby":
       case "createLobby": {
         const { id: _id, lobbyType, ...fields } = frame;
-        return this.toQueue(lobbyType, { ...fields, player: { id: player, name: session.name } }, request);
+        return this.search(lobbyType, { ...fields, player: { id: player, name: session.name } }, request);
       }
       case "cancelSearch":
         return this.toQueue(frame.lobbyType, { type: "cancel", player }, request);
@@ -42,7 +43,26 @@ export class MatchmakingRequests {
         return this.deps.system.ask(frame.lobby, { type: "ready", player, ready: frame.ready }, { request });
       case "leaveMatched":
         return this.deps.system.ask(frame.lobby, { type: "leave", player }, { request });
+      case "runningMatch":
+        return runningMatchOf(this.deps.system, player).then((value) => ({ ok: true, value }));
     }
+  }
+
+  /**
+   * A search refused `ALREADY_PLAYING` is checked against the room (SPEC §4): a record whose room is gone
+   * (lost without its `roomEnded` reaching the queue, and never found by a reconnect) is cleared and the
+   * search asked once more, so a player is never kept out of the queue by a room that no longer exists.
+   */
+  private async search(
+    lobbyType: string,
+    message: { player: { id: string; name: string } },
+    request: RequestId,
+  ): Promise<AskResult> {
+    // A refusal changes nothing, so the runtime keeps no result for it: the same request id may ask again.
+    const first = await this.toQueue(lobbyType, message, request);
+    if (first.ok || first.code !== "ALREADY_PLAYING") return first;
+    const checked = await checkMatch(this.deps.system, queueKey(lobbyType), message.player.id);
+    return checked.status === "gone" ? this.toQueue(lobbyType, message, request) : first;
   }
 
   private toQueue(lobbyType: string, message: object, request: RequestId): Promise<AskResult> {

@@ -9,7 +9,7 @@ import { CloseCodes } from "./protocol/close-codes.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
 import { Session, type SessionSocket } from "./session-registry.ts";
 
-type BindDeps = Pick<ConnectionDeps, "sessions" | "sessionSecret" | "nodeId" | "protocol">;
+type BindDeps = Pick<ConnectionDeps, "sessions" | "sessionSecret" | "nodeId" | "protocol" | "region">;
 
 /**
  * Binds a socket that said a valid hello to the player's session: the resumed one, or a new one. The
@@ -53,6 +53,8 @@ export function bindSession(
     resume: signResumeToken(session.id, player, deps.sessionSecret),
     player: { id: player, name: claims.name },
     node: deps.nodeId,
+    // The SDK keys its measured round trip by it (`pingData`, SPEC §3).
+    ...(deps.region ? { region: deps.region } : {}),
     resumed: isResume,
   };
   return { session, welcome };

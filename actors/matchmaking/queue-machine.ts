@@ -5,6 +5,7 @@ import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import { createFor, entryOfTimer, entryTimerName, resolveFilter, searchEntry } from "./queue-search.ts";
 import {
   acceptMatch,
+  activeMatch,
   declineMatch,
   matchEntry,
   matchOfTimer,
@@ -219,6 +220,10 @@ export function handleQueue(
       return withTick(declineMatch(state, message, env), env);
     case "roomEnded":
       return matchRoomEnded(state, message.room);
+    case "leave":
+      return { state, effects: [] };
+    case "activeMatch":
+      return activeMatch(state, message.player, env.ctx.key);
     case "spawnFailed":
       return matchSpawnFailed(state, message.key, env);
     case "lobbyStatus":

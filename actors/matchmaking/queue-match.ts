@@ -1,4 +1,4 @@
-import { drawCode, roomKey } from "../lobby/index.ts";
+import { drawCode, playerKey, roomKey } from "../lobby/index.ts";
 import type { RoomInit } from "../lobby/index.ts";
 import type { Effect } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam, isFull } from "./lobby-rules.ts";
@@ -110,6 +110,8 @@ export function takeOut(state: QueueState, proposal: MatchProposal, env: QueueEn
     accepted: [],
     starting: false,
     room: null,
+    url: null,
+    tokens: {},
   };
   const entries = state.entries.map((e) =>
     proposal.entries.includes(e.id)
@@ -156,28 +158,47 @@ export function startMatch(state: QueueState, match: QueueMatch, env: QueueEnv):
   }
   const code = drawCode(ctx.random, options.roomCodeLength, options.roomCodeAlphabet);
   const players = match.seats.map((s) => ({ id: s.player, team: s.team }));
+  const tokens = Object.fromEntries(
+    players.map((p) => [p.id, drawCode(ctx.random, options.tokenLength, tokenAlphabet)]),
+  );
+  // The room keeps the tokens of the players who have not arrived: each takes its seat only with its own.
   const init: RoomInit = {
     code,
     lobby: ctx.key,
     mode: lobbyType.id,
     host: players[0]?.id ?? "",
     seats: seatsFor(lobbyType.teams, players),
+    tokens,
   };
-  const ready: Effect[] = players.flatMap((p) =>
-    pushTo([p.id], {
-      type: "matchReady",
-      queue: ctx.key,
-      matchId: match.id,
-      url: host.url,
-      room: code,
-      token: drawCode(ctx.random, options.tokenLength, tokenAlphabet),
-    }),
-  );
+  const running: QueueMatch = { ...match, starting: true, room: code, url: host.url, tokens };
+  const ready: Effect[] = players.flatMap((p) => pushTo([p.id], readyFrame(running, p.id, ctx.key)));
+  // The players' registries index the active room, so a returning player's gateway finds it (SPEC §4).
+  const recorded: Effect[] = players.map((p) => ({
+    type: "tell",
+    to: playerKey(p.id),
+    message: { type: "matchStarted", queue: ctx.key, room: code },
+  }));
   const left = state.entries.filter((e) => !match.entries.includes(e.id));
   return {
-    state: { ...patchMatch(state, match.id, { ...match, starting: true, room: code }), entries: left },
-    effects: [{ type: "spawn", key: roomKey(code), init }, ...ready],
+    state: { ...patchMatch(state, match.id, running), entries: left },
+    effects: [{ type: "spawn", key: roomKey(code), init }, ...ready, ...recorded],
   };
+}
+
+/** Where one player of a running match plays: the fields of its `matchReady`. */
+function whereToPlay(match: QueueMatch, player: string, queue: string) {
+  return {
+    queue,
+    matchId: match.id,
+    url: match.url ?? "",
+    room: match.room ?? "",
+    token: match.tokens[player] ?? "",
+  };
+}
+
+/** A running match's `matchReady` for one of its players. */
+function readyFrame(match: QueueMatch, player: string, queue: string) {
+  return { type: "matchReady", ...whereToPlay(match, player, queue) };
 }
 
 /**
@@ -270,12 +291,29 @@ export function playingMatchOf(state: QueueState, player: string): QueueMatch | 
   return state.matches.find((m) => m.room !== null && m.seats.some((s) => s.player === player));
 }
 
-/** A match's room ended: its record is dropped and its players may queue again. */
+/**
+ * A match's room ended (the room says so, or a gateway found it gone): its record is dropped, its players
+ * may queue again, and their registries forget the room.
+ */
 export function matchRoomEnded(state: QueueState, room: string): QueueStep {
   const match = state.matches.find((m) => m.room === room);
-  return match === undefined
-    ? { state, effects: [] }
-    : { state: patchMatch(state, match.id, undefined), effects: [] };
+  if (match === undefined) return { state, effects: [] };
+  const forget: Effect[] = playersOfMatch(match).map((p) => ({
+    type: "tell",
+    to: playerKey(p),
+    message: { type: "matchEnded", room },
+  }));
+  return { state: patchMatch(state, match.id, undefined), effects: forget };
+}
+
+/**
+ * A gateway asks for a returning player's running match (SPEC §4): answered with what its `matchReady`
+ * said (same room, same token), or NOT_FOUND when the player plays no match of this queue.
+ */
+export function activeMatch(state: QueueState, player: string, queue: string): QueueStep {
+  const match = playingMatchOf(state, player);
+  if (match === undefined) return refuse(state, "NOT_FOUND", `${player} plays no match of ${queue}`);
+  return { state, effects: [reply(whereToPlay(match, player, queue))] };
 }
 
 /** A match's room was not created (its code was taken): it opens again under a new code, with new tokens. */

@@ -72,10 +72,14 @@ export const queueMessageSchema = z.discriminatedUnion("type", [
   // The queue's accept phase (SPEC §4): a matched player's answer, by the match id it was sent.
   z.strictObject({ type: z.literal("accept"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
   z.strictObject({ type: z.literal("decline"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
-  // A match's room ended: its players' active room record is cleared.
+  // A match's room ended (told by the room, or by a gateway that found it gone): the record is cleared.
   z.strictObject({ type: z.literal("roomEnded"), room: z.string().min(1) }),
   // A match's room could not be created (its code was taken): it is opened again under a new code.
   z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1) }),
+  // A match's room: a player arrived with its token (nothing to do, the record stays until the room ends).
+  z.strictObject({ type: z.literal("leave"), player: playerIdSchema }),
+  // A gateway asks for a returning player's running match (SPEC §4).
+  z.strictObject({ type: z.literal("activeMatch"), player: playerIdSchema }),
   lobbyStatusSchema,
   lobbyClosedSchema,
   joinResultSchema,

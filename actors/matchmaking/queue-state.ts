@@ -79,6 +79,13 @@ export const queueMatchSchema = z.strictObject({
    * players cannot queue again meanwhile.
    */
   room: z.string().nullable().default(null),
+  /** The node the room was opened on (its `url`), sent again to a player who reconnects. */
+  url: z.string().nullable().default(null),
+  /**
+   * Each player's token for the room (the room checks it at `joinRoom { code, token }`), kept so a player
+   * who reconnects is sent the same one.
+   */
+  tokens: z.record(playerIdSchema, z.string()).default({}),
 });
 
 /** One match waiting for its players. */

@@ -15,7 +15,7 @@ export function playerKind(_options: PlayerOptions = {}): ActorKind<PlayerState,
   return {
     kind: "player",
     schemaVersion: playerSchemaVersion,
-    create: () => ({ state: { lobby: null, creates: [], leaving: [] }, effects: [] }),
+    create: () => ({ state: { lobby: null, creates: [], leaving: [], match: null }, effects: [] }),
     parse: parsePlayerMessage,
     handle: handlePlayer,
     upgrade: upgradePlayerState,

@@ -102,7 +102,13 @@ export function handlePlayer(
     case "left":
       return left(state, message.lobby);
     case "get":
-      return { state, effects: [{ type: "reply", value: { lobby: state.lobby } }] };
+      return { state, effects: [{ type: "reply", value: { lobby: state.lobby, match: state.match } }] };
+    case "matchStarted":
+      return { state: { ...state, match: { queue: message.queue, room: message.room } }, effects: [] };
+    case "matchEnded":
+      // Only the room it names: a late end of an older match must not clear a newer one.
+      if (state.match?.room !== message.room) return { state, effects: [] };
+      return { state: { ...state, match: null }, effects: [] };
     case "beginCreate":
       return beginCreate(state, message, ctx.now);
     case "replaceCreate":

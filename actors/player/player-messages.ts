@@ -12,6 +12,9 @@ export const playerMessageSchema = z.discriminatedUnion("type", [
   // From a lobby the player joined or left.
   z.strictObject({ type: z.literal("joined"), lobby: lobbyKeySchema }),
   z.strictObject({ type: z.literal("left"), lobby: lobbyKeySchema }),
+  // From a matchmaking queue (SPEC §4): the player's match room runs, or ended.
+  z.strictObject({ type: z.literal("matchStarted"), queue: lobbyKeySchema, room: lobbyKeySchema }),
+  z.strictObject({ type: z.literal("matchEnded"), room: lobbyKeySchema }),
   // From a gateway.
   z.strictObject({ type: z.literal("get") }),
   z.strictObject({ type: z.literal("beginCreate"), ...createRequest }),

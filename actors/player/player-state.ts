@@ -44,6 +44,15 @@ export const playerStateSchema = z.strictObject({
    * crash of either node between the two steps still ends with the player in exactly one lobby.
    */
   leaving: z.array(z.strictObject({ lobby: z.string().min(1), tries: z.number().int().min(1) })),
+  /**
+   * The player's running match room (SPEC §4): the queue that made it (which keeps the record and the
+   * player's token) and the room's code. An index for the gateway of a returning player; the queue is
+   * the authority, and a gateway that finds the room gone clears both.
+   */
+  match: z
+    .strictObject({ queue: z.string().min(1), room: z.string().min(1) })
+    .nullable()
+    .default(null),
 });
 
 /** A player registry entry's state. */

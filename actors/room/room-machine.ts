@@ -23,6 +23,9 @@ export function handleRoom(
   switch (message.type) {
     case "end":
       return end(state);
+    case "status":
+      // A room that ended has stopped (its key answers NOT_FOUND); one that answers runs.
+      return { state, effects: [{ type: "reply", value: { room: state.code, phase: state.phase } }] };
     case "leaveSeat":
       return leaveSeat(state, message, ctx);
     case "finish":

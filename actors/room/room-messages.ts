@@ -29,6 +29,8 @@ export const heldTurnInputSchema = z.strictObject({
 export const roomMessageSchema = z.discriminatedUnion("type", [
   // From the lobby: the host returned or the lobby closed; the room ends at once.
   z.strictObject({ type: z.literal("end") }),
+  // From a gateway checking that a matchmaking queue's room still runs (SPEC §4 reconnect): read-only.
+  z.strictObject({ type: z.literal("status") }),
   // From the lobby or the player: it leaves; before the start its seat is freed, after it goes to AI.
   z.strictObject({ type: z.literal("leaveSeat"), player }),
   // From a seated player: the match is over.

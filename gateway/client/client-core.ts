@@ -46,6 +46,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
   /** The room document being received, and the ids already handed on (each is fetched once). */
   private blobDownload: BlobAssembler | null = null;
   private readonly blobsDone = new Set<string>();
+  /** The connected node's region (its `--region`, from `welcome`), or null when it has none. */
+  region: string | null = null;
+  /** Round-trip measurements waiting for their `pong`, by the `t` they sent. */
+  private readonly pings = new Map<number, ((now: number) => void)[]>();
   private socket: SocketLike | null = null;
   /** An attempt is fetching its token: a second `open()` must not start another socket. */
   private opening = false;
@@ -113,6 +117,30 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.welcomed = false;
     socket?.close(1000, "bye");
     this.endForGood(new FoyerError("UNAVAILABLE", "client closed"), 1000, "client closed");
+  }
+
+  /**
+   * One round trip to the connected node (ms), with a `ping` frame and its `pong`. Rejects when not
+   * connected, or after `timeoutMs` without an answer.
+   */
+  measurePing(timeoutMs = 5_000): Promise<number> {
+    const socket = this.socket;
+    if (!this.welcomed || socket?.readyState !== OPEN) return Promise.reject(new Error("not connected"));
+    const t = Date.now();
+    return new Promise<number>((resolve, reject) => {
+      const done = (now: number): void => {
+        clearTimeout(timer);
+        resolve(now - t);
+      };
+      const timer = setTimeout(() => {
+        const left = (this.pings.get(t) ?? []).filter((d) => d !== done);
+        if (left.length === 0) this.pings.delete(t);
+        else this.pings.set(t, left);
+        reject(new Error("no pong in time"));
+      }, timeoutMs);
+      this.pings.set(t, [...(this.pings.get(t) ?? []), done]);
+      socket.send(this.encode({ type: "ping", t }));
+    });
   }
 
   /** Drops the socket without saying goodbye, as a network failure would; the client reconnects by itself. */
@@ -274,6 +302,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.attempts = 0;
         this.resume = frame.resume;
         this.player = frame.player.id;
+        this.region = frame.region ?? null;
         // Re-send before anyone hears of the welcome, so a call made in a listener is not sent twice.
         this.pending.resendAll();
         this.waiters.succeed();
@@ -338,6 +367,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
       case "lobbyDisbanded":
         if (this.epochs.admit(frame)) this.emit("matchmaking", frame);
         return;
+      case "matchRunning":
+        // The gateway's own answer to a reconnect, not an actor's push: it carries no stamp.
+        this.emit("matchmaking", frame);
+        return;
       case "redirect":
       case "moved":
         this.follow(frame.url);
@@ -353,11 +386,15 @@ export class ClientCore extends Emitter<FoyerEvents> {
           this.emit("left", { code });
         }
         return;
-      case "pong":
-        return;
       case "blobData":
         this.onBlobData(frame);
         return;
+      case "pong": {
+        const waiting = this.pings.get(frame.t);
+        this.pings.delete(frame.t);
+        for (const done of waiting ?? []) done(Date.now());
+        return;
+      }
     }
   }
 

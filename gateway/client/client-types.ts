@@ -83,7 +83,7 @@ export interface FoyerEvents {
   /**
    * Rating matchmaking (docs/matchmaking.md): a matched lobby's view (`matchedLobby`) and events
    * (`lobbyStarted`, `lobbyRemoved`, `lobbyDisbanded`), the accept phase (`matchFound`, `matchCancelled`,
-   * `matchReady`) and a search that found nothing (`matchmakingFailed`), on `type`.
+   * `matchReady`, and `matchRunning` when the player comes back while its match runs) and a search that found nothing (`matchmakingFailed`), on `type`.
    */
   matchmaking: MatchmakingView;
   /** The room's document (docs/rooms.md "Large blobs"), assembled and checked against its SHA-256. */

@@ -6,6 +6,15 @@ import { sha256Hex, uploadChunkBytes } from "./blob-transfer.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
 
+/** Where a queue match runs: a `matchRunning` frame's fields. */
+export interface RunningMatchView {
+  readonly queue: string;
+  readonly matchId: string;
+  readonly url: string;
+  readonly room: string;
+  readonly token: string;
+}
+
 /**
  * The TypeScript SDK (browsers and Node): the player's requests, typed. Connection handling, retries and
  * resume are in `ClientCore`; see there.
@@ -147,6 +156,23 @@ export class FoyerClient extends ClientCore {
   enterActivityRoom(transfer: { room: string; token: string }): Promise<{ room: string; side: number }> {
     return this.joinRoom(transfer.room, undefined, transfer.token);
   }
+  /**
+   * SPEC §3 ping: the round trip to the connected node's region, the best of `samples` pings, as the
+   * `pingData` of a search (`{ [region]: ms }`). A node without a region gives `{}` (the queue then uses
+   * its default region). Only the connected node is measured (docs/matchmaking.md, "Regions and ping").
+   */
+  async pingData(samples = 3): Promise<Record<string, number>> {
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < samples; i++) best = Math.min(best, await this.measurePing());
+    return this.region === null ? {} : { [this.region]: best };
+  }
+  /**
+   * Takes (or takes again) this player's seat in a queue match's room, with the token of its `matchReady`
+   * or `matchRunning` frame (docs/matchmaking.md, "Reconnect").
+   */
+  enterMatchRoom(ready: { room: string; token: string }): Promise<{ room: string; side: number }> {
+    return this.joinRoom(ready.room, undefined, ready.token);
+  }
   /** Ready (or not) in the room: the match starts when every human seat is ready. */
   roomReady(ready = true): Promise<unknown> {
     return this.call({ type: "roomReady", ready });
@@ -210,6 +236,13 @@ export class FoyerClient extends ClientCore {
       entry: string;
       lobby: string;
     }>;
+  }
+  /**
+   * Where this player's queue match runs (as in `matchRunning`), or null: for an app that was not
+   * listening when the node sent `matchRunning` after the welcome.
+   */
+  runningMatch(): Promise<RunningMatchView | null> {
+    return this.call({ type: "runningMatch" }) as Promise<RunningMatchView | null>;
   }
   /** Stops searching in `lobbyType`'s queue; a match waiting for the player's accept is declined. */
   cancelSearch(lobbyType: string): Promise<unknown> {

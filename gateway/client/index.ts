@@ -1,5 +1,11 @@
 /** The Foyer SDK for browsers and Node. In Node use `createNodeClient` from `gateway/client/node.ts`. */
-export { FoyerClient, type FoyerClientOptions, type FoyerEvents, type SocketLike } from "./foyer-client.ts";
+export {
+  FoyerClient,
+  type FoyerClientOptions,
+  type FoyerEvents,
+  type RunningMatchView,
+  type SocketLike,
+} from "./foyer-client.ts";
 export { EpochFilter } from "./epoch-filter.ts";
 export { FoyerError, isFoyerError } from "../foyer-error.ts";
 export type {

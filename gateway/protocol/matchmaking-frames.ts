@@ -66,6 +66,15 @@ export const leaveMatchedFrame = z.strictObject({
   lobby: matchedLobbyKeySchema,
 });
 
+/**
+ * Asks where the player's queue match runs (SPEC §4): answered `{ queue, matchId, url, room, token }` as
+ * in `matchRunning`, or null. For a client that missed the `matchRunning` sent after its welcome.
+ */
+export const runningMatchFrame = z.strictObject({
+  type: z.literal("runningMatch"),
+  id: requestIdSchema,
+});
+
 /** The client's matchmaking requests. */
 export const matchmakingClientFrames = [
   findLobbyFrame,
@@ -76,6 +85,7 @@ export const matchmakingClientFrames = [
   declineMatchFrame,
   matchedReadyFrame,
   leaveMatchedFrame,
+  runningMatchFrame,
 ] as const;
 
 /** What a search or create carries besides its lobby type, as a caller writes it (defaults left out). */
@@ -137,6 +147,20 @@ export const matchReadyFrame = z.strictObject({
   token: z.string(),
 });
 
+/**
+ * `matchRunning`: sent by the gateway (not an actor, so not stamped) to a player who came back (resume or a
+ * fresh login) while its queue match's room runs (SPEC §4): the same room, url and token as its
+ * `matchReady`; `joinRoom { code: room, token }` seats it again.
+ */
+export const matchRunningFrame = z.strictObject({
+  type: z.literal("matchRunning"),
+  queue: z.string(),
+  matchId,
+  url: z.string(),
+  room: z.string(),
+  token: z.string(),
+});
+
 /** `matchmakingFailed`: a search found nothing by `maxSteps` (`JOIN_FAIL`). */
 export const matchmakingFailedFrame = z.strictObject({
   type: z.literal("matchmakingFailed"),
@@ -177,6 +201,7 @@ export const matchmakingServerFrames = [
   matchFoundFrame,
   matchCancelledFrame,
   matchReadyFrame,
+  matchRunningFrame,
   matchmakingFailedFrame,
   lobbyStartedFrame,
   lobbyRemovedFrame,

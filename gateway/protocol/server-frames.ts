@@ -27,6 +27,8 @@ export const welcomeFrame = z
     resume: z.string(),
     player: z.object({ id: z.string(), name: z.string() }),
     node: z.string(),
+    /** The node's region (`--region`), when it has one: what the SDK's `pingData` is keyed by. */
+    region: z.string().optional(),
     resumed: z.boolean(),
   })
   .strict();
@@ -137,6 +139,7 @@ export type MatchmakingView = Extract<
       | "matchFound"
       | "matchCancelled"
       | "matchReady"
+      | "matchRunning"
       | "matchmakingFailed"
       | "lobbyStarted"
       | "lobbyRemoved"

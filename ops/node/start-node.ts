@@ -134,7 +134,10 @@ export function registerKinds(system: ActorSystem, config: NodeConfig): void {
     .register(activityLobbyKind(config.activities.lobby))
     // Rating matchmaking (docs/matchmaking.md): a queue per configured lobby type, made on its first
     // request; the matched lobbies are spawned by their queue.
-    .register(queueKind(config.lobbyTypes), { createOnDemand: true })
+    // A search without pingData, and a new lobby's region then, is the node's region (SPEC §3 ping).
+    .register(queueKind(config.lobbyTypes, config.region ? { defaultRegion: config.region } : {}), {
+      createOnDemand: true,
+    })
     .register(matchedLobbyKind());
 }
 
@@ -223,6 +226,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
   const { system, lobby, sessions, tokenKeys, refusals, capacity, metrics } = parts;
   return new GatewayServer(gatewayOptionsOf(config), {
     nodeId: config.nodeId,
+    region: config.region,
     system,
     requests: new LobbyRequests({
       system,

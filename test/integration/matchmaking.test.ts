@@ -2,10 +2,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { FoyerClient, MatchmakingView, SearchFields } from "../../gateway/client/index.ts";
+import type { QueueState } from "../../actors/matchmaking/index.ts";
 import { exampleLobbyTypes } from "../../ops/lobby-types.ts";
-import { eventually, refusal, useTestNode } from "../support/node.ts";
+import { createNodeClient } from "../../gateway/client/node.ts";
+import { eventually, refusal, tokenFor, useTestNode } from "../support/node.ts";
 
 /**
  * Rating matchmaking end to end (docs/matchmaking.md): SDK clients over real sockets, queues and matched
@@ -13,6 +15,10 @@ import { eventually, refusal, useTestNode } from "../support/node.ts";
  */
 
 const scope = useTestNode();
+const logins: FoyerClient[] = [];
+afterEach(() => {
+  for (const c of logins.splice(0)) c.close();
+});
 
 /** The seed's `CursorPartyV2`, and `chess`: one red, one black, matched in the queue and asked to accept. */
 function lobbyTypesFile(): string {
@@ -32,6 +38,15 @@ function lobbyTypesFile(): string {
   const filtered = { ...cursorParty, id: "filtered", filter: "levels" };
   writeFileSync(path, JSON.stringify({ lobbyTypes: [cursorParty, chess, filtered] }));
   return path;
+}
+
+/** A fresh login of a player that listens before it connects (the gateway's frames may follow the welcome at once). */
+async function freshLogin(url: string, id: string) {
+  const client = createNodeClient({ urls: [url], token: tokenFor(id), reconnectMinMs: 20 });
+  const frames: MatchmakingView[] = [];
+  client.on("matchmaking", (frame) => frames.push(frame));
+  await client.connect();
+  return { client, frames };
 }
 
 /** A connected player and every matchmaking frame it received. */
@@ -102,6 +117,102 @@ describe("matchmaking over the socket", () => {
     expect(ready[0]?.room).toBe(ready[1]?.room);
     expect(ready[0]?.token).not.toBe(ready[1]?.token);
     await eventually(() => expect(node.system.isLive(`room/${ready[0]?.room ?? ""}`)).toBe(true));
+  });
+
+  it("the room checks each player's token; a player who drops or logs in afresh is sent back to its running match; after the room ends it can queue again", async () => {
+    const node = await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const alice = await player("alice");
+    const bob = await player("bob");
+    await alice.client.findLobby("chess", { ...search, maxSteps: 3 });
+    await bob.client.findLobby("chess", { ...search, maxSteps: 3 });
+    const found = await eventually(() => last(alice.frames, "matchFound"), 8_000);
+    await alice.client.acceptMatch(found.matchId);
+    await bob.client.acceptMatch(found.matchId);
+    const aliceReady = await eventually(() => last(alice.frames, "matchReady"));
+    const bobReady = await eventually(() => last(bob.frames, "matchReady"));
+    const { room } = aliceReady;
+    // Another player's token, or none, does not seat alice.
+    expect(await refusal(alice.client.enterMatchRoom({ room, token: bobReady.token }))).toBe("UNAUTHORIZED");
+    expect(await refusal(alice.client.joinRoom(room))).toBe("UNAUTHORIZED");
+    expect(await alice.client.enterMatchRoom(aliceReady)).toMatchObject({ room });
+
+    // Alice's connection drops; the SDK resumes and the gateway tells her where her match runs.
+    alice.client.dropConnection();
+    const back = await eventually(() => last(alice.frames, "matchRunning"), 8_000);
+    expect(back).toEqual({
+      type: "matchRunning",
+      queue: "queue/chess",
+      matchId: found.matchId,
+      url: aliceReady.url,
+      room,
+      token: aliceReady.token,
+    });
+    expect(await alice.client.enterMatchRoom(back)).toMatchObject({ room });
+
+    // Bob never arrived and logs in afresh (a new client, no resume): told too, and his token seats him.
+    const bobAgain = await freshLogin(node.url, "bob");
+    logins.push(bobAgain.client);
+    const bobBack = await eventually(() => last(bobAgain.frames, "matchRunning"), 8_000);
+    expect(bobBack).toMatchObject({ room, token: bobReady.token });
+    expect(await bobAgain.client.enterMatchRoom(bobBack)).toMatchObject({ room });
+    // An app that missed the frame asks for it.
+    expect(await bobAgain.client.runningMatch()).toEqual({
+      queue: "queue/chess",
+      matchId: found.matchId,
+      url: bobReady.url,
+      room,
+      token: bobReady.token,
+    });
+
+    // While the room runs nobody of it can queue; once it ends they can.
+    expect(await refusal(alice.client.findLobby("chess", search))).toBe("ALREADY_PLAYING");
+    await alice.client.finish();
+    await eventually(async () => {
+      expect(await alice.client.findLobby("chess", { ...search, maxSteps: 3 })).toMatchObject({
+        entry: expect.any(String),
+      });
+    }, 5_000);
+    expect(await alice.client.runningMatch()).toBeNull();
+    // A later login finds no running match: nothing is sent.
+    const late = await freshLogin(node.url, "bob");
+    logins.push(late.client);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(late.frames.filter((f) => f.type === "matchRunning")).toEqual([]);
+  });
+
+  it("regions and ping: the SDK learns its node's region, measures pingData, and a new lobby is placed in the nearest region", async () => {
+    const node = await scope.setup({ lobbyTypesFile: lobbyTypesFile(), region: "eu-west" });
+    const alice = await player("alice");
+    const bob = await player("bob");
+    expect(alice.client.region).toBe("eu-west");
+    const pingData = await alice.client.pingData();
+    expect(Object.keys(pingData)).toEqual(["eu-west"]);
+    expect(pingData["eu-west"]).toBeGreaterThanOrEqual(0);
+    expect(pingData["eu-west"]).toBeLessThan(1_000);
+    // A compound search: a lobby in a region within 1 s, then rating.
+    const compound: SearchFields["algorithm"] = {
+      strategy: "compound",
+      algos: [
+        { criteria: "ping", strategy: "ranged-absolute", alignment: "center" },
+        { criteria: "rating", strategy: "ranged-absolute", alignment: "center" },
+      ],
+      "compound-ranges": [[1_000, [10]]],
+    };
+    await alice.client.findOrCreateLobby("CursorPartyV2", {
+      ...search,
+      pingData: { ...pingData, "us-east": 2_000 },
+      settings: {},
+    });
+    const lobby = await eventually(() => last(alice.frames, "matchedLobby"), 8_000);
+    const view = () => (node.system.peek("queue/CursorPartyV2") as QueueState).lobbies;
+    expect(view().map((l) => [l.lobby, l.region])).toEqual([[lobby.lobby, "eu-west"]]);
+    // Bob's ping to eu-west is within the tier: he finds alice's lobby.
+    await bob.client.findLobby("CursorPartyV2", {
+      ...search,
+      algorithm: compound,
+      pingData: await bob.client.pingData(),
+    });
+    await eventually(() => expect(last(bob.frames, "matchedLobby").lobby).toBe(lobby.lobby), 8_000);
   });
 
   it("a type's filter runs in the node's filter pool: a candidate it rejects is not joined", async () => {

@@ -66,7 +66,7 @@ describe("one lobby per player: the registry knows activity lobbies", () => {
       expect.objectContaining({ type: "timer", name: "driveLeaves" }),
       { type: "reply" },
     ]);
-    expect(p.send({ type: "get" })).toEqual([{ type: "reply", value: { lobby: KEY } }]);
+    expect(p.send({ type: "get" })).toEqual([{ type: "reply", value: { lobby: KEY, match: null } }]);
   });
 
   it("joining a private lobby tells the activity lobby leave, a message the activity lobby takes", () => {

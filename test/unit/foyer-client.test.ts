@@ -220,6 +220,64 @@ describe("liveness: a node that goes silent (frozen, or cut off without a close)
     client.close();
   });
 
+  it("measures its round trip with ping/pong and keys pingData by the welcome's region", async () => {
+    const { client, last } = await connected();
+    expect(client.region).toBeNull();
+    const measuring = client.measurePing();
+    const ping = last().sent.find((f) => f.type === "ping");
+    expect(ping).toMatchObject({ type: "ping", t: expect.any(Number) });
+    await vi.advanceTimersByTimeAsync(42);
+    // Another pong's t is not this ping's answer.
+    last().deliver({ type: "pong", t: Number(ping?.t) - 1, now: 0 });
+    last().deliver({ type: "pong", t: ping?.t, now: 0 });
+    expect(await measuring).toBe(42);
+    // A node without a region: nothing to key the ping by.
+    const none = client.pingData(1);
+    await vi.advanceTimersByTimeAsync(0);
+    const again = last()
+      .sent.filter((f) => f.type === "ping")
+      .at(-1);
+    last().deliver({ type: "pong", t: again?.t, now: 0 });
+    expect(await none).toEqual({});
+    // Unanswered: rejected after the timeout.
+    const lost = client.measurePing(100);
+    const rejected = expect(lost).rejects.toThrow("no pong in time");
+    await vi.advanceTimersByTimeAsync(100);
+    await rejected;
+    client.close();
+  });
+
+  it("takes the node's region from the welcome", async () => {
+    const fake = clientWith();
+    const done = fake.client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    fake.last().accept();
+    fake.last().deliver({
+      type: "welcome",
+      protocol: 1,
+      session: "s",
+      resume: "r",
+      player: { id: "p1", name: "p1" },
+      node: "n1",
+      region: "eu-west",
+      resumed: false,
+    });
+    await done;
+    expect(fake.client.region).toBe("eu-west");
+    const data = fake.client.pingData(2);
+    for (let i = 0; i < 2; i++) {
+      await vi.advanceTimersByTimeAsync(10 + i * 5);
+      const ping = fake
+        .last()
+        .sent.filter((f) => f.type === "ping")
+        .at(-1);
+      fake.last().deliver({ type: "pong", t: ping?.t, now: 0 });
+    }
+    // The best of the samples.
+    expect(await data).toEqual({ "eu-west": 10 });
+    fake.client.close();
+  });
+
   it("keeps a socket whose node answers its pings", async () => {
     const { client, made, last } = await connected();
     for (let i = 0; i < 10; i++) {

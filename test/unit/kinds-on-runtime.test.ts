@@ -40,7 +40,7 @@ describe("lobby, room, player and directory on the runtime", () => {
     await h.settle();
     expect(await h.system.ask("player/bob", { type: "get" })).toEqual({
       ok: true,
-      value: { lobby: "lobby/ABC123" },
+      value: { lobby: "lobby/ABC123", match: null },
     });
     expect(await h.system.ask("directory/lobbies", { type: "browse" })).toEqual({
       ok: true,
@@ -65,7 +65,10 @@ describe("lobby, room, player and directory on the runtime", () => {
     await h.system.ask("lobby/ABC123", { type: "leave", player: "alice" });
     await h.settle();
     expect(h.system.isLive("lobby/ABC123")).toBe(false);
-    expect(await h.system.ask("player/alice", { type: "get" })).toEqual({ ok: true, value: { lobby: null } });
+    expect(await h.system.ask("player/alice", { type: "get" })).toEqual({
+      ok: true,
+      value: { lobby: null, match: null },
+    });
     expect(await h.system.ask("directory/lobbies", { type: "browse" })).toEqual({
       ok: true,
       value: { lobbies: [] },
@@ -83,7 +86,7 @@ describe("lobby, room, player and directory on the runtime", () => {
     expect(h.system.isLive("lobby/AAAAAA")).toBe(false);
     expect(await h.system.ask("player/alice", { type: "get" })).toEqual({
       ok: true,
-      value: { lobby: "lobby/BBBBBB" },
+      value: { lobby: "lobby/BBBBBB", match: null },
     });
   });
 });

@@ -112,6 +112,7 @@ describe("the queue's accept phase", () => {
     const [spawn] = ofType(effects, "spawn");
     expect(spawn?.key).toMatch(/^room\/[A-Z]{6}$/);
     const code = spawn?.key.slice("room/".length);
+    const tokens = ofType(effects, "push").map((p) => p.frame.token);
     expect(spawn?.init).toEqual({
       code,
       lobby: "queue/chess",
@@ -121,13 +122,14 @@ describe("the queue's accept phase", () => {
         { seat: 1, team: 0, player: "alice" },
         { seat: 2, team: 1, player: "bob" },
       ],
+      // The room checks each player's token when it arrives (joinRoom { code, token }).
+      tokens: { alice: tokens[0], bob: tokens[1] },
     });
     const ready = ofType(effects, "push").map((p) => [p.to, p.frame]);
     expect(ready).toEqual([
       [["alice"], expect.objectContaining({ type: "matchReady", matchId: M1, url: host.url, room: code })],
       [["bob"], expect.objectContaining({ type: "matchReady", matchId: M1, url: host.url, room: code })],
     ]);
-    const tokens = ofType(effects, "push").map((p) => p.frame.token);
     expect(tokens[0]).toMatch(/^[A-Za-z0-9]{24}$/);
     expect(tokens[0]).not.toBe(tokens[1]);
     expect(effects).toContainEqual({ type: "cancelTimer", name: `match:${M1}` });

@@ -5,6 +5,7 @@ import {
   type MatchedLobbyState,
   type QueueState,
 } from "../../actors/matchmaking/index.ts";
+import { playerKind } from "../../actors/player/index.ts";
 import { createHarness } from "../../actors/runtime/index.ts";
 import { cursorParty, find } from "./support/matchmaking-driver.ts";
 import { roomRecorder } from "./support/room-recorder.ts";
@@ -65,6 +66,8 @@ describe("matchmaking on the runtime", () => {
       kinds: [
         { kind: queueKind({ lobbyTypes: [chess] }) as never, createOnDemand: true },
         { kind: roomRecorder(rooms) as never },
+        // The queue indexes the running room in each player's registry.
+        { kind: playerKind() as never, createOnDemand: true },
       ],
     });
     Object.assign(h.node, { roomHost: () => ({ node: "n1", url: "ws://n1/ws" }) });

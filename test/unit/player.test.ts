@@ -34,7 +34,7 @@ function player(id = "alice") {
 describe("player registry", () => {
   it("starts in no lobby with no creates and no effects", () => {
     expect(kind.create(undefined, testContext())).toEqual({
-      state: { lobby: null, creates: [], leaving: [] },
+      state: { lobby: null, creates: [], leaving: [], match: null },
       effects: [],
     });
   });
@@ -42,7 +42,9 @@ describe("player registry", () => {
   it("records the lobby joined and answers get", () => {
     const p = player();
     expect(p.send({ type: "joined", lobby: "lobby/AAAAAA" })).toEqual([{ type: "reply" }]);
-    expect(p.send({ type: "get" })).toEqual([{ type: "reply", value: { lobby: "lobby/AAAAAA" } }]);
+    expect(p.send({ type: "get" })).toEqual([
+      { type: "reply", value: { lobby: "lobby/AAAAAA", match: null } },
+    ]);
   });
 
   it("joining another lobby leaves the first", () => {
@@ -162,6 +164,7 @@ describe("player registry", () => {
       lobby: "lobby/AAAAAA",
       creates: [],
       leaving: [],
+      match: null,
     });
     expect(kind.idle(p.state)).toBe(true);
   });
