@@ -263,13 +263,16 @@ class SimWorld {
       case "drain": {
         const process = this.processes.get(fault.node);
         if (process === undefined) break;
-        if (!fault.back) this.crashedForGood.add(fault.node);
-        void process.drain().then(() => {
+        void process.drain().then((progress) => {
+          if (progress === null) return; // already draining: that drain decides
           // Left the fleet: the process exits (unless a restart already replaced it).
           if (this.processes.get(fault.node) !== process) return;
           this.kill(fault.node);
           this.log(`${fault.node} exited after its drain`);
-          if (!fault.back) return;
+          if (!fault.back) {
+            this.crashedForGood.add(fault.node);
+            return;
+          }
           this.loop.schedule(this.loop.now + fault.ms, () => {
             if (!this.crashedForGood.has(fault.node) && !this.processes.has(fault.node))
               this.startProcess(fault.node);

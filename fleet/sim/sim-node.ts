@@ -17,7 +17,9 @@ import type { SimHost } from "./virtual-loop.ts";
 export type NodeVariant =
   | "correct"
   /** Acknowledges a write that succeeded without asking whether its lease still holds. */
-  | "acks-without-lease";
+  | "acks-without-lease"
+  /** A registry that records a move but never drives the leave of the old lobby. */
+  | "registry-never-leaves";
 
 /** The snapshot kind of the simulation's actor: its state is the list of applied op ids. */
 export const counterKind = "sim-counter";
@@ -242,7 +244,8 @@ export class SimNode {
    * Drains this node as fleet-runtime does: marked draining (no adoptions, no creates), every key it owns
    * moved to the least-loaded live peer by the real Drain and Migrations, then a clean leave.
    */
-  async drain(): Promise<DrainProgress> {
+  async drain(): Promise<DrainProgress | null> {
+    if (this.draining) return null; // as the admin API: one drain at a time
     this.draining = true;
     this.ports.trace(`${this.ports.node}/${this.identity.incarnation} drains`);
     const drain = new Drain({
@@ -409,6 +412,7 @@ export class SimNode {
    */
   private drive(actor: CounterActor): void {
     if (!actor.key.startsWith("player/") || actor.driving) return;
+    if (this.ports.variant === "registry-never-leaves") return;
     if (pendingLeaves(actor.ops).length === 0) return;
     actor.driving = true;
     const player = actor.key.slice("player/".length);
