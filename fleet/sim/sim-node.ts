@@ -140,6 +140,7 @@ export class SimNode {
   private readonly held = new Map<string, QueuedOp[]>();
   private readonly migrations: Migrations;
   private draining = false;
+  private started: Promise<void> | undefined;
   private refreshing = false;
 
   constructor(ports: SimNodePorts) {
@@ -233,7 +234,12 @@ export class SimNode {
   }
 
   /** Joins (retrying while the store refuses) and starts heartbeating. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.started ??= this.joinAndServe();
+    return this.started;
+  }
+
+  private async joinAndServe(): Promise<void> {
     await this.joinUntilDone(() => this.membership.join());
     this.ports.trace(`${this.ports.node}/${this.identity.incarnation} joined`);
     await this.migrations.serve(this.ports.node);
@@ -247,6 +253,10 @@ export class SimNode {
   async drain(): Promise<DrainProgress | null> {
     if (this.draining) return null; // as the admin API: one drain at a time
     this.draining = true;
+    // A node drains once it has joined (the admin API starts after the join): a process still joining
+    // would leave with no tombstone of its own, and a key it claimed meanwhile under an incarnation no
+    // peer ever saw would stay `unknown` to them for good.
+    await this.start();
     this.ports.trace(`${this.ports.node}/${this.identity.incarnation} drains`);
     const drain = new Drain({
       identity: this.identity,
