@@ -1,9 +1,11 @@
 import { pack } from "msgpackr";
 import { z } from "zod";
+import type { Scheduler } from "../actors/runtime/index.ts";
 import type { TakeOver } from "./actor-store.ts";
 import type { Bus } from "./bus.ts";
 import { type NodeIdentity, sameIdentity } from "./claim.ts";
 import { decodeValue } from "./decode-value.ts";
+import { realScheduler } from "./real-scheduler.ts";
 
 /** Asks a node to adopt a key from its owner's epoch (FLEET-PROTOCOL, "Migration" 2–3). */
 export const adoptRequestSchema = z.strictObject({
@@ -81,6 +83,8 @@ export class Migrations {
   constructor(
     private readonly host: MigrationHost,
     private readonly adoptTimeoutMs = 5_000,
+    /** Paces the claim re-reads after an unanswered adoption (the node's clock; the simulation's own). */
+    private readonly scheduler: Scheduler = realScheduler(),
   ) {}
 
   /** Serves adoption requests for this node; resolves once subscribed. */
@@ -180,7 +184,9 @@ export class Migrations {
       try {
         return await this.host.readClaim(key);
       } catch {
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await new Promise<void>((resolve) => {
+          this.scheduler.at(this.scheduler.now() + 250, resolve);
+        });
       }
     }
     return null;

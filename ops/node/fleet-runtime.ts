@@ -295,26 +295,30 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   router.start();
   const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system });
   await endpoint.start();
-  const migrations = new Migrations({
-    identity,
-    bus,
-    freeze: (key) => system.freeze(key),
-    isLive: (key) => system.isLive(key),
-    handOver: (key) => {
-      system.handOver(key);
+  const migrations = new Migrations(
+    {
+      identity,
+      bus,
+      freeze: (key) => system.freeze(key),
+      isLive: (key) => system.isLive(key),
+      handOver: (key) => {
+        system.handOver(key);
+      },
+      takeOver: (key, revision) => store.takeOver(key, revision),
+      readClaim: (key) => store.readClaim(key),
+      learn: (key, owner, revision) => {
+        router.learn(key, owner, revision);
+      },
+      adopted: (key) => {
+        parts.fleetEvents?.migrated?.("in", "adopted");
+        system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere()] });
+      },
+      moved: parts.moved,
+      mayAdopt: () => membership.mayAct() && drainState.drain === null,
     },
-    takeOver: (key, revision) => store.takeOver(key, revision),
-    readClaim: (key) => store.readClaim(key),
-    learn: (key, owner, revision) => {
-      router.learn(key, owner, revision);
-    },
-    adopted: (key) => {
-      parts.fleetEvents?.migrated?.("in", "adopted");
-      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere()] });
-    },
-    moved: parts.moved,
-    mayAdopt: () => membership.mayAct() && drainState.drain === null,
-  });
+    undefined,
+    scheduler,
+  );
   const adoption = await migrations.serve(config.nodeId);
   /** Live peers that are not draining, with the load their heartbeats report. */
   const targets = (): DrainTarget[] =>
