@@ -3,12 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeClient } from "../../gateway/client/node.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { FoyerClient } from "../../gateway/client/index.ts";
-import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
-import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
-import { eventually, testKey, tokenFor } from "../support/node.ts";
+import { eventually } from "../support/node.ts";
+import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
  * The dashboard and the player demo in headless Chromium (Debian's `chromium`, driven by playwright-core),
@@ -30,27 +28,8 @@ const lobbyCount = 24;
 /** How long a page may take to show what the fleet already did (it polls every second). */
 const pageWaitMs = 30_000;
 
-let nats: NatsLauncher | undefined;
 let browser: Browser | undefined;
 let dashboard: Page | undefined;
-/** The lobby the demo pages made, on n3. */
-const nodes: NodeProcess[] = [];
-const urls: string[] = [];
-const admins: string[] = [];
-const clients: FoyerClient[] = [];
-
-async function player(id: string, url: string): Promise<FoyerClient> {
-  const client = createNodeClient({
-    urls: [url, ...urls.filter((u) => u !== url)],
-    token: tokenFor(id),
-    reconnectMinMs: 50,
-    reconnectMaxMs: 500,
-    callTimeoutMs: 30_000,
-  });
-  clients.push(client);
-  await client.connect();
-  return client;
-}
 
 /** The text of the first element matching `selector`, once it matches `expected`. */
 async function waitText(page: Page, selector: string, expected: (text: string) => boolean): Promise<string> {
@@ -70,31 +49,19 @@ async function lobbiesShown(page: Page, node: string): Promise<number> {
 describe.skipIf(missing)(
   `dashboard and demo in headless Chromium${missing ? ` (skipped: ${chromiumPath} is missing; apt-get install -y chromium)` : ""}`,
   () => {
+    const fleet = useProcessFleet({
+      ids: ["n1", "n2", "n3"],
+      natsServers: 1,
+      beforeStop: async () => {
+        await browser?.close();
+      },
+    });
+    const { nodes, urls, admins } = fleet;
+    const player = (id: string, first: string): Promise<FoyerClient> => fleet.player(id, first);
+
     beforeAll(async () => {
-      nats = await startNats({ servers: 1 });
-      for (const id of ["n1", "n2", "n3"]) {
-        const node = startNodeProcess({
-          id,
-          natsUrls: nats.urls,
-          natsReplicas: 1,
-          tokenKeys: `${testKey.id}:${testKey.secret}`,
-          sessionSecret: "dashboard-session-secret-0123",
-          flags: { "max-connections-per-ip": "100000" },
-        });
-        nodes.push(node);
-        urls.push(await node.url);
-        admins.push(await node.admin);
-      }
       browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
     }, 120_000);
-
-    afterAll(async () => {
-      await browser?.close();
-      for (const c of clients.splice(0)) c.close();
-      for (const n of nodes) n.child.kill("SIGKILL");
-      await Promise.all(nodes.map((n) => n.exited));
-      await nats?.stop();
-    }, 60_000);
 
     it("shows the lobbies of a draining node moving to its peers", async () => {
       const lobbies = await Promise.all(
