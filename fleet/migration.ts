@@ -63,6 +63,51 @@ export interface MigrationHost {
   mayAdopt(): boolean;
 }
 
+/** The parts of a node a MigrationHost is made of (the runtime, its store and its router). */
+export interface MigrationParts {
+  readonly identity: NodeIdentity;
+  readonly bus: Bus;
+  readonly system: {
+    freeze(key: string): Promise<{ epoch: number; revision: number } | null>;
+    isLive(key: string): boolean;
+    handOver(key: string): void;
+    tell(key: string, message: unknown): void;
+  };
+  readonly store: Pick<MigrationHost, "takeOver" | "readClaim">;
+  readonly router: { learn(key: string, owner: NodeIdentity, revision: number): void };
+  /** Players with a session on this node: an adopted actor counts them as connected. */
+  readonly playersHere: () => readonly string[];
+  readonly moved: MigrationHost["moved"];
+  readonly mayAdopt: MigrationHost["mayAdopt"];
+  /** Told of each key adopted here (metrics). */
+  readonly onAdopted?: (key: string) => void;
+}
+
+/** The MigrationHost of a node's runtime: an adopted key is restored and told `restored { migration }`. */
+export function migrationHostOf(parts: MigrationParts): MigrationHost {
+  const { system } = parts;
+  return {
+    identity: parts.identity,
+    bus: parts.bus,
+    freeze: (key) => system.freeze(key),
+    isLive: (key) => system.isLive(key),
+    handOver: (key) => {
+      system.handOver(key);
+    },
+    takeOver: (key, revision) => parts.store.takeOver(key, revision),
+    readClaim: (key) => parts.store.readClaim(key),
+    learn: (key, owner, revision) => {
+      parts.router.learn(key, owner, revision);
+    },
+    adopted: (key) => {
+      parts.onAdopted?.(key);
+      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere()] });
+    },
+    moved: parts.moved,
+    mayAdopt: parts.mayAdopt,
+  };
+}
+
 /** How one key's move ended. */
 export type MoveOutcome =
   /** Owned by the target now (or by whoever the claim names). */
