@@ -4,7 +4,8 @@ import WebSocket from "ws";
 import { FoyerClient, type FoyerClientOptions, type SocketLike } from "../../gateway/client/index.ts";
 import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
-import { testKey, tokenFor } from "./node.ts";
+import type { RunningNode } from "../../ops/node/start-node.ts";
+import { clientFor, startTestNode, testKey, tokenFor } from "./node.ts";
 
 /** A fleet of `foyer node` processes over real nats-servers, for the tests of one file. */
 export interface ProcessFleet {
@@ -115,6 +116,51 @@ export function useProcessFleet(options: ProcessFleetOptions): ProcessFleet {
       });
       clients.push(client);
       await client.connect();
+      return client;
+    },
+  };
+}
+
+/** Three (or more) nodes of one fleet in this process, over real nats-servers, for one test file. */
+export interface InProcessFleet {
+  /** The nodes, in the order of their ids (filled by beforeAll). */
+  readonly nodes: RunningNode[];
+  /** A connected SDK client of `player` on `node` (closed after all). */
+  connect(node: RunningNode, player: string): Promise<FoyerClient>;
+}
+
+/**
+ * Starts 3 nats-servers (R3 buckets) and one in-process node per id with `settings` in beforeAll, and
+ * stops them in afterAll: for tests that reach into a node's parts (its system, its sessions).
+ */
+export function useInProcessFleet(
+  ids: readonly string[],
+  settings: () => Readonly<Record<string, string>> = () => ({}),
+): InProcessFleet {
+  let launcher: NatsLauncher | undefined;
+  const nodes: RunningNode[] = [];
+  const clients: FoyerClient[] = [];
+  beforeAll(async () => {
+    launcher = await startNats({ servers: 3 });
+    const fleet = {
+      nats: launcher.urls.join(","),
+      natsReplicas: "3",
+      maxConnectionsPerIp: "10000",
+      sessionSecret: "cluster-session-secret-0123",
+      ...settings(),
+    };
+    for (const nodeId of ids) nodes.push(await startTestNode({ ...fleet, nodeId }));
+  }, 120_000);
+  afterAll(async () => {
+    for (const client of clients.splice(0)) client.close();
+    for (const node of nodes.splice(0)) await node.stop();
+    await launcher?.stop();
+  }, 60_000);
+  return {
+    nodes,
+    async connect(node, player) {
+      const client = await clientFor(node, player, { callTimeoutMs: 20_000 });
+      clients.push(client);
       return client;
     },
   };
