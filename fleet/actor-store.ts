@@ -66,7 +66,7 @@ export class KvActorStore implements ActorStore {
     }
   }
 
-  async read(key: string): Promise<StoredActor | null> {
+  async read(key: string, again = false): Promise<StoredActor | null> {
     // The claim first: a snapshot read after it is at least as new as the epoch it is paired with.
     const [claim, entry] = await unavailableOnKvError(async () => [
       await this.claims.get(key),
@@ -76,7 +76,12 @@ export class KvActorStore implements ActorStore {
     const snapshot = decodeSnapshot(entry.value);
     // A freed orphan keeps its tombstone (it fences the dead creator's late first snapshot): a free key.
     if (snapshot.kind === orphanKind && claim === null) return null;
-    if (claim === null) throw new PersistError("fenced", `${key}: a snapshot but no claim; nobody owns it`);
+    if (claim === null) {
+      // A create between our two reads (its claim after the first, its snapshot before the second): the
+      // claim is there when read again. Still none: a snapshot nobody owns.
+      if (!again) return this.read(key, true);
+      throw new PersistError("fenced", `${key}: a snapshot but no claim; nobody owns it`);
+    }
     // The claim moved between the two reads (a takeover sealed after we read it): pairing the newer
     // snapshot with the older claim would restore an actor at an epoch that no longer owns the key, still
     // "ours". Read both again: the claim read next is at least as new as this snapshot.

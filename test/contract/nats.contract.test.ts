@@ -141,7 +141,9 @@ function describeTwoNodes(harness: NatsHarness): void {
       const answers = await Promise.all(
         [a, b, a, b].map((node) => node.system.ask("tally/t1", { type: "add", by: 1 })),
       );
-      expect(answers.map((answer) => (answer.ok ? answer.value : answer.code)).sort()).toEqual([1, 2, 3, 4]);
+      expect(
+        answers.map((answer) => (answer.ok ? answer.value : `${answer.code}: ${answer.message}`)).sort(),
+      ).toEqual([1, 2, 3, 4]);
       expect([a, b].filter((node) => node.system.isLive("tally/t1"))).toHaveLength(1);
     } finally {
       await Promise.all([a.close(), b.close()]);

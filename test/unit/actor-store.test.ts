@@ -200,6 +200,42 @@ describe("KvActorStore", () => {
     expect(stored?.snapshot.epoch).toBe(claim.revision);
   });
 
+  it("a read racing a create (claim read before it, snapshot after) reads again and names the creator", async () => {
+    // Seen in CI on a 3-server cluster: two nodes created one key on demand at once; the loser's read got no
+    // claim, then the winner's first snapshot, and answered "the store cannot be read now" instead of
+    // sending its asks to the winner.
+    const { a, claims, snapshots } = await setup();
+    let created = false;
+    const racingSnapshots = withFaults(snapshots, {
+      get: async (k) => {
+        if (!created) {
+          created = true;
+          await a.create(key, (e) => snapshot(e, "w0"));
+        }
+        return snapshots.get(k);
+      },
+    });
+    const stored = await setupStore(nodeB, claims, racingSnapshots).read(key);
+    expect(stored).toMatchObject({
+      epoch: (await claims.get(key))!.revision,
+      owner: { ...nodeA, mine: false },
+    });
+  });
+
+  it("a snapshot with no claim, read twice, is fenced: nobody owns it", async () => {
+    const { a, claims, snapshots } = await setup();
+    await a.create(key, (e) => snapshot(e, "w0"));
+    let reads = 0;
+    const noClaims = withFaults(claims, {
+      get: () => {
+        reads += 1;
+        return Promise.resolve(null);
+      },
+    });
+    await expect(setupStore(nodeB, noClaims, snapshots).read(key)).rejects.toEqual(failure("fenced"));
+    expect(reads).toBe(2);
+  });
+
   it("a takeover from a claim revision that moved meanwhile is lost, and writes nothing", async () => {
     const { a, b, claims, snapshots } = await setup();
     const { epoch: e1 } = await a.create(key, (e) => snapshot(e, "w0"));
