@@ -1,18 +1,33 @@
-import { type ConnectionOptions, Events, type NatsConnection, connect } from "nats";
+import {
+  type Authenticator,
+  type ConnectionOptions,
+  Events,
+  type NatsConnection,
+  connect,
+  nkeyAuthenticator,
+} from "nats";
 import { NatsVersionError, assertNatsVersion } from "./nats-version.ts";
 
 /** JetStream request timeout for KV operations: short, since a timed-out write is read back anyway. */
 export const defaultJetStreamTimeoutMs = 1_000;
 
+/**
+ * The credentials a NATS server may ask for: a user and password, a token, or an NKey seed (the `SU…`
+ * line of `nk -gen user`).
+ */
+export interface NatsAuth {
+  readonly user?: string;
+  readonly pass?: string;
+  readonly token?: string;
+  readonly nkeySeed?: string;
+}
+
 /** How the fleet connects to NATS. */
-export interface NatsConnectOptions {
+export interface NatsConnectOptions extends NatsAuth {
   /** `nats://host:port` URLs; the first reachable one is used, the rest for reconnecting. */
   readonly servers: string | readonly string[];
   /** Shown in the server's connection list (`nodeId` and role, say). */
   readonly name?: string;
-  readonly user?: string;
-  readonly pass?: string;
-  readonly token?: string;
   /** Keep retrying the first connect until a server answers (default true: servers may start after us). */
   readonly waitOnFirstConnect?: boolean;
   /** Ping the server this often, so a dead server is noticed within about 2 × this (default 2 s). */
@@ -40,6 +55,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsConn
     ...(options.user === undefined ? {} : { user: options.user }),
     ...(options.pass === undefined ? {} : { pass: options.pass }),
     ...(options.token === undefined ? {} : { token: options.token }),
+    ...authenticatorOption(options),
     ...options.natsOptions,
   });
   try {
@@ -50,6 +66,12 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsConn
   }
   void refuseOldServersOnReconnect(nc, options.onRefused);
   return nc;
+}
+
+/** An NKey seed signs the server's nonce; user, password and token go as they are. */
+function authenticatorOption(auth: NatsAuth): { authenticator?: Authenticator } {
+  if (auth.nkeySeed === undefined) return {};
+  return { authenticator: nkeyAuthenticator(new TextEncoder().encode(auth.nkeySeed.trim())) };
 }
 
 /** A cluster can hold servers of several versions: check again whenever the connection moves. */

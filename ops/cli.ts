@@ -9,6 +9,7 @@ import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runCluster } from "./cluster.ts";
 import { runRollingRestart } from "./rolling-restart.ts";
+import { natsAuthOf } from "./nats/nats-auth.ts";
 import { httpUrlOf, runDrain, runStatus } from "./admin/index.ts";
 import { runChaos } from "./chaos/index.ts";
 
@@ -143,6 +144,12 @@ program
         {
           json: opts.json ?? false,
           nats,
+          natsAuth: natsAuthOf({
+            natsUser: process.env[settings.natsUser.env],
+            natsPass: process.env[settings.natsPass.env],
+            natsToken: process.env[settings.natsToken.env],
+            natsNkeyFile: process.env[settings.natsNkeyFile.env],
+          }),
           ...(opts.admin === undefined ? {} : { admin: opts.admin }),
           ...(token === undefined ? {} : { token }),
         },

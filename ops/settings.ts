@@ -161,6 +161,12 @@ export const settings = {
     def: undefined,
     help: "NATS token, instead of a user and password",
   },
+  natsNkeyFile: {
+    schema: z.string().min(1).optional(),
+    env: "FOYER_NATS_NKEY_FILE",
+    def: undefined,
+    help: "file holding this node's NATS NKey seed (the SU… line of `nk -gen user`)",
+  },
   natsReplicas: {
     schema: int(1, 5),
     env: "FOYER_NATS_REPLICAS",

@@ -1,5 +1,5 @@
 import cliProgress from "cli-progress";
-import { NatsKvStore, connectNats, decodeNodeRecord, isTombstone } from "../../fleet/index.ts";
+import { type NatsAuth, NatsKvStore, connectNats, decodeNodeRecord, isTombstone } from "../../fleet/index.ts";
 import { fetchStatuses } from "./status-command.ts";
 import type { NodeStatus } from "./node-status.ts";
 
@@ -9,6 +9,8 @@ export interface DrainCommandOptions {
   readonly admin?: string;
   /** NATS URLs, to find `node`'s admin API in the `nodes` bucket. */
   readonly nats?: readonly string[];
+  /** Credentials for those NATS servers (the node's own `FOYER_NATS_*` settings). */
+  readonly natsAuth?: NatsAuth;
   readonly token?: string;
   readonly json: boolean;
   /** How often the progress is read (default 200 ms). */
@@ -44,7 +46,7 @@ export async function runDrain(
   write: (text: string) => void,
 ): Promise<number> {
   const startedAt = Date.now();
-  const admin = options.admin ?? (await adminOf(node, options.nats ?? []));
+  const admin = options.admin ?? (await adminOf(node, options.nats ?? [], options.natsAuth ?? {}));
   if (admin === null) {
     write(`foyer drain: no admin API known for node ${node} (pass --admin <url> or --nats <urls>)\n`);
     return 1;
@@ -134,9 +136,9 @@ function summaryOf(
 }
 
 /** The admin URL `node` publishes in its heartbeat, or null. */
-async function adminOf(node: string, nats: readonly string[]): Promise<string | null> {
+async function adminOf(node: string, nats: readonly string[], auth: NatsAuth): Promise<string | null> {
   if (nats.length === 0) return null;
-  const nc = await connectNats({ servers: [...nats] });
+  const nc = await connectNats({ ...auth, servers: [...nats] });
   try {
     const nodes = await new NatsKvStore(nc).bucket("nodes");
     const entry = await nodes.get(node);

@@ -10,6 +10,8 @@ export interface NatsServerConfig {
   readonly storeDir: string;
   /** `sync_interval: always`: fsync every write instead of every two minutes (measure before using). */
   readonly syncAlways?: boolean;
+  /** Client accounts: when given, a client must present one of them (routes are not affected). */
+  readonly users?: readonly NatsServerUser[];
   /** Present for a member of a cluster. */
   readonly cluster?: {
     readonly name: string;
@@ -19,6 +21,9 @@ export interface NatsServerConfig {
     readonly routePorts: readonly number[];
   };
 }
+
+/** A client account of a server's `authorization` block: a user and password, or an NKey's public key. */
+export type NatsServerUser = { readonly user: string; readonly password: string } | { readonly nkey: string };
 
 /**
  * The config file text for one server (the templates, as code): JetStream on, loopback only, and for a
@@ -44,6 +49,14 @@ export function natsConfigText(config: NatsServerConfig): string {
     ...(config.syncAlways === true ? ["  sync_interval: always"] : []),
     "}",
   );
+  if (config.users !== undefined) {
+    const users = config.users.map((account) =>
+      "nkey" in account
+        ? `{ nkey: ${quote(account.nkey)} }`
+        : `{ user: ${quote(account.user)}, password: ${quote(account.password)} }`,
+    );
+    lines.push("authorization {", `  users: [${users.join(", ")}]`, "}");
+  }
   const { cluster } = config;
   if (cluster !== undefined) {
     const routes = cluster.routePorts.map((port) => quote(`nats-route://${config.host}:${port}`));

@@ -3,9 +3,11 @@ import { rmSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { NatsAuth } from "../../fleet/index.ts";
 import { ensureNatsServer } from "./ensure-nats-server.ts";
+import { nkeyPublicKey } from "./nkey.ts";
 import { freePorts } from "./free-ports.ts";
-import { type NatsServerConfig, natsConfigText } from "./nats-config.ts";
+import { type NatsServerConfig, type NatsServerUser, natsConfigText } from "./nats-config.ts";
 import { BadBootstrapError, waitListening, waitNatsReady } from "./nats-readiness.ts";
 
 /** What to start. */
@@ -22,6 +24,21 @@ export interface StartNatsOptions {
   readonly syncAlways?: boolean;
   /** Give each server a monitoring (HTTP) port too. */
   readonly monitoring?: boolean;
+  /**
+   * Clients must log in as one of these (an NKey user by its seed; the config holds its public key). The
+   * launcher's own readiness probe logs in as the first.
+   */
+  readonly users?: readonly NatsLocalUser[];
+}
+
+/** A client account of a local server: a user and password, or an NKey user given by its seed. */
+export type NatsLocalUser =
+  { readonly user: string; readonly password: string } | { readonly nkeySeed: string };
+
+/** How a local user appears in the server's config: an NKey user by its public key only. */
+function serverUser(account: NatsLocalUser): NatsServerUser {
+  if (!("nkeySeed" in account)) return account;
+  return { nkey: nkeyPublicKey(account.nkeySeed) };
 }
 
 const startAttempts = 3;
@@ -78,6 +95,7 @@ export class NatsLauncher {
     private readonly dir: string,
     private readonly slots: readonly Slot[],
     private readonly readyTimeoutMs: number,
+    private readonly auth: NatsAuth,
   ) {
     process.on("exit", this.exitHook);
   }
@@ -111,6 +129,7 @@ export class NatsLauncher {
         port: plan.port,
         storeDir: join(dir, plan.name),
         ...(plan.httpPort === undefined ? {} : { httpPort: plan.httpPort }),
+        ...(options.users === undefined ? {} : { users: options.users.map(serverUser) }),
         ...(options.syncAlways === true ? { syncAlways: true } : {}),
         ...(plan.routePort === undefined
           ? {}
@@ -129,7 +148,10 @@ export class NatsLauncher {
         log: [],
       });
     }
-    return new NatsLauncher(bin, dir, slots, options.readyTimeoutMs ?? 30_000);
+    const first = options.users?.[0];
+    const auth: NatsAuth =
+      first === undefined ? {} : "nkeySeed" in first ? first : { user: first.user, pass: first.password };
+    return new NatsLauncher(bin, dir, slots, options.readyTimeoutMs ?? 30_000, auth);
   }
 
   /** Client URLs, one per server, in order. */
@@ -195,6 +217,7 @@ export class NatsLauncher {
       deadline: opts.deadline ?? Date.now() + this.readyTimeoutMs,
       fresh: opts.fresh ?? false,
       exited: () => slot.exitStatus,
+      auth: this.auth,
     });
   }
 

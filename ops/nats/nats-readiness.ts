@@ -1,6 +1,6 @@
 import { createConnection } from "node:net";
 import type { NatsConnection } from "nats";
-import { NatsKvStore, connectNats } from "../../fleet/index.ts";
+import { type NatsAuth, NatsKvStore, connectNats } from "../../fleet/index.ts";
 
 /** The prefix of the buckets readiness makes (replicas = the number of servers) and deletes again. */
 export const readyBucket = "foyer_ready";
@@ -34,6 +34,8 @@ export interface ReadinessOptions {
   readonly fresh: boolean;
   /** Why the server is not running, or undefined while it runs: waiting stops at once when it exits. */
   readonly exited: () => string | undefined;
+  /** Credentials, for a server that asks for them. */
+  readonly auth?: NatsAuth;
 }
 
 /**
@@ -118,6 +120,7 @@ interface Probe {
 
 async function openProbe(options: ReadinessOptions): Promise<Probe> {
   const nc = await connectNats({
+    ...options.auth,
     servers: options.url,
     name: "foyer-ready-probe",
     waitOnFirstConnect: false,

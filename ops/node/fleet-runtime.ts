@@ -36,6 +36,7 @@ import {
 import { PROTOCOL_VERSION } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { foyerVersion } from "../version.ts";
+import { natsAuthOf } from "../nats/nats-auth.ts";
 
 /** Where a key's owner is, as the gateway needs it for a redirect. */
 export type OwnerLocation =
@@ -125,9 +126,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   const nc = await connectNats({
     servers: config.nats,
     name: config.nodeId,
-    ...(config.natsUser === undefined ? {} : { user: config.natsUser }),
-    ...(config.natsPass === undefined ? {} : { pass: config.natsPass }),
-    ...(config.natsToken === undefined ? {} : { token: config.natsToken }),
+    ...natsAuthOf(config),
   });
   const nats = new NatsKvStore(nc, { replicas: config.natsReplicas });
   const blobs = await NatsBlobStore.open(nc, {

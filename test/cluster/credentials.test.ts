@@ -1,64 +1,78 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectNats } from "../../fleet/index.ts";
-import { ensureNatsServer, freePorts, waitListening } from "../../ops/nats/index.ts";
+import { type NatsLauncher, newNkeyUser, startNats } from "../../ops/nats/index.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
 import { clientFor, startTestNode } from "../support/node.ts";
 
-/** A nats-server that asks for a user and password, and a node that gives them from its settings. */
+/**
+ * A nats-server that asks for credentials (a user and password, or an NKey), and nodes that give them from
+ * their settings (issue 3, item 7).
+ */
 
-let server: ChildProcess | undefined;
+const nodeKey = newNkeyUser();
+const seed = nodeKey.seed;
+const dir = mkdtempSync(join(tmpdir(), "foyer-nats-auth-"));
+const seedFile = join(dir, "node.nk");
+let nats: NatsLauncher | undefined;
 let url = "";
-// Its own JetStream directory: without -sd the server would reuse one in /tmp across runs.
-const storeDir = mkdtempSync(join(tmpdir(), "foyer-nats-auth-"));
 
 beforeAll(async () => {
-  const bin = await ensureNatsServer();
-  const [port] = await freePorts(1);
-  url = `nats://127.0.0.1:${port}`;
-  server = spawn(
-    bin,
-    [
-      "-a",
-      "127.0.0.1",
-      "-p",
-      String(port),
-      "-js",
-      "-sd",
-      storeDir,
-      "--user",
-      "foyer",
-      "--pass",
-      "s3cret-pass",
-    ],
-    {
-      stdio: "ignore",
-    },
-  );
-  await waitListening("127.0.0.1", port ?? 0, Date.now() + 10_000, () => undefined);
+  writeFileSync(seedFile, `${seed}\n`, { mode: 0o600 });
+  nats = await startNats({ users: [{ nkeySeed: seed }, { user: "foyer", password: "s3cret-pass" }] });
+  url = nats.url(0);
 }, 60_000);
 
-afterAll(() => {
-  server?.kill("SIGKILL");
-  rmSync(storeDir, { recursive: true, force: true });
+afterAll(async () => {
+  await nats?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
+/** A node started with these settings serves a create. */
+async function servesLobbies(settings: Record<string, string>): Promise<void> {
+  const node: RunningNode = await startTestNode({ nats: url, ...settings });
+  try {
+    const client = await clientFor(node, "alice");
+    await expect(client.create()).resolves.toMatchObject({ code: expect.any(String) as string });
+    client.close();
+  } finally {
+    await node.stop();
+  }
+}
+
 describe("NATS credentials", () => {
-  it("a connection without them is refused", async () => {
+  it("a connection without them, or with another NKey, is refused", async () => {
     await expect(connectNats({ servers: url, waitOnFirstConnect: false })).rejects.toThrow(/auth/i);
+    const stranger = newNkeyUser().seed;
+    await expect(
+      connectNats({ servers: url, waitOnFirstConnect: false, nkeySeed: stranger }),
+    ).rejects.toThrow(/auth/i);
   });
 
   it("a node with --nats-user and --nats-pass joins and serves lobbies", async () => {
-    const node: RunningNode = await startTestNode({ nats: url, natsUser: "foyer", natsPass: "s3cret-pass" });
-    try {
-      const client = await clientFor(node, "alice");
-      await expect(client.create()).resolves.toMatchObject({ code: expect.any(String) as string });
-      client.close();
-    } finally {
-      await node.stop();
-    }
+    await servesLobbies({ natsUser: "foyer", natsPass: "s3cret-pass" });
+  });
+
+  it("a node with --nats-nkey-file joins and serves lobbies", async () => {
+    await servesLobbies({ natsNkeyFile: seedFile });
+  });
+
+  it("an NKey file that is missing or holds no user seed stops the start, naming the file", async () => {
+    await expect(startTestNode({ nats: url, natsNkeyFile: join(dir, "absent.nk") })).rejects.toThrow(
+      /--nats-nkey-file .*absent\.nk: cannot be read/,
+    );
+    const wrong = join(dir, "public.nk");
+    writeFileSync(wrong, nodeKey.publicKey);
+    await expect(startTestNode({ nats: url, natsNkeyFile: wrong })).rejects.toThrow(
+      /--nats-nkey-file .*public\.nk: expected one NKey user seed/,
+    );
+  });
+
+  it("two kinds of credentials at once are refused as ambiguous", async () => {
+    await expect(
+      startTestNode({ nats: url, natsNkeyFile: seedFile, natsUser: "foyer", natsPass: "s3cret-pass" }),
+    ).rejects.toThrow(/set one of --nats-user\/--nats-pass, --nats-nkey-file, not several/);
   });
 });
