@@ -259,10 +259,12 @@ export class LobbyRequests {
       const message = `lobby ${code} is being taken over by another node`;
       return { ok: false, code: "UNAVAILABLE", message, retryAfterMs: owner.retryAfterMs };
     }
-    const result = await this.deps.system.ask(
-      key,
-      { type: "join", player: { id: session.player, name: session.name } },
-      { request },
+    const result = await this.entering(session, key, () =>
+      this.deps.system.ask(
+        key,
+        { type: "join", player: { id: session.player, name: session.name } },
+        { request },
+      ),
     );
     if (result.ok) {
       if (session.lobby && session.lobby !== key) session.lastLobby = session.lobby;
@@ -270,6 +272,16 @@ export class LobbyRequests {
       await this.activities.leaveForLobby(session, request);
     } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no lobby has the code ${code}`);
     return result;
+  }
+
+  /** Runs a join or create of `key`, marking the session as entering it meanwhile (see SessionRegistry). */
+  private async entering<T>(session: Session, key: string, enter: () => Promise<T>): Promise<T> {
+    session.entering = key;
+    try {
+      return await enter();
+    } finally {
+      if (session.entering === key) session.entering = null;
+    }
   }
 
   /**
@@ -303,7 +315,7 @@ export class LobbyRequests {
       const code = (recorded.value as { code: string }).code;
       const key = `lobby/${code}`;
       const init = { code, host: { id: session.player, name: session.name }, public: isPublic, metadata };
-      const spawned = await this.deps.system.spawn(key, init, { request });
+      const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
       if (spawned.created) {
         if (spawned.result.ok) {
           session.lobby = key;

@@ -20,6 +20,8 @@ export class Session {
   lobby: string | null = null;
   /** The lobby the player was in last: a request re-sent after its answer was lost goes there. */
   lastLobby: string | null = null;
+  /** The lobby a join or create of this session is entering now: its first frames may beat the answer. */
+  entering: string | null = null;
   /** The room the player is seated in (`room/CODE`): its lobby's room, or one it created or joined. */
   room: string | null = null;
   /**
@@ -158,6 +160,7 @@ export class SessionRegistry implements Outbox {
     for (const player of players) {
       const session = this.byPlayer.get(player);
       if (!session) continue;
+      if (fromLobbyLeftBehind(session, frame)) continue;
       this.track(session, frame);
       const socket = session.socket;
       if (!socket) continue;
@@ -202,4 +205,18 @@ export class SessionRegistry implements Outbox {
     session.room = lobbyRoom;
     session.directRoom = false;
   }
+}
+
+/**
+ * A frame of a lobby other than the one this session is in (or entering). The player moved on, and the lobby
+ * it left still lists it until its registry's leave reaches it: after a failover, that lobby is restored
+ * and heard from before the leave lands, and its frames would show the player a lobby it is not in.
+ */
+function fromLobbyLeftBehind(session: Session, frame: StampedFrame): boolean {
+  return (
+    frame.type === "lobby" &&
+    session.lobby !== null &&
+    frame.key !== session.lobby &&
+    frame.key !== session.entering
+  );
 }
