@@ -19,7 +19,7 @@ export interface FailoverOptions {
   readonly claims: () => Iterable<ClaimView>;
   /** Membership's view of an owner. */
   readonly ownerState: (owner: NodeIdentity) => OwnerState;
-  /** Live node ids, this one included: the claimants. */
+  /** The claimants: live node ids, this one included unless it drains (Membership.claimantNodes). */
   readonly liveNodes: () => readonly string[];
   /** The store's takeover: claim CAS, then seal (or free an orphan). */
   readonly takeOver: (key: string, claimRevision: number) => Promise<TakeOver>;

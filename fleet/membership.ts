@@ -279,6 +279,20 @@ export class Membership {
     return live.sort();
   }
 
+  /**
+   * The claimants of a dead node's keys: the live nodes that are not draining (a draining node would only
+   * have to move what it took), or every live node when all of them drain.
+   */
+  claimantNodes(): string[] {
+    const live = this.liveNodes();
+    const staying = live.filter((node) =>
+      node === this.node
+        ? !this.options.facts().draining
+        : this.peers.get(node)?.heartbeat?.draining !== true,
+    );
+    return staying.length > 0 ? staying : live;
+  }
+
   /** Every peer seen, with its last heartbeat. */
   peerViews(): PeerView[] {
     return [...this.peers].map(([node, peer]) => ({

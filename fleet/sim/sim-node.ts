@@ -184,7 +184,7 @@ export class SimNode {
       node: ports.node,
       claims: () => this.claimsView.values(),
       ownerState: (owner) => this.membership.ownerState(owner),
-      liveNodes: () => this.membership.liveNodes(),
+      liveNodes: () => this.membership.claimantNodes(),
       takeOver: async (key, revision) => {
         const result = await this.store.takeOver(key, revision);
         this.ports.trace(

@@ -224,7 +224,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     node: config.nodeId,
     claims: () => noteDeadOwners(router.claimViews()),
     ownerState: (owner) => membership.ownerState(owner),
-    liveNodes: () => membership.liveNodes(),
+    liveNodes: () => membership.claimantNodes(),
     takeOver: (key, revision) => {
       const owner = deadOwners.get(key);
       if (owner !== undefined) takenFrom.set(key, owner);

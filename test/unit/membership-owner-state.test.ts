@@ -36,3 +36,31 @@ describe("Membership.ownerState", () => {
     expect(b.ownerState({ node: "n1", incarnation: "a1" })).toBe("dead");
   });
 });
+
+describe("Membership.claimantNodes", () => {
+  it("a draining node, itself or a peer, is no claimant of dead nodes' keys — unless every live node drains", async () => {
+    const scheduler = new ManualScheduler();
+    const nodes = await new MemoryKvServer().connect().bucket("nodes");
+    const drains = { n1: false, n2: false };
+    const a = member(nodes, "n1", "a1", scheduler, () => drains.n1);
+    const b = member(nodes, "n2", "b1", scheduler, () => drains.n2);
+    await a.join();
+    await b.join();
+    await Promise.all([a.tick(), b.tick()]);
+    expect([a.claimantNodes(), b.claimantNodes()]).toEqual([
+      ["n1", "n2"],
+      ["n1", "n2"],
+    ]);
+    drains.n2 = true;
+    await Promise.all([b.tick(), a.tick()]);
+    // Both views agree: n2's own facts say it drains, and n1 read it in n2's heartbeat.
+    expect([a.claimantNodes(), b.claimantNodes()]).toEqual([["n1"], ["n1"]]);
+    drains.n1 = true;
+    await Promise.all([a.tick(), b.tick()]);
+    await Promise.all([a.tick(), b.tick()]);
+    expect([a.claimantNodes(), b.claimantNodes()]).toEqual([
+      ["n1", "n2"],
+      ["n1", "n2"],
+    ]);
+  });
+});

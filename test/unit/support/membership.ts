@@ -7,6 +7,7 @@ export function member(
   node: string,
   incarnation: string,
   scheduler: ManualScheduler,
+  draining: () => boolean = () => false,
 ): Membership {
   return new Membership({
     nodes,
@@ -14,6 +15,6 @@ export function member(
     incarnation,
     scheduler,
     monotonic: () => scheduler.now(),
-    facts: () => ({ url: "", region: "r", load: 0, draining: false, version: "t", protocol: 1 }),
+    facts: () => ({ url: "", region: "r", load: 0, draining: draining(), version: "t", protocol: 1 }),
   });
 }
