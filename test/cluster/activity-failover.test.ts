@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { connectNats, decodeClaim, NatsKvStore } from "../../fleet/index.ts";
 import type { ActivityTransferView, FoyerClient } from "../../gateway/client/index.ts";
 import { eventually } from "../support/node.ts";
 import { useProcessFleet } from "../support/process-fleet.ts";
@@ -10,6 +11,8 @@ import { useProcessFleet } from "../support/process-fleet.ts";
  * An activity lobby across a kill -9 of its node (docs/activity.md, "Restore after a failover"): three
  * node processes over a 3-server NATS cluster. The survivor that takes the lobby over serves it with its
  * players, and its countdown keeps its absolute deadline: the seconds the node was dead still count.
+ * A lobby killed after its start leaves transfers that name a dead node: joining the room through any
+ * survivor sends the player on to the survivor that took the room over (`redirect`, reason `room`).
  */
 
 const failureTimeoutMs = 3_000;
@@ -19,7 +22,9 @@ const waitTime = 20;
 function activitiesFile(): string {
   const path = join(mkdtempSync(join(tmpdir(), "foyer-activity-failover-")), "activities.json");
   const duo = { id: "duo", map: "1203", minTeams: 2, maxTeams: 4, minTeamSize: 1, maxTeamSize: 1 };
-  writeFileSync(path, JSON.stringify({ activities: [{ ...duo, waitTime, startDelay: 1 }] }));
+  // `quick` starts soon: its lobby is killed after the start, with its transfers out.
+  const quick = { ...duo, id: "quick", waitTime: 3, startDelay: 1 };
+  writeFileSync(path, JSON.stringify({ activities: [{ ...duo, waitTime, startDelay: 1 }, quick] }));
   return path;
 }
 
@@ -115,4 +120,65 @@ describe("an activity lobby across a kill -9 of its node", () => {
       expect((await p.client.enterActivityRoom(t.frame)).room).toBe(a.frame.room);
     }
   }, 120_000);
+
+  it("a transfer whose node died takes its players to their room, through a survivor that does not own it", async () => {
+    fleet.closePlayers();
+    // A fourth node, where `quick`'s directory, lobby and room start (its first ask is made there).
+    const n4 = fleet.start("n4");
+    const n4Url = await n4.url;
+    urls.push(n4Url);
+    const carol = await player("af-carol", n4Url);
+    const dave = await player("af-dave", n4Url);
+    const { lobby } = await carol.client.joinActivity("quick");
+    expect((await dave.client.joinActivity("quick")).lobby).toBe(lobby);
+    await eventually(() => {
+      expect(carol.transfers).toHaveLength(1);
+      expect(dave.transfers).toHaveLength(1);
+    }, 30_000);
+    for (const p of [carol, dave]) expect(p.landings).toEqual(["n4"]);
+    const transfers = new Map([carol, dave].map((p) => [p, p.transfers[0]!.frame]));
+    const room = carol.transfers[0]!.frame.room;
+    expect(carol.transfers[0]!.frame.url).toBe(n4Url);
+
+    n4.child.kill("SIGKILL");
+    await n4.exited;
+    for (const p of [carol, dave]) p.client.close();
+
+    // A survivor takes the room over; the other survivor is the stale way in.
+    const survivors = nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+    expect(survivors).toHaveLength(2);
+    let roomOwner = "";
+    await eventually(async () => {
+      roomOwner = (await claimOwner(`room/${room}`)) ?? "";
+      expect(survivors.map((n) => n.id)).toContain(roomOwner);
+    }, failureTimeoutMs + 30_000);
+    const stale = survivors.find((n) => n.id !== roomOwner)!;
+    const staleUrl = await stale.url;
+
+    // Each comes back on the stale survivor with the transfer it holds, and enters the room from there.
+    const back = await Promise.all(["af-carol", "af-dave"].map((id) => player(id, staleUrl)));
+    for (const [i, p] of back.entries()) {
+      expect((await p.client.enterActivityRoom(transfers.get([carol, dave][i]!)!)).room).toBe(room);
+    }
+    await eventually(() => {
+      for (const p of back) {
+        expect(p.landings.at(-1)).toBe(roomOwner);
+        expect(p.client.room?.code).toBe(room);
+        expect(p.client.room?.seats.map((s) => s.player)).toEqual(["af-carol", "af-dave"]);
+      }
+    }, 20_000);
+    // They were sent there from the stale survivor, and stayed: no trip back to the lobby's node.
+    for (const p of back) expect(p.landings).toEqual([stale.id, roomOwner]);
+  }, 150_000);
 });
+
+/** The node the claim of `key` names, as the store holds it. */
+async function claimOwner(key: string): Promise<string | null> {
+  const nc = await connectNats({ servers: fleet.nats().urls });
+  try {
+    const entry = await (await new NatsKvStore(nc).bucket("claims")).get(key);
+    return entry === null ? null : decodeClaim(entry.value).node;
+  } finally {
+    await nc.close();
+  }
+}
