@@ -2,9 +2,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { connectNats, decodeSnapshot, NatsKvStore } from "../../fleet/index.ts";
-import type { ActivityTransferView, FoyerClient } from "../../gateway/client/index.ts";
 import { runDrain, type DrainSummary } from "../../ops/admin/index.ts";
+import {
+  activityPlayer,
+  clockSlackMs as slackMs,
+  expectHeardDeadline,
+  storedCountdown,
+  type ActivityPlayer,
+  type StoredCountdown,
+} from "../support/activity-players.ts";
 import { eventually } from "../support/node.ts";
 import { useProcessFleet } from "../support/process-fleet.ts";
 
@@ -35,76 +41,7 @@ const fleet = useProcessFleet({
 });
 const { nodes, urls, admins } = fleet;
 
-interface Heard {
-  readonly line: string;
-  readonly event: string;
-  readonly time?: number;
-  /** The test's clock when it arrived (the nodes run on the same machine, so on the same clock). */
-  readonly at: number;
-}
-
-interface Player {
-  readonly id: string;
-  readonly client: FoyerClient;
-  readonly heard: Heard[];
-  readonly transfers: { frame: ActivityTransferView; at: number }[];
-  /** The node of every welcome. */
-  readonly landings: string[];
-}
-
-async function player(id: string, first: string): Promise<Player> {
-  const client = await fleet.player(id, first);
-  const p: Player = { id, client, heard: [], transfers: [], landings: [`n${urls.indexOf(first) + 1}`] };
-  client.on("activity", (frame) => {
-    const at = Date.now();
-    if ("time" in frame) {
-      p.heard.push({ line: `${frame.event} ${frame.time}`, event: frame.event, time: frame.time, at });
-    } else p.heard.push({ line: `${frame.event} ${frame.player}`, event: frame.event, at });
-  });
-  client.on("activityTransfer", (frame) => p.transfers.push({ frame, at: Date.now() }));
-  client.on("connected", (info) => p.landings.push(info.node));
-  return p;
-}
-
-/** Clock slack between the test's Date.now and a node's (one machine; whole milliseconds). */
-const slackMs = 2;
-
-/**
- * Where the countdown ends as the lobby tells it to a player, bracketed: the player joins again (the
- * lobby answers a repeated join with its full picture), and the `PHASE_WAIT_READY` of that picture was
- * computed between the request and its answer, so its deadline lies in [sent + time, answered + time].
- */
-async function bracket(p: Player): Promise<{ low: number; high: number }> {
-  const from = p.heard.length;
-  const sent = Date.now();
-  await p.client.joinActivity("duo");
-  const answered = Date.now();
-  let time = -1;
-  await eventually(() => {
-    const picture = p.heard.slice(from);
-    expect(picture[0]?.line).toBe(`PLAYER_ADDED ${p.id}`);
-    const phase = picture.find((h) => h.event === "PHASE_WAIT_READY");
-    expect(phase).toBeDefined();
-    time = phase!.time!;
-  }, 10_000);
-  return { low: sent + time * 1000 - slackMs, high: answered + time * 1000 + slackMs };
-}
-
-/** The lobby's stored snapshot: its epoch and its countdown's deadline (null while held). */
-async function stored(): Promise<{ epoch: number; deadline: number | null } | null> {
-  const nc = await connectNats({ servers: fleet.nats().urls });
-  try {
-    const entry = await (await new NatsKvStore(nc).bucket("lobbies")).get(LOBBY);
-    if (entry === null) return null;
-    const snapshot = decodeSnapshot(entry.value);
-    const stage = (snapshot.state as { stage: { countdown?: { running: boolean; deadline?: number } } })
-      .stage;
-    const countdown = stage.countdown;
-    return { epoch: snapshot.epoch, deadline: countdown?.running === true ? countdown.deadline! : null };
-  } finally {
-    await nc.close();
-  }
-}
+const player = (id: string, first: string): Promise<ActivityPlayer> => activityPlayer(fleet, id, first);
 
 describe("an activity lobby across a drain of its node", () => {
   it("moves with its players, keeps its countdown's deadline to the millisecond, and starts at it", async () => {
@@ -120,17 +57,13 @@ describe("an activity lobby across a drain of its node", () => {
     const ownerIndex = Number(owner.slice(1)) - 1;
 
     // The deadline as stored, and as each player hears it: the same instant.
-    let before: { epoch: number; deadline: number | null } | null = null;
+    let before: StoredCountdown | null = null;
     await eventually(async () => {
-      before = await stored();
+      before = await storedCountdown(fleet, LOBBY);
       expect(before?.deadline).not.toBeNull();
     }, 10_000);
     const deadline = before!.deadline!;
-    for (const p of [alice, bob]) {
-      const seen = await bracket(p);
-      expect(deadline).toBeGreaterThanOrEqual(seen.low);
-      expect(deadline).toBeLessThanOrEqual(seen.high);
-    }
+    for (const p of [alice, bob]) await expectHeardDeadline(p, "duo", deadline);
 
     // Drain the lobby's node, as an operator would.
     const drainedAt = Date.now();
@@ -170,17 +103,13 @@ describe("an activity lobby across a drain of its node", () => {
       }
     }
     // …and exactly at it: stored under the new owner's epoch with the same deadline, and heard as such.
-    let after: { epoch: number; deadline: number | null } | null = null;
+    let after: StoredCountdown | null = null;
     await eventually(async () => {
-      after = await stored();
+      after = await storedCountdown(fleet, LOBBY);
       expect(after?.epoch).toBeGreaterThan(before!.epoch);
     }, 10_000);
     expect(after!.deadline).toBe(deadline);
-    for (const p of [alice, bob]) {
-      const seen = await bracket(p);
-      expect(deadline).toBeGreaterThanOrEqual(seen.low);
-      expect(deadline).toBeLessThanOrEqual(seen.high);
-    }
+    for (const p of [alice, bob]) await expectHeardDeadline(p, "duo", deadline);
 
     // At the deadline (never before it) both go to one room on the new owner, each with its own token,
     // and take their seats there.
