@@ -1,9 +1,11 @@
 import { drawCode, normalizeCode, roomKey } from "../actors/lobby/index.ts";
 import { directRoomInitSchema } from "../actors/room/index.ts";
 import type { ActorSystem, AskResult, BlobRef, Random, RequestId } from "../actors/runtime/index.ts";
-import type { RoomRequestFrame, RoomRequestOf } from "./protocol/room-client-frames.ts";
-import type { Session } from "./session-registry.ts";
 import type { BlobRequests } from "./blob-requests.ts";
+import type { OwnerLocation } from "./lobby-requests.ts";
+import type { RoomRequestFrame, RoomRequestOf } from "./protocol/room-client-frames.ts";
+import type { RedirectReason } from "./protocol/server-frames.ts";
+import type { Session } from "./session-registry.ts";
 
 /** Where room requests go, how room codes are drawn and whether this node may open another room. */
 export interface RoomRequestsDeps {
@@ -14,6 +16,14 @@ export interface RoomRequestsDeps {
   readonly canOpenRoom?: () => boolean;
   /** Where a create's document comes from (`blob`: a finished upload of the creator). */
   readonly blobs?: BlobRequests;
+  /**
+   * In a fleet: where the node that owns a room is. A room's pushes reach only sockets on its own node,
+   * so a join of a room owned elsewhere (a transfer that names a node the room has left, after a
+   * failover) redirects the player there; the SDK follows and re-sends the join. Never rejects.
+   */
+  readonly ownerOf?: (key: string) => Promise<OwnerLocation>;
+  /** Called once per `redirect` frame sent. */
+  readonly onRedirect?: (reason: RedirectReason) => void;
 }
 
 /** Room codes: six letters, as a lobby's rooms have (SPEC §5). */
@@ -22,6 +32,8 @@ const roomCodeAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const roomCodePattern = /^[A-Z]{1,16}$/;
 const maxCodeDraws = 8;
 const busyRetryMs = 1_000;
+/** How soon the SDK re-sends a join it was redirected for (on the room's node). */
+const redirectRetryMs = 100;
 
 const notInRoom: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not seated in a room" };
 
@@ -176,6 +188,8 @@ export class RoomRequests {
     const key = roomKey(code);
     const busy = this.elsewhere(session, key);
     if (busy) return busy;
+    const away = await this.ownedElsewhere(session, key, code);
+    if (away) return away;
     const result = await this.deps.system.ask(
       key,
       {
@@ -194,6 +208,30 @@ export class RoomRequests {
       if (session.room !== key) this.seat(session, key);
     } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no room has the code ${code}`);
     return result;
+  }
+
+  /**
+   * A room owned by another node: the player's socket is sent there (`redirect`, reason `room`) and the
+   * join is answered retryable MOVED, which the SDK re-sends on the owner; the room is not asked. A room
+   * whose owner went silent is UNAVAILABLE until a survivor took it over. Undefined when the room is here
+   * (or nobody owns the code: the ask then answers NOT_FOUND).
+   */
+  private async ownedElsewhere(session: Session, key: string, code: string): Promise<AskResult | undefined> {
+    if (this.deps.ownerOf === undefined) return undefined;
+    const owner = await this.deps.ownerOf(key);
+    if (owner.kind === "here") return undefined;
+    if (owner.kind === "waiting") {
+      const message = `room ${code} is being taken over by another node`;
+      return { ok: false, code: "UNAVAILABLE", message, retryAfterMs: owner.retryAfterMs };
+    }
+    session.send({ type: "redirect", url: owner.url, reason: "room" });
+    this.deps.onRedirect?.("room");
+    return {
+      ok: false,
+      code: "MOVED",
+      message: `room ${code} lives on another node`,
+      retryAfterMs: redirectRetryMs,
+    };
   }
 
   private seat(session: Session, key: string): void {

@@ -113,6 +113,11 @@ export async function locateLobby(
       // Not this gateway's lobby: when this socket closes behind the redirect, the lobby must not hear
       // of a drop (it would race the member's arrival at the owner and could cost it its seat).
       if (activity && session.activity === lobby) session.activity = null;
+      // An activity lobby that started only sees its players off to their room, which may live on
+      // another node than the lobby (a failover took them over apart): a player sent to its room must
+      // not be sent back to the lobby (and from there to the room again). It goes on with its transfer.
+      if (activity && (await startedActivity(system, lobby))) return;
+      if (session.socket !== socket) return;
       session.send({ type: "redirect", url: owner.url, reason: activity ? "activity" : "lobby" });
       return;
     }
@@ -131,6 +136,12 @@ export async function locateLobby(
     if (session.socket !== socket) return;
     marked = await system.ask(lobby, back);
   }
+}
+
+/** True when the activity lobby `key` says it has started; false when it says not, or cannot say now. */
+async function startedActivity(system: ActorSystem, key: string): Promise<boolean> {
+  const status = await system.ask(key, { type: "status" });
+  return status.ok && (status.value as { started?: unknown } | undefined)?.started === true;
 }
 
 /** How long a resumed member waits for its registry and lobby to be taken over after their node died. */

@@ -2,7 +2,7 @@ import type { ActorContext, ActorKind } from "../runtime/index.ts";
 import type { Step } from "./activity-env.ts";
 import type { ActivityLobbyMessage } from "./activity-lobby-messages.ts";
 import { activityLobbyInitSchema, parseActivityLobbyMessage } from "./activity-lobby-messages.ts";
-import { activityLobbyIdle, handleActivityLobby } from "./activity-lobby-machine.ts";
+import { activityLobbyIdle, activityLobbyPinned, handleActivityLobby } from "./activity-lobby-machine.ts";
 import type { ActivityLobbyOptionsInput } from "./activity-lobby-options.ts";
 import { activityLobbyOptionsSchema } from "./activity-lobby-options.ts";
 import type { ActivityLobbyState } from "./activity-lobby-state.ts";
@@ -46,5 +46,6 @@ export function activityLobbyKind(
       ),
     upgrade: upgradeActivityLobbyState,
     idle: activityLobbyIdle,
+    pinned: activityLobbyPinned,
   };
 }

@@ -7,6 +7,7 @@ import { join, leave, setReady } from "./activity-membership.ts";
 import { countdownFired, roomEnded, transferEnded } from "./activity-start.ts";
 import { graceTimerPlayer, transferTimerName } from "./activity-timers.ts";
 import { countdownTimerName } from "./countdown.ts";
+import { reply } from "./step.ts";
 
 /** The activity lobby's transition function: one message in, the next state and its effects out. */
 
@@ -27,6 +28,9 @@ export function handleActivityLobby(
       return connection(state, message, env);
     case "roomEnded":
       return roomEnded(state, message.room);
+    case "status":
+      // Read only: a started lobby has nothing left to tell its players but their transfers.
+      return { state, effects: [reply({ started: state.stage.phase === "started" })] };
     case "timer":
       return timerFired(state, message.name, env);
     case "restored":
@@ -39,6 +43,15 @@ function timerFired(state: ActivityLobbyState, name: string, env: ActivityEnv): 
   if (name === transferTimerName) return transferEnded(state);
   const player = graceTimerPlayer(name);
   return player === undefined ? { state, effects: [] } : graceExpired(state, player, env);
+}
+
+/**
+ * True while the lobby has started and sees its players off to its room: a drain leaves it on the node of
+ * that room (which a running match pins there too) until its players loaded, the room ended or the
+ * transfer window closed, so its players are never sent away from their room.
+ */
+export function activityLobbyPinned(state: ActivityLobbyState): boolean {
+  return state.stage.phase === "started";
 }
 
 /**

@@ -23,6 +23,8 @@ export const activityLobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("connection"), player: playerIdSchema, connected: z.boolean() }),
   // From the lobby's room when its match is over (rooms tell the lobby that started them).
   z.strictObject({ type: z.literal("roomEnded"), room: codeSchema }),
+  // From a gateway on another node, before it sends a returning player here: has the lobby started?
+  z.strictObject({ type: z.literal("status") }),
 ]);
 
 /** An activity lobby message. */

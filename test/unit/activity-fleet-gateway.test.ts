@@ -133,6 +133,58 @@ describe("joinActivity in a fleet", () => {
   });
 });
 
+describe("joinRoom in a fleet (a transfer whose node no longer owns the room)", () => {
+  const ROOM = "room/QWERTZ";
+  const roomAnswers = (key: string): AskResult =>
+    key === ROOM
+      ? { ok: true, value: { room: "QWERTZ", side: 1 } }
+      : { ok: false, code: "NOT_FOUND", message: "none" };
+  const join = { type: "joinRoom", id: 1, code: "qwertz", token: "t0k3n" } as const;
+
+  it("a room owned elsewhere: redirect {reason: room} and retryable MOVED; the room is not asked", async () => {
+    const { requests, asked, redirects } = requestsWith(
+      { kind: "elsewhere", url: "ws://n2/ws" },
+      roomAnswers,
+    );
+    const s = session();
+    s.activity = LOBBY;
+    const result = await requests.handle(s, join);
+    expect(result).toMatchObject({ ok: false, code: "MOVED" });
+    expect(!result.ok && result.retryAfterMs).toBeGreaterThan(0);
+    expect(s.socket.frames).toEqual([{ type: "redirect", url: "ws://n2/ws", reason: "room" }]);
+    expect(redirects).toEqual(["room"]);
+    expect(asked).toEqual([]);
+    // Nothing changed here: the session is still in its activity lobby and seated nowhere.
+    expect(s.activity).toBe(LOBBY);
+    expect(s.room).toBeNull();
+  });
+
+  it("a room whose owner is being taken over: UNAVAILABLE with its wait, no redirect", async () => {
+    const { requests, asked } = requestsWith({ kind: "waiting", retryAfterMs: 300 }, roomAnswers);
+    const s = session();
+    const result = await requests.handle(s, join);
+    expect(result).toEqual({
+      ok: false,
+      code: "UNAVAILABLE",
+      message: expect.any(String),
+      retryAfterMs: 300,
+    });
+    expect(s.socket.frames).toEqual([]);
+    expect(asked).toEqual([]);
+  });
+
+  it("a room here is joined with the token, and the session is seated in it", async () => {
+    const { requests, asked } = requestsWith({ kind: "here" }, roomAnswers);
+    const s = session();
+    s.activity = LOBBY;
+    expect(await requests.handle(s, join)).toEqual({ ok: true, value: { room: "QWERTZ", side: 1 } });
+    expect(asked).toEqual([`${ROOM} join`]);
+    expect(s.room).toBe(ROOM);
+    expect(s.activity).toBeNull();
+    expect(s.socket.frames).toEqual([]);
+  });
+});
+
 describe("locateLobby finds activity lobbies", () => {
   const registered = (key: string, message: { type: string }): AskResult =>
     key === "player/p1" && message.type === "get" ? { ok: true, value: { lobby: LOBBY } } : { ok: true };
@@ -153,7 +205,34 @@ describe("locateLobby finds activity lobbies", () => {
     await locateLobby(system, s, s.socket, () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }));
     expect(s.socket.frames).toEqual([{ type: "redirect", url: "ws://n3/ws", reason: "activity" }]);
     expect(s.activity).toBeNull();
-    expect(asked).toEqual(["player/p1 get"]);
+    // The lobby is asked whether it started, nothing more: it hears the player is back on its own node.
+    expect(asked).toEqual(["player/p1 get", `${LOBBY} status`]);
+  });
+
+  it("elsewhere but started: no redirect (the player goes on to its room with its transfer)", async () => {
+    const { system, asked, told } = stubSystem((key, message) =>
+      key === LOBBY && message.type === "status"
+        ? { ok: true, value: { started: true } }
+        : registered(key, message),
+    );
+    const s = session();
+    s.activity = LOBBY;
+    await locateLobby(system, s, s.socket, () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }));
+    expect(s.socket.frames).toEqual([]);
+    expect(s.activity).toBeNull();
+    expect(asked).toEqual(["player/p1 get", `${LOBBY} status`]);
+    expect(told).toEqual([`${LOBBY} connection`]);
+  });
+
+  it("elsewhere, and the lobby cannot say whether it started: redirected as before", async () => {
+    const { system } = stubSystem((key, message) =>
+      key === LOBBY
+        ? { ok: false, code: "UNAVAILABLE", message: "taken over", retryAfterMs: 100 }
+        : registered(key, message),
+    );
+    const s = session();
+    await locateLobby(system, s, s.socket, () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }));
+    expect(s.socket.frames).toEqual([{ type: "redirect", url: "ws://n3/ws", reason: "activity" }]);
   });
 
   it("a private lobby elsewhere is still redirected with reason lobby", async () => {

@@ -189,3 +189,23 @@ describe("activity lobby start", () => {
     ]);
   });
 });
+
+describe("a started lobby and the fleet", () => {
+  it("answers `status` with whether it started, and changes nothing", () => {
+    const waiting = activityLobbyOf(["alice", "bob"]);
+    const before = waiting.state;
+    expect(waiting.send({ type: "status" })).toEqual([{ type: "reply", value: { started: false } }]);
+    expect(waiting.state).toBe(before);
+    const { d } = started(["alice", "bob"]);
+    const startedState = d.state;
+    expect(d.send({ type: "status" })).toEqual([{ type: "reply", value: { started: true } }]);
+    expect(d.state).toBe(startedState);
+  });
+
+  it("is pinned to its node (a drain leaves it with its room) until it stops; a waiting lobby is not", () => {
+    const waiting = activityLobbyOf(["alice", "bob"]);
+    expect(waiting.kind.pinned?.(waiting.state)).toBe(false);
+    const { d } = started(["alice", "bob"]);
+    expect(d.kind.pinned?.(d.state)).toBe(true);
+  });
+});
