@@ -5,6 +5,7 @@ import { startNode } from "./node/start-node.ts";
 import { runClusterBench } from "./bench/cluster-bench.ts";
 import { runFailoverBench } from "./bench/failover-bench.ts";
 import { runDrainBench } from "./bench/drain-bench.ts";
+import { runScaleBench } from "./bench/scale-bench.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runCluster } from "./cluster.ts";
@@ -161,11 +162,11 @@ program
 program
   .command("bench")
   .description(
-    "benchmark an embedded node (lobby, rooms) or a local 3-node fleet (cluster, failover) and print figures",
+    "benchmark an embedded node (lobby, rooms), a local 3-node fleet (cluster, failover, drain) or fleets of 1 to 5 nodes (scale) and print figures",
   )
   .addOption(
     new Option("--scenario <name>", "what to measure")
-      .choices(["lobby", "cluster", "rooms", "failover", "drain"])
+      .choices(["lobby", "cluster", "rooms", "failover", "drain", "scale"])
       .default("lobby"),
   )
   .option("--clients <n>", "lobby, cluster: concurrent clients", "32")
@@ -175,13 +176,14 @@ program
   .option("--turn-ms <ms>", "rooms: the turn length", "100")
   .option(
     "--lobbies <n>",
-    "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000)",
+    "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000); scale: idle lobbies for the memory figure (500)",
   )
   .option(
     "--members <n>",
     "failover: members (SDK clients) per lobby, the host included (1); drain: connected members of each lobby (4)",
   )
   .option("--failure-timeout-ms <ms>", "failover: the nodes' failure timeout", "3000")
+  .option("--nodes <n>", "scale: the largest fleet measured (1 to n node processes)", "5")
   .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
   .option("--json", "print the figures as one JSON object on the last line")
   .action(
@@ -195,6 +197,7 @@ program
       lobbies?: string;
       members?: string;
       failureTimeoutMs: string;
+      nodes: string;
       probes: string;
       json?: boolean;
     }) => {
@@ -217,6 +220,16 @@ program
             lobbies: Number(opts.lobbies ?? 1000),
             members: Number(opts.members ?? 1),
             failureTimeoutMs: Number(opts.failureTimeoutMs),
+            json,
+          });
+          return;
+        case "scale":
+          await runScaleBench({
+            sizes: Array.from({ length: Number(opts.nodes) }, (_, i) => i + 1),
+            pairs: Math.max(1, Math.floor(Number(opts.clients) / 2)),
+            rounds: 10,
+            idleLobbies: Number(opts.lobbies ?? 500),
+            idleSeconds: Math.min(Number(opts.seconds), 5),
             json,
           });
           return;

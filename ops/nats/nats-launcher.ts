@@ -173,6 +173,11 @@ export class NatsLauncher {
     return this.slot(i).config;
   }
 
+  /** The process id of server `i`, or undefined while it is not running. */
+  pid(i: number): number | undefined {
+    return this.slot(i).process?.pid;
+  }
+
   isRunning(i: number): boolean {
     return this.slot(i).process !== undefined;
   }
