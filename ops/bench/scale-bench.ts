@@ -34,6 +34,8 @@ export interface ScaleFigures {
   readonly natsBytesPerOp: number;
   /** KV writes (stream sequence numbers used in every bucket), per op, idle writes taken out. */
   readonly kvWritesPerOp: number;
+  /** The same by bucket (`claims`, `lobbies`, `nodes`, …): which stream the load lands on. */
+  readonly kvWritesPerOpByBucket: Readonly<Record<string, number>>;
   /** What an idle fleet costs per node and second: heartbeats and watches. */
   readonly idlePerNodeSecond: { readonly natsMsgs: number; readonly kvWrites: number };
   /** Resident memory the node processes gained per idle lobby with its connected host. */
@@ -157,6 +159,12 @@ async function measureSize(
       natsMsgsPerOp: round3((after.msgs - before.msgs - idleMsgsPerS * opsSeconds) / ops),
       natsBytesPerOp: Math.round((after.bytes - before.bytes) / ops),
       kvWritesPerOp: round3((after.kvWrites - before.kvWrites - idleWritesPerS * opsSeconds) / ops),
+      kvWritesPerOpByBucket: Object.fromEntries(
+        [...after.byBucket].map(([bucket, seq]) => [
+          bucket,
+          round3((seq - (before.byBucket.get(bucket) ?? 0)) / ops),
+        ]),
+      ),
       idlePerNodeSecond: { natsMsgs: round3(idleMsgsPerS / size), kvWrites: round3(idleWritesPerS / size) },
       memoryKiBPerLobby: round3((rssAfter - rssBefore) / options.idleLobbies),
     };
@@ -177,7 +185,15 @@ function formatFigures(f: ScaleFigures): string {
 }
 
 /** Messages and bytes every server received, and KV writes (stream sequences used) over all buckets. */
-async function natsCounters(nats: NatsLauncher): Promise<{ msgs: number; bytes: number; kvWrites: number }> {
+interface NatsCounters {
+  readonly msgs: number;
+  readonly bytes: number;
+  readonly kvWrites: number;
+  /** Stream sequence numbers used, by bucket name. */
+  readonly byBucket: ReadonlyMap<string, number>;
+}
+
+async function natsCounters(nats: NatsLauncher): Promise<NatsCounters> {
   let msgs = 0;
   let bytes = 0;
   const lastSeq = new Map<string, number>();
@@ -202,8 +218,12 @@ async function natsCounters(nats: NatsLauncher): Promise<{ msgs: number; bytes: 
     }
   }
   let kvWrites = 0;
-  for (const seq of lastSeq.values()) kvWrites += seq;
-  return { msgs, bytes, kvWrites };
+  const byBucket = new Map<string, number>();
+  for (const [stream, seq] of lastSeq) {
+    kvWrites += seq;
+    byBucket.set(stream.slice("KV_".length), seq);
+  }
+  return { msgs, bytes, kvWrites, byBucket };
 }
 
 /** CPU seconds (user + system) used so far by the node processes and by the nats-servers. */
