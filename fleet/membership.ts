@@ -1,7 +1,7 @@
 import type { Scheduler } from "../actors/runtime/index.ts";
 import type { NodeIdentity } from "./claim.ts";
 import type { KvBucket, KvEntry } from "./kv.ts";
-import { isKvError, isWrongRevision } from "./kv-error.ts";
+import { isKvError, isTimeout, isUnavailable, isWrongRevision } from "./kv-error.ts";
 import {
   type Heartbeat,
   type NodeRecord,
@@ -70,6 +70,9 @@ export interface MembershipOptions {
   readonly facts: () => NodeFacts;
   readonly events?: MembershipEvents;
 }
+
+/** How long `join` keeps asking a store that times out or is unavailable before the start fails. */
+const joinPatienceMs = 30_000;
 
 /** Thrown by `join` when another live process already runs under this node id. */
 export class NodeIdConflictError extends Error {
@@ -157,12 +160,29 @@ export class Membership {
    * died) is taken over, which declares that incarnation dead.
    */
   async join(): Promise<void> {
+    // A store that does not answer yet (a cluster just started, or electing a leader) is asked again: every
+    // step below is safe to repeat, and a create that timed out but landed is found as our own record.
+    const giveUpAt = this.options.monotonic() + joinPatienceMs;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+      try {
+        await this.joinOnce();
+        break;
+      } catch (error) {
+        if (!(isTimeout(error) || isUnavailable(error)) || this.options.monotonic() >= giveUpAt) throw error;
+        await this.sleep(wait);
+      }
+    }
+    this.isFenced = false;
+    this.lease = { mono: this.options.monotonic(), wall: this.options.scheduler.now() };
+  }
+
+  private async joinOnce(): Promise<void> {
     for (;;) {
       const entry = await this.nodes.get(this.node);
       if (entry === null) {
         try {
           this.revision = await this.nodes.create(this.node, this.encodeHeartbeat());
-          break;
+          return;
         } catch (error) {
           if (isKvError(error) && error.code === "exists") continue;
           throw error;
@@ -183,13 +203,11 @@ export class Membership {
       }
       try {
         this.revision = await this.nodes.update(this.node, this.encodeHeartbeat(), entry.revision);
-        break;
+        return;
       } catch (error) {
         if (!isWrongRevision(error)) throw error;
       }
     }
-    this.isFenced = false;
-    this.lease = { mono: this.options.monotonic(), wall: this.options.scheduler.now() };
   }
 
   /** Starts the heartbeat rounds (after `join`). */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ManualScheduler } from "../../actors/runtime/index.ts";
 import {
+  KvError,
+  type KvBucket,
   MemoryKvServer,
   NodeIdConflictError,
   decodeNodeRecord,
@@ -30,6 +32,45 @@ describe("Membership.join", () => {
     const now = decodeNodeRecord((await nodes.get("n1"))!.value);
     expect(now).toMatchObject({ incarnation: "a2" });
     expect(restarted.mayAct()).toBe(true);
+  });
+
+  it("a store that times out (a get unanswered, a create that landed anyway) is asked again until it answers", async () => {
+    // Seen starting five node processes on a NATS cluster just started: the first `get nodes/<id>` timed
+    // out and the node process exited instead of asking again.
+    const scheduler = new ManualScheduler();
+    const inner = await new MemoryKvServer().connect().bucket("nodes");
+    let gets = 0;
+    let creates = 0;
+    const flaky: KvBucket = {
+      ...inner,
+      name: inner.name,
+      get: (key) => {
+        gets += 1;
+        if (gets === 1) return Promise.reject(new KvError("timeout", "get: no answer in time"));
+        return inner.get(key);
+      },
+      create: async (key, value) => {
+        creates += 1;
+        const revision = await inner.create(key, value);
+        if (creates === 1) throw new KvError("timeout", "create: no answer in time; it may have happened");
+        return revision;
+      },
+      update: (key, value, revision) => inner.update(key, value, revision),
+      put: (key, value) => inner.put(key, value),
+      delete: (key, opts) => inner.delete(key, opts),
+      keys: (prefix) => inner.keys(prefix),
+      watch: (opts, fn) => inner.watch(opts, fn),
+    };
+    const joining = member(flaky, "n1", "a1", scheduler);
+    let outcome: unknown;
+    void joining.join().then(
+      () => (outcome = "joined"),
+      (error: unknown) => (outcome = error),
+    );
+    for (let i = 0; i < 50 && outcome === undefined; i++) await scheduler.advance(100);
+    expect(outcome).toBe("joined");
+    expect(decodeNodeRecord((await inner.get("n1"))!.value)).toMatchObject({ incarnation: "a1" });
+    expect(joining.mayAct()).toBe(true);
   });
 
   it("a predecessor whose heartbeat moves during the wait is a second live process: refused", async () => {
