@@ -158,3 +158,8 @@ export function scenarioJsonSchema(): Record<string, unknown> {
     title: "Foyer protocol conformance scenario",
   };
 }
+
+/** The text of conformance/scenario.schema.json (formatted as prettier leaves it). */
+export function schemaFileText(): string {
+  return `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`;
+}
