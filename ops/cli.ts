@@ -13,6 +13,7 @@ import { runRollingRestart } from "./rolling-restart.ts";
 import { natsAuthOf } from "./nats/nats-auth.ts";
 import { httpUrlOf, runDrain, runStatus } from "./admin/index.ts";
 import { runChaos } from "./chaos/index.ts";
+import { runSuite } from "./conformance/run-suite.ts";
 
 /** `foyer`: run a node, benchmark it. */
 const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
@@ -296,6 +297,48 @@ program
       });
       if (opts.json === true) process.stdout.write(`${JSON.stringify(result.summary)}\n`);
       process.exitCode = result.failed ? 1 : 0;
+    },
+  );
+
+program
+  .command("conformance")
+  .description(
+    "run the protocol conformance scenarios (conformance/scenarios/) against a node over raw WebSockets, " +
+      "in JSON and msgpack; exit 1 when one fails (docs/conformance.md)",
+  )
+  .requiredOption("--url <url>", "the node's WebSocket URL, e.g. ws://127.0.0.1:7350")
+  .option("--scenario <name>", "run only this scenario")
+  .addOption(
+    new Option("--encoding <encoding>", "which encodings to run")
+      .choices(["json", "msgpack", "both"])
+      .default("both"),
+  )
+  .option(
+    "--token-key <kid:secret>",
+    "sign the players' tokens with this key (one of the node's --token-keys); default: the node's dev tokens",
+  )
+  .option("--timeout-ms <ms>", "how long an expectation waits", "5000")
+  .option("--json", "print one JSON object with every result")
+  .action(
+    async (opts: {
+      url: string;
+      scenario?: string;
+      encoding: string;
+      tokenKey?: string;
+      timeoutMs: string;
+      json?: boolean;
+    }) => {
+      process.exitCode = await runSuite(
+        {
+          url: opts.url,
+          encodings: opts.encoding === "both" ? ["json", "msgpack"] : [opts.encoding as "json" | "msgpack"],
+          timeoutMs: Number(opts.timeoutMs),
+          json: opts.json ?? false,
+          ...(opts.scenario === undefined ? {} : { scenario: opts.scenario }),
+          ...(opts.tokenKey === undefined ? {} : { tokenKey: opts.tokenKey }),
+        },
+        (text) => process.stdout.write(text),
+      );
     },
   );
 

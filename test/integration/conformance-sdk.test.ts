@@ -1,0 +1,135 @@
+import { Packr } from "msgpackr";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { FoyerClient, SocketLike } from "../../gateway/client/index.ts";
+import { FoyerClient as Client } from "../../gateway/client/foyer-client.ts";
+import { clientFrameSchema } from "../../gateway/protocol/client-frames.ts";
+import { PROTOCOL_VERSION } from "../../gateway/protocol/server-frames.ts";
+import { substitute, variableOf } from "../../ops/conformance/match.ts";
+import { loadScenarios } from "../../ops/conformance/scenarios.ts";
+import type { RunningNode } from "../../ops/node/start-node.ts";
+import { eventually, startTestNode, tokenFor } from "../support/node.ts";
+
+/**
+ * "The TypeScript SDK passes": every well-formed frame a scenario sends is one the SDK sends for the
+ * matching call — the same fields and values, the request id aside (the SDK numbers its own). The SDK's
+ * sockets are recorded; its calls go to a real node (refusals are fine: the frame is what is checked).
+ * Frames a scenario sends on purpose to be refused (unknown types, wrong fields) are not SDK calls.
+ */
+const unpack = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false });
+const sent: Record<string, unknown>[] = [];
+const sockets: WebSocket[] = [];
+
+/** A `ws` socket that records every frame the SDK sends. */
+class RecordingSocket extends WebSocket {
+  constructor(url: string) {
+    super(url);
+    sockets.push(this);
+  }
+  override send(data: Uint8Array | string): void {
+    sent.push((typeof data === "string" ? JSON.parse(data) : unpack.unpack(data)) as Record<string, unknown>);
+    super.send(data);
+  }
+}
+
+/** The SDK call that sends a frame of this type with these fields. */
+const calls: Record<string, (c: FoyerClient, f: Record<string, unknown>) => Promise<unknown>> = {
+  create: (c, f) => {
+    const { type: _t, id: _i, ...opts } = f;
+    return c.create(opts);
+  },
+  join: (c, f) => c.join(f.code as string),
+  leave: (c) => c.leave(),
+  ready: (c, f) => c.ready(f.ready as boolean),
+  profile: (c, f) => c.profile(f.name as string),
+  makeHost: (c, f) => c.makeHost(f.player as string),
+  start: (c, f) => c.start(f.mode as string),
+  return: (c) => c.return(),
+};
+
+let node: RunningNode;
+let sdk: FoyerClient;
+beforeAll(async () => {
+  node = await startTestNode();
+  sdk = new Client({
+    urls: [node.url],
+    token: tokenFor("sdk-player", "Sdk"),
+    reconnectMinMs: 20,
+    callTimeoutMs: 2_000,
+    WebSocket: RecordingSocket as unknown as new (url: string) => SocketLike,
+  });
+  await sdk.connect();
+});
+afterAll(async () => {
+  sdk.close();
+  await node.stop();
+});
+
+/** A scenario's send frame with its variables filled by sample values (captures have none at this point). */
+function sample(frame: Record<string, unknown>, clients: string[]): Record<string, unknown> {
+  const vars = new Map<string, unknown>(clients.map((c) => [c, `p-${c}`]));
+  const fill = (v: unknown): unknown => {
+    const name = variableOf(v);
+    if (name !== undefined && !vars.has(name))
+      vars.set(name, name === "token" ? "t" : `SAMPLE${name.toUpperCase()}`);
+    if (Array.isArray(v)) v.forEach(fill);
+    else if (typeof v === "object" && v !== null) Object.values(v).forEach(fill);
+    return v;
+  };
+  fill(frame);
+  return substitute(frame, vars) as Record<string, unknown>;
+}
+
+const covered = new Set<string>();
+const withoutId = ({ id: _id, ...rest }: Record<string, unknown>) => rest;
+
+describe("the TypeScript SDK sends the scenarios' frames", () => {
+  const scenarios = loadScenarios();
+  for (const scenario of scenarios) {
+    it(scenario.name, async () => {
+      for (const step of scenario.steps) {
+        if (!("send" in step)) continue;
+        const frame = sample(step.send, Object.keys(scenario.clients));
+        if (!clientFrameSchema.safeParse(frame).success) continue; // sent to be refused: no SDK call
+        const type = frame.type as string;
+        if (type === "hello" && frame.protocol !== PROTOCOL_VERSION) continue; // a version the SDK never speaks
+        if (type === "hello") {
+          // The SDK says hello by itself, in the scenario's shape: the same protocol, a token.
+          const hello = sent.find((f) => f.type === "hello");
+          expect(hello).toMatchObject({ type: "hello", protocol: frame.protocol, token: expect.any(String) });
+          expect(Object.keys(hello ?? {}).sort()).toEqual(
+            Object.keys(frame)
+              .filter((k) => k !== "resume")
+              .sort(),
+          );
+          covered.add(type);
+          continue;
+        }
+        if (type === "ping") continue; // the SDK pings inside pingData(); a keep-alive is not a call
+        const call = calls[type];
+        if (!call) throw new Error(`${scenario.name}: no SDK call maps to a "${type}" frame; add one here`);
+        const before = sent.length;
+        await call(sdk, frame).catch(() => undefined);
+        const frames = sent.slice(before).filter((f) => f.type === type);
+        expect(frames.length, `the SDK sent no ${type} frame`).toBeGreaterThan(0);
+        expect(frames[0]?.id).toEqual(expect.any(Number));
+        expect(withoutId(frames[0] ?? {})).toEqual(withoutId(frame));
+        covered.add(type);
+      }
+    });
+  }
+
+  it("covers every SDK call the scenarios map to, and the hello", () => {
+    expect([...covered].sort()).toEqual([...Object.keys(calls), "hello"].sort());
+  });
+
+  it("after a drop the SDK says hello with the resume token its welcome gave (resume-exactly-once)", async () => {
+    const hellos = () => sent.filter((f) => f.type === "hello");
+    const count = hellos().length;
+    const first = sockets.at(-1);
+    first?.terminate();
+    await eventually(() => expect(hellos().length).toBeGreaterThan(count), 10_000);
+    expect(hellos().at(-1)).toMatchObject({ type: "hello", protocol: 1, resume: expect.any(String) });
+    expect(Object.keys(hellos().at(-1) ?? {}).sort()).toEqual(["protocol", "resume", "token", "type"]);
+  });
+});
