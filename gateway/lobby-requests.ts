@@ -191,6 +191,7 @@ export class LobbyRequests {
       case "browse":
         return this.deps.system.ask("directory/lobbies", {
           type: "browse",
+          ...(frame.kind === undefined ? {} : { kind: frame.kind }),
           ...(frame.mode === undefined ? {} : { mode: frame.mode }),
           ...(frame.freeOnly === undefined ? {} : { freeOnly: frame.freeOnly }),
         });

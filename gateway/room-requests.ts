@@ -105,7 +105,7 @@ export class RoomRequests {
     frame: RoomRequestOf<"createRoom">,
     request: RequestId,
   ): Promise<AskResult> {
-    const { type: _type, id: _id, public: _public, blob: blobId, ...choices } = frame;
+    const { type: _type, id: _id, blob: blobId, ...choices } = frame;
     const registry = `player/${session.player}`;
     let intent: "beginCreate" | "replaceCreate" = "beginCreate";
     for (let draw = 0; draw < maxCodeDraws; draw++) {
