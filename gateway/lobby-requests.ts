@@ -99,6 +99,8 @@ export class LobbyRequests {
       random: deps.random,
       ...(deps.blobs === undefined ? {} : { blobs: deps.blobs }),
       ...(deps.canOpenRoom === undefined ? {} : { canOpenRoom: deps.canOpenRoom }),
+      ...(deps.locateOwner === undefined ? {} : { ownerOf: (key: string) => this.ownerOf(key) }),
+      ...(deps.onRedirect === undefined ? {} : { onRedirect: deps.onRedirect }),
     });
     this.matchmaking = new MatchmakingRequests({ system: deps.system, lobbyTypes: deps.lobbyTypes ?? [] });
     this.activities = new ActivityRequests({

@@ -4,6 +4,8 @@ import type { ActorSystem, AskResult, BlobRef, Random, RequestId } from "../acto
 import type { RoomRequestFrame, RoomRequestOf } from "./protocol/room-client-frames.ts";
 import type { Session } from "./session-registry.ts";
 import type { BlobRequests } from "./blob-requests.ts";
+import type { OwnerLocation } from "./lobby-requests.ts";
+import type { RedirectReason } from "./protocol/server-frames.ts";
 
 /** Where room requests go, how room codes are drawn and whether this node may open another room. */
 export interface RoomRequestsDeps {
@@ -14,7 +16,18 @@ export interface RoomRequestsDeps {
   readonly canOpenRoom?: () => boolean;
   /** Where a create's document comes from (`blob`: a finished upload of the creator). */
   readonly blobs?: BlobRequests;
+  /**
+   * In a fleet: where the node that owns a key is. A room's frames reach only sockets on its own node, so
+   * a join of a room owned elsewhere redirects the player's socket there (the SDK follows and re-sends the
+   * join); one being taken over is refused UNAVAILABLE, which the SDK retries.
+   */
+  readonly ownerOf?: (key: string) => Promise<OwnerLocation>;
+  /** Called once per `redirect` frame sent (the node counts them). */
+  readonly onRedirect?: (reason: RedirectReason) => void;
 }
+
+/** How soon the SDK re-sends a join it was redirected for (on the room's node). */
+const redirectRetryMs = 100;
 
 /** Room codes: six letters, as a lobby's rooms have (SPEC §5). */
 export const roomCodeLength = 6;
@@ -176,6 +189,22 @@ export class RoomRequests {
     const key = roomKey(code);
     const busy = this.elsewhere(session, key);
     if (busy) return busy;
+    const owner = this.deps.ownerOf ? await this.deps.ownerOf(key) : undefined;
+    if (owner?.kind === "elsewhere") {
+      // A room seated here over NATS would push its frames to a node this player is not on.
+      session.send({ type: "redirect", url: owner.url, reason: "room" });
+      this.deps.onRedirect?.("room");
+      return {
+        ok: false,
+        code: "MOVED",
+        message: `room ${code} lives on another node`,
+        retryAfterMs: redirectRetryMs,
+      };
+    }
+    if (owner?.kind === "waiting") {
+      const message = `room ${code} is being taken over by another node`;
+      return { ok: false, code: "UNAVAILABLE", message, retryAfterMs: owner.retryAfterMs };
+    }
     const result = await this.deps.system.ask(
       key,
       {

@@ -86,7 +86,7 @@ export const redirectFrame = z
   .object({
     type: z.literal("redirect"),
     url: z.string(),
-    reason: z.enum(["lobby", "activity", "drain", "moved"]),
+    reason: z.enum(["lobby", "activity", "drain", "moved", "room"]),
   })
   .strict();
 
