@@ -164,8 +164,10 @@ export class RoomRequests {
       const key = roomKey(code);
       const spawned = await this.deps.system.spawn(key, init.data, { request });
       if (spawned.created) {
-        if (spawned.result.ok) this.seat(session, key);
-        else if (blob) this.deps.blobs?.unclaim(session.player, blob);
+        if (spawned.result.ok) {
+          this.seat(session, key);
+          if (blob) this.deps.blobs?.held(blob, key);
+        } else if (blob) this.deps.blobs?.unclaim(session.player, blob);
         return spawned.result;
       }
       intent = "replaceCreate"; // the drawn code was taken by another room: draw again
