@@ -1,24 +1,37 @@
 import { randomUUID } from "node:crypto";
-import { BlobError, type BlobRef, type BlobStore } from "../actors/runtime/index.ts";
+import { BlobError, type BlobRef, type BlobStore, type BlobSweep } from "../actors/runtime/index.ts";
 import { BlobAssembly, checkDeclared, chunksOf, settled } from "./blob-upload.ts";
 
 interface Upload {
   readonly assembly: BlobAssembly;
   readonly chunks: Uint8Array[];
+  readonly begunAt: number;
+}
+
+interface Blob {
+  readonly ref: BlobRef;
+  readonly bytes: Uint8Array;
+  /** When it was completed, or last given a holder. */
+  at: number;
+  holder: string | null;
 }
 
 /** The embedded node's BlobStore: blobs in this process's memory, gone when it stops. */
 export class MemoryBlobStore implements BlobStore {
   private readonly uploads = new Map<string, Upload>();
-  private readonly blobs = new Map<string, { ref: BlobRef; bytes: Uint8Array }>();
+  private readonly blobs = new Map<string, Blob>();
 
-  constructor(readonly maxBytes: number) {}
+  /** `now` (wall-clock ms) dates completions and holds, for `sweep`. */
+  constructor(
+    readonly maxBytes: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   begin(size: number, digest: string): Promise<string> {
     return settled(() => {
       checkDeclared(size, digest, this.maxBytes);
       const id = randomUUID();
-      this.uploads.set(id, { assembly: new BlobAssembly(id, size, digest), chunks: [] });
+      this.uploads.set(id, { assembly: new BlobAssembly(id, size, digest), chunks: [], begunAt: this.now() });
       return id;
     });
   }
@@ -47,7 +60,7 @@ export class MemoryBlobStore implements BlobStore {
       throw error;
     }
     this.uploads.delete(id);
-    this.blobs.set(id, { ref, bytes: Buffer.concat(upload.chunks) });
+    this.blobs.set(id, { ref, bytes: Buffer.concat(upload.chunks), at: this.now(), holder: null });
     return ref;
   }
 
@@ -66,6 +79,34 @@ export class MemoryBlobStore implements BlobStore {
     this.uploads.delete(id);
     this.blobs.delete(id);
     return Promise.resolve();
+  }
+
+  hold(id: string, holder: string): Promise<void> {
+    const blob = this.blobs.get(id);
+    if (blob) {
+      blob.holder = holder;
+      blob.at = this.now();
+    }
+    return Promise.resolve();
+  }
+
+  async sweep(opts: BlobSweep): Promise<string[]> {
+    const before = this.now() - opts.olderThanMs;
+    const swept: string[] = [];
+    for (const [id, upload] of [...this.uploads]) {
+      if (upload.begunAt > before) continue;
+      this.uploads.delete(id);
+      swept.push(id);
+    }
+    for (const [id, blob] of [...this.blobs]) {
+      if (blob.at > before) continue;
+      if (blob.holder !== null && (await opts.inUse(blob.holder))) continue;
+      // Held meanwhile (a hold during the await) or deleted already: leave it.
+      if (this.blobs.get(id) !== blob || blob.at > before) continue;
+      this.blobs.delete(id);
+      swept.push(id);
+    }
+    return swept;
   }
 
   release(id: string): void {

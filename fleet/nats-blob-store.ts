@@ -1,6 +1,6 @@
 import type { JetStreamClient, NatsConnection, ObjectStore } from "nats";
 import { randomUUID } from "node:crypto";
-import { BlobError, type BlobRef, type BlobStore } from "../actors/runtime/index.ts";
+import { BlobError, type BlobRef, type BlobStore, type BlobSweep } from "../actors/runtime/index.ts";
 import { BlobAssembly, checkDeclared, settled } from "./blob-upload.ts";
 
 /** The fleet's blob bucket (a JetStream object store, `OBJ_foyer_blobs`). */
@@ -21,6 +21,7 @@ interface Upload {
   readonly controller: ReadableStreamDefaultController<Uint8Array>;
   /** The object store's put, running while chunks are fed to its stream; settles after close/error. */
   readonly stored: Promise<unknown>;
+  readonly begunAt: number;
 }
 
 /**
@@ -63,7 +64,12 @@ export class NatsBlobStore implements BlobStore {
     const stored = this.os.put({ name: id, metadata: { size: String(size), digest } }, stream);
     // A discarded upload rejects its put; nobody waits for it then.
     stored.catch(() => undefined);
-    this.uploads.set(id, { assembly: new BlobAssembly(id, size, digest), controller, stored });
+    this.uploads.set(id, {
+      assembly: new BlobAssembly(id, size, digest),
+      controller,
+      stored,
+      begunAt: Date.now(),
+    });
     return id;
   }
 
@@ -130,6 +136,37 @@ export class NatsBlobStore implements BlobStore {
     } catch {
       // Not there (never completed, or deleted already): nothing to delete.
     }
+  }
+
+  async hold(id: string, holder: string): Promise<void> {
+    const info = await this.os.info(id);
+    if (!info || info.deleted) return;
+    // Rewriting the meta also dates the hold: the sweep counts the blob's age from it.
+    await this.os.update(id, { metadata: { ...info.metadata, holder } });
+  }
+
+  /**
+   * Every node may sweep the one bucket (a blob deleted twice is deleted). Ages come from the objects'
+   * meta times, written by the servers. Uploads a killed node left unfinished never became objects; their
+   * chunks stay in the stream until the bucket is purged (not done here).
+   */
+  async sweep(opts: BlobSweep): Promise<string[]> {
+    const before = Date.now() - opts.olderThanMs;
+    const swept: string[] = [];
+    for (const [id, upload] of [...this.uploads]) {
+      if (upload.begunAt > before) continue;
+      this.discard(id, upload);
+      swept.push(id);
+    }
+    for (const info of await this.os.list()) {
+      if (info.deleted || this.uploads.has(info.name)) continue;
+      if (Date.parse(info.mtime) > before) continue;
+      const holder = info.metadata?.holder;
+      if (holder !== undefined && (await opts.inUse(holder))) continue;
+      await this.delete(info.name);
+      swept.push(info.name);
+    }
+    return swept;
   }
 
   release(id: string): void {

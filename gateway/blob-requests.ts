@@ -107,6 +107,15 @@ export class BlobRequests {
     return upload.finished;
   }
 
+  /**
+   * A claimed blob was given to the room `key`: the store records it as the blob's holder, so a sweep
+   * (`sweepOrphans`) keeps it while the room exists. Best effort: an unheld blob is only swept after the
+   * sweep's age, like any orphan.
+   */
+  held(ref: BlobRef, key: string): void {
+    this.deps.store.hold(ref.id, key).catch(() => undefined);
+  }
+
   /** A claimed blob whose room was not made goes back to its player, expiring again. */
   unclaim(player: string, ref: BlobRef): void {
     this.forget(ref.id);

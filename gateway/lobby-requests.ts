@@ -7,7 +7,7 @@ import {
   type RequestId,
 } from "../actors/runtime/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
-import { drawCode, normalizeCode, type LobbyOptions } from "../actors/lobby/index.ts";
+import { drawCode, normalizeCode, roomKey, type LobbyOptions } from "../actors/lobby/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
 import { MatchmakingRequests } from "./matchmaking-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
@@ -193,6 +193,7 @@ export class LobbyRequests {
       case "browse":
         return this.deps.system.ask("directory/lobbies", {
           type: "browse",
+          ...(frame.kind === undefined ? {} : { kind: frame.kind }),
           ...(frame.mode === undefined ? {} : { mode: frame.mode }),
           ...(frame.freeOnly === undefined ? {} : { freeOnly: frame.freeOnly }),
         });
@@ -213,6 +214,10 @@ export class LobbyRequests {
     if ("ok" in blob) return blob;
     const result = await this.inLobby(session, { type: "start", player, mode, blob }, request);
     if (!result.ok && !isRetryable(result.code)) this.deps.blobs.unclaim(player, blob);
+    if (result.ok) {
+      const room = (result.value as { room?: unknown } | undefined)?.room;
+      if (typeof room === "string") this.deps.blobs.held(blob, roomKey(room));
+    }
     return result;
   }
 

@@ -26,14 +26,15 @@ export interface RoomRequestsDeps {
   readonly onRedirect?: (reason: RedirectReason) => void;
 }
 
+/** How soon the SDK re-sends a join it was redirected for (on the room's node). */
+const redirectRetryMs = 100;
+
 /** Room codes: six letters, as a lobby's rooms have (SPEC §5). */
 export const roomCodeLength = 6;
 const roomCodeAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const roomCodePattern = /^[A-Z]{1,16}$/;
 const maxCodeDraws = 8;
 const busyRetryMs = 1_000;
-/** How soon the SDK re-sends a join it was redirected for (on the room's node). */
-const redirectRetryMs = 100;
 
 const notInRoom: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not seated in a room" };
 
@@ -117,7 +118,7 @@ export class RoomRequests {
     frame: RoomRequestOf<"createRoom">,
     request: RequestId,
   ): Promise<AskResult> {
-    const { type: _type, id: _id, public: _public, blob: blobId, ...choices } = frame;
+    const { type: _type, id: _id, blob: blobId, ...choices } = frame;
     const registry = `player/${session.player}`;
     let intent: "beginCreate" | "replaceCreate" = "beginCreate";
     for (let draw = 0; draw < maxCodeDraws; draw++) {
@@ -163,8 +164,10 @@ export class RoomRequests {
       const key = roomKey(code);
       const spawned = await this.deps.system.spawn(key, init.data, { request });
       if (spawned.created) {
-        if (spawned.result.ok) this.seat(session, key);
-        else if (blob) this.deps.blobs?.unclaim(session.player, blob);
+        if (spawned.result.ok) {
+          this.seat(session, key);
+          if (blob) this.deps.blobs?.held(blob, key);
+        } else if (blob) this.deps.blobs?.unclaim(session.player, blob);
         return spawned.result;
       }
       intent = "replaceCreate"; // the drawn code was taken by another room: draw again

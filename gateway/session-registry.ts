@@ -177,6 +177,12 @@ export class SessionRegistry implements Outbox {
         session.lastRoom = session.room;
         session.room = null;
         session.directRoom = false;
+      } else if (session.room === null && frame.ended !== true && frame.direct === true) {
+        // A room created directly seats this player and runs here (taken over after a failover, say):
+        // the session learns its room from the room itself, so its requests (the answer to the room's
+        // `turnsWanted` first) reach it before the SDK's own rejoin is through.
+        session.room = frame.key;
+        session.directRoom = true;
       }
       return;
     }

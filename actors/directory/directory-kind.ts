@@ -5,7 +5,7 @@ import { parseDirectoryMessage } from "./directory-messages.ts";
 import type { DirectoryState } from "./directory-state.ts";
 import { directorySchemaVersion, upgradeDirectoryState } from "./directory-state.ts";
 
-/** The directory kind (`directory/lobbies`): the browse list of public lobbies. */
+/** The directory kind (`directory/lobbies`): the browse list of public lobbies and public rooms. */
 
 /** Options of the directory kind; none yet, kept so every kind is made the same way. */
 export type DirectoryOptions = Record<string, never>;
@@ -15,11 +15,11 @@ export function directoryKind(_options: DirectoryOptions = {}): ActorKind<Direct
   return {
     kind: "directory",
     schemaVersion: directorySchemaVersion,
-    create: () => ({ state: { listings: {} }, effects: [] }),
+    create: () => ({ state: { listings: {}, rooms: {}, sweepAt: null }, effects: [] }),
     parse: parseDirectoryMessage,
     handle: handleDirectory,
     upgrade: upgradeDirectoryState,
-    // No timers: the list is kept by the lobbies' own listing and unlist messages.
-    idle: () => true,
+    // Its sweep timer runs while anything is listed; an empty list may rest in the store.
+    idle: (state) => state.sweepAt === null,
   };
 }

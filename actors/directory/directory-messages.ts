@@ -7,18 +7,31 @@ import {
   restoredSchema,
   timerFiredSchema,
 } from "../lobby/index.ts";
+import { roomListingSchema, roomUnlistSchema } from "../room/index.ts";
 
-/** What the directory accepts: public lobbies' listings, and browse requests from gateways. */
+/** What the directory accepts: public lobbies' and rooms' lines, and browse requests from gateways. */
+
+/** Which lines a browse wants: lobbies, rooms, or both. */
+export const browseKindSchema = z.enum(["lobbies", "rooms", "all"]);
+
+/** Which lines a browse wants. */
+export type BrowseKind = z.output<typeof browseKindSchema>;
+
+/** A browse request: `kind` (default `all`), one mode, only lines with a free seat. */
+export const browseMessageSchema = z.strictObject({
+  type: z.literal("browse"),
+  kind: browseKindSchema.optional(),
+  mode: modeSchema.optional(),
+  freeOnly: z.boolean().optional(),
+});
 
 /** Every message the directory handles. */
 export const directoryMessageSchema = z.discriminatedUnion("type", [
   lobbyListingSchema,
   lobbyUnlistSchema,
-  z.strictObject({
-    type: z.literal("browse"),
-    mode: modeSchema.optional(),
-    freeOnly: z.boolean().optional(),
-  }),
+  roomListingSchema,
+  roomUnlistSchema,
+  browseMessageSchema,
 ]);
 
 /** A directory message. */

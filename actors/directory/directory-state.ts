@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { lobbyListingSchema } from "../lobby/index.ts";
+import { roomListingSchema } from "../room/index.ts";
 
-/** The browse list: one line per public lobby, keyed by code. */
+/** The browse list: one line per public lobby and per public room in setup, keyed by code. */
 
-/** The version of the directory state's shape. */
+/** The version of the directory state's shape (rooms and the sweep were added with defaults). */
 export const directorySchemaVersion = 1;
 
 /** A public lobby's line, as last reported, with when it was. */
@@ -12,9 +13,18 @@ export const directoryEntrySchema = lobbyListingSchema.omit({ type: true }).exte
 /** One public lobby's line. */
 export type DirectoryEntry = z.output<typeof directoryEntrySchema>;
 
+/** A public room's line, as last reported, with when it was. */
+export const directoryRoomEntrySchema = roomListingSchema.omit({ type: true }).extend({ at: z.number() });
+
+/** One public room's line. */
+export type DirectoryRoomEntry = z.output<typeof directoryRoomEntrySchema>;
+
 /** The whole directory state. */
 export const directoryStateSchema = z.strictObject({
   listings: z.record(z.string(), directoryEntrySchema),
+  rooms: z.record(z.string(), directoryRoomEntrySchema).default({}),
+  /** When the `sweep` timer fires next; null while the list is empty (no timer). */
+  sweepAt: z.number().nullable().default(null),
 });
 
 /** The directory's state. */

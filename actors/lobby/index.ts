@@ -23,5 +23,5 @@ export { membersFit, seatMembers, teamOf } from "./seats.ts";
 export { blobRefSchema, roomInitSchema, transferTokenSchema } from "./room-init.ts";
 export type { RoomInit } from "./room-init.ts";
 export { restoredSchema, timerFiredSchema } from "./system-messages.ts";
-export { listingOf, lobbyListingSchema, lobbyUnlistSchema } from "./visibility.ts";
+export { listingCheckSchema, listingOf, lobbyListingSchema, lobbyUnlistSchema } from "./visibility.ts";
 export type { LobbyListing } from "./visibility.ts";

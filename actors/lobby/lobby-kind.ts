@@ -7,7 +7,7 @@ import type { LobbyOptions } from "./lobby-options.ts";
 import { lobbyOptionsSchema } from "./lobby-options.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { lobbySchemaVersion, roomRunning, upgradeLobbyState } from "./lobby-state.ts";
-import { visibilityEffects } from "./visibility.ts";
+import { announceEffects, visibilityEffects } from "./visibility.ts";
 
 /** The private-lobby actor kind (`lobby/<CODE>`), SPEC §1. */
 
@@ -19,9 +19,13 @@ function withVisibility(
   before: LobbyState | null,
   transition: Transition<LobbyState>,
   options: LobbyOptions,
+  announce: "asked" | "restored" | null = null,
 ): Transition<LobbyState> {
   const stopped = transition.effects.some((e) => e.type === "stop");
-  const visibility = visibilityEffects(before, transition.state, stopped, options);
+  const visibility =
+    announce !== null && !stopped
+      ? announceEffects(transition.state, options, announce === "asked")
+      : visibilityEffects(before, transition.state, stopped, options);
   if (visibility.length === 0 && !stopped) return transition;
   const effects: Effect[] = transition.effects.filter((e) => e.type !== "stop");
   effects.push(...visibility);
@@ -38,7 +42,13 @@ export function lobbyKind(options: LobbyOptions): ActorKind<LobbyState, LobbyMes
     create: (init, ctx) => withVisibility(null, createLobby(init, ctx), checked),
     parse: parseLobbyMessage,
     handle: (state, message, ctx) =>
-      withVisibility(state, handleLobby(state, message, { options: checked, ctx }), checked),
+      withVisibility(
+        state,
+        handleLobby(state, message, { options: checked, ctx }),
+        checked,
+        // Asked by the directory, or restored on a new node: say the listing again, changed or not.
+        message.type === "listingCheck" ? "asked" : message.type === "restored" ? "restored" : null,
+      ),
     upgrade: upgradeLobbyState,
     idle: lobbyIdle,
     // A lobby whose room runs stays with it; a drain moves it once the room has ended.

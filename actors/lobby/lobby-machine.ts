@@ -40,6 +40,9 @@ export function handleLobby(
       return timerFired(state, message.name, env);
     case "restored":
       return restored(state, message, env);
+    case "listingCheck":
+      // The kind adds the listing (lobby-kind.ts): nothing changes here.
+      return { state, effects: [] };
   }
 }
 

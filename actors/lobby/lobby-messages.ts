@@ -2,6 +2,7 @@ import { kindMessageParser, type Restored, type TimerFired } from "../runtime/in
 import { z } from "zod";
 import { codeSchema, metadataSchema, modeSchema, playerIdSchema, playerNameSchema } from "./fields.ts";
 import { blobRefSchema } from "./room-init.ts";
+import { listingCheckSchema } from "./visibility.ts";
 
 /** What a lobby accepts: from the gateway (players' requests, connection changes) and from its room. */
 
@@ -43,6 +44,8 @@ export const lobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("roomEnded"), room: codeSchema }),
   // From the runtime when the room the lobby spawned could not be created.
   z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1).max(200) }),
+  // From the directory: say the browse-list line again (the lobby kind answers it).
+  listingCheckSchema,
 ]);
 
 /** A lobby message. */

@@ -24,6 +24,13 @@ export type LobbyListing = z.output<typeof lobbyListingSchema>;
 /** What a public lobby tells the directory when it closes. */
 export const lobbyUnlistSchema = z.strictObject({ type: z.literal("unlist"), code: codeSchema });
 
+/**
+ * From the directory to a listed lobby or room it has not heard from for a while (or after its own
+ * restore): the actor answers with its current listing, or its unlist. An actor that is gone never
+ * answers, and the directory drops its line (docs/design.md, "The browse list").
+ */
+export const listingCheckSchema = z.strictObject({ type: z.literal("listingCheck") });
+
 /** The listing message for a lobby's current state. */
 export function listingOf(state: LobbyState, options: LobbyOptions): LobbyListing {
   return {
@@ -57,4 +64,15 @@ export function visibilityEffects(
   const listing = listingOf(after, options);
   if (before !== null && sameListing(listingOf(before, options), listing)) return [];
   return [{ type: "tell", to: directoryKey, message: listing }];
+}
+
+/**
+ * What a lobby tells the directory when asked (`listingCheck`) or after a restore on a new node (a tell it
+ * sent before its old node died may be lost): a public lobby its listing; a private one asked about (a
+ * stale line) its unlist, and nothing after a restore.
+ */
+export function announceEffects(state: LobbyState, options: LobbyOptions, asked: boolean): Effect[] {
+  if (!state.public && !asked) return [];
+  const message = state.public ? listingOf(state, options) : { type: "unlist", code: state.code };
+  return [{ type: "tell", to: directoryKey, message }];
 }

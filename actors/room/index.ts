@@ -24,3 +24,5 @@ export {
   turnMsSchema,
   turnSchema,
 } from "./room-fields.ts";
+export { listed, roomListingOf, roomListingSchema, roomUnlistSchema } from "./room-listing.ts";
+export type { RoomListing } from "./room-listing.ts";

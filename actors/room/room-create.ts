@@ -30,6 +30,8 @@ export const directRoomInitSchema = z.strictObject({
   options: roomOptionsSchema.optional(),
   /** The host's document, uploaded to the BlobStore first; the room keeps only this reference. */
   blob: blobRefSchema.optional(),
+  /** Listed in the browse list while in setup (docs/rooms.md, "The browse list"). */
+  public: z.boolean().optional(),
   ...clockChoices,
 });
 
@@ -61,6 +63,7 @@ function baseState(
     abandonAt: null,
     tokens: {},
     blob: init.blob ?? null,
+    public: false,
   };
 }
 
@@ -82,6 +85,7 @@ function createDirect(init: z.output<typeof directRoomInitSchema>, ctx: ActorCon
     phase: "setup",
     map: init.map ?? null,
     options: init.options ?? {},
+    public: init.public ?? false,
   };
   return { state, effects: [...pushRoom(state), reply({ room: init.code, side: 0 })] };
 }

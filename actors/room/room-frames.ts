@@ -29,6 +29,9 @@ export function roomFrame(state: RoomState): PushFrame {
     turnDurability: state.turnDurability,
     turn: state.lastTurn,
     paused: state.clock.status === "paused" ? state.clock.reason : null,
+    // Created directly (not by a lobby): the SDK joins it again after a reconnect to another node.
+    direct: state.lobby === null,
+    public: state.public,
     // Only a room with a document names it: `getRoomBlob` then streams it (docs/rooms.md "Large blobs").
     ...(state.blob === null ? {} : { blob: state.blob }),
   };

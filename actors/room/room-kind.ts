@@ -9,6 +9,7 @@ import { roomSchemaVersion } from "./room-state.ts";
 import { upgradeRoomState } from "./room-upgrade.ts";
 import { storedRoomState } from "./room-window.ts";
 import { releaseBlobOnStop } from "./room-blob.ts";
+import { withListing } from "./room-listing.ts";
 
 /** The relay room kind (`room/<CODE>`), SPEC §5. */
 
@@ -20,13 +21,18 @@ export function roomKind(_options: RoomOptions = {}): ActorKind<RoomState, RoomM
   return {
     kind: "room",
     schemaVersion: roomSchemaVersion,
-    create: createRoom,
+    create: (init, ctx) => withListing(null, createRoom(init, ctx)),
     parse: parseRoomMessage,
     handle: (state, message, ctx) =>
       releaseBlobOnStop(
-        message.type === "timer" && message.name === abandonTimerName
-          ? abandonFired(state)
-          : watchAbandon(handleRoom(state, message, ctx), ctx),
+        withListing(
+          state,
+          message.type === "timer" && message.name === abandonTimerName
+            ? abandonFired(state)
+            : watchAbandon(handleRoom(state, message, ctx), ctx),
+          // Asked by the directory, or restored on a new node: say the line again, changed or not.
+          message.type === "listingCheck" || message.type === "restored",
+        ),
       ),
     upgrade: upgradeRoomState,
     // The window of recent turns for players who come back lives in memory; the snapshot keeps its tail.

@@ -62,6 +62,9 @@ export function handleRoom(
       return restored(state, message, ctx);
     case "timer":
       return message.name === turnTimerName ? sendTurn(state, ctx) : { state, effects: [] };
+    case "listingCheck":
+      // The kind adds the listing (room-listing.ts): nothing changes here.
+      return { state, effects: [] };
   }
 }
 

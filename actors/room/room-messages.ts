@@ -1,6 +1,12 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { modeSchema, playerIdSchema, playerRefSchema, transferTokenSchema } from "../lobby/index.ts";
+import {
+  listingCheckSchema,
+  modeSchema,
+  playerIdSchema,
+  playerRefSchema,
+  transferTokenSchema,
+} from "../lobby/index.ts";
 import {
   chatChannelSchema,
   checksumValueSchema,
@@ -94,6 +100,8 @@ export const roomMessageSchema = z.discriminatedUnion("type", [
     lastTurn: turnSchema,
     digest: z.string().min(1).max(roomLimits.maxDigestLength),
   }),
+  // From the directory: say the browse-list line again (the room kind answers it, room-listing.ts).
+  listingCheckSchema,
 ]);
 
 /** A room message. */

@@ -42,9 +42,11 @@ export function connection(state: RoomState, message: RoomMessageOf<"connection"
   const seat = seatOf(state, player);
   if (seat === undefined) return notSeated(state, player);
   if (seat.connected === connected) {
-    // A reconnect the room already knew of: the player's new session still needs the room.
+    // A reconnect the room already knew of: the player's new session still needs the room — and, while
+    // a failover waits for this seat's turns, the question again (an answer sent before the session knew
+    // its room was refused, so the seat may never have reported).
     return connected
-      ? { state, effects: [...pushTo([player], roomFrame(state)), reply()] }
+      ? { state, effects: [...pushTo([player], roomFrame(state)), ...askForTurns(state, [player]), reply()] }
       : unchanged(state);
   }
   const next = withSeat(state, seat.seat, { connected });

@@ -2,6 +2,7 @@ import type { ActorContext } from "../runtime/index.ts";
 import { startMatch } from "./room-clock.ts";
 import { pushRoom, pushTo, roomFrame } from "./room-frames.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
+import { askForTurns } from "./room-recovery.ts";
 import type { RoomSeat, RoomState } from "./room-state.ts";
 import { humanSeats, seatOf, withSeat } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
@@ -38,10 +39,16 @@ function freeSeat(state: RoomState, side: number | undefined): RoomSeat | "taken
 export function join(state: RoomState, message: RoomMessageOf<"join">): Step {
   const { id, name } = message.player;
   const mine = seatOf(state, id);
+  // A repeated join (the SDK joins its room again after a reconnect) is answered with the room and, while
+  // a failover waits for this seat's turns, the question again.
   if (mine)
     return {
       state,
-      effects: [...pushTo([id], roomFrame(state)), reply({ room: state.code, side: mine.seat })],
+      effects: [
+        ...pushTo([id], roomFrame(state)),
+        ...askForTurns(state, [id]),
+        reply({ room: state.code, side: mine.seat }),
+      ],
     };
   const started = refuseStarted(state);
   if (started) return started;

@@ -138,6 +138,8 @@ export const roomStateSchema = z.strictObject({
   tokens: z.record(playerIdSchema, transferTokenSchema).default({}),
   /** The document the room was created or started with (its BlobStore reference), deleted when it ends. */
   blob: blobRefSchema.nullable().default(null),
+  /** A room created directly with `public: true`: listed in the browse list while in setup. */
+  public: z.boolean().default(false),
 });
 
 /** A room's state. */

@@ -29,6 +29,7 @@ function fromMinimalRoom(old: z.output<typeof minimalRoomSchema>): RoomState {
     lobby: old.lobby,
     abandonAt: null,
     blob: null,
+    public: false,
     host: old.host,
     phase: old.ended ? "ended" : "playing",
     mode: old.mode,

@@ -25,6 +25,7 @@ export {
   type BlobRef,
   type BlobReleaser,
   type BlobStore,
+  type BlobSweep,
   BlobError,
 } from "./ports.ts";
 export { seededRandom } from "./seeded-random.ts";

@@ -196,6 +196,13 @@ export class BlobError extends Error {
   }
 }
 
+/** What a BlobStore's sweep deletes (see `BlobStore.sweep`). */
+export interface BlobSweep {
+  readonly olderThanMs: number;
+  /** False when the holder (an actor key) no longer exists. */
+  readonly inUse: (holder: string) => Promise<boolean>;
+}
+
 /** The one thing the runtime asks of a BlobStore: delete a blob its actor no longer needs, best effort. */
 export interface BlobReleaser {
   release(id: string): void;
@@ -221,6 +228,18 @@ export interface BlobStore extends BlobReleaser {
   read(id: string, chunkBytes: number): AsyncIterable<Uint8Array>;
   /** Discards an upload or deletes a blob; an unknown id is a no-op. */
   delete(id: string): Promise<void>;
+  /**
+   * Records the key of the actor that holds a completed blob (the room it was given to), for `sweep`.
+   * An unknown id is a no-op.
+   */
+  hold(id: string, holder: string): Promise<void>;
+  /**
+   * Deletes orphans: completed blobs older than `olderThanMs` (since their completion or `hold`) that no
+   * actor holds, or whose holder `inUse` says is gone; and uploads this store began more than
+   * `olderThanMs` ago and never completed. Returns the ids deleted. `inUse` should answer true when in
+   * doubt: a blob is deleted only on a clear no.
+   */
+  sweep(opts: BlobSweep): Promise<string[]>;
   /** Closes the store (an embedded store drops everything). */
   close(): Promise<void>;
 }

@@ -305,6 +305,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.region = frame.region ?? null;
         // Re-send before anyone hears of the welcome, so a call made in a listener is not sent twice.
         this.pending.resendAll();
+        this.rejoinRoom();
         this.waiters.succeed();
         this.emit("connected", { resumed: frame.resumed, node: frame.node });
         return;
@@ -442,6 +443,30 @@ export class ClientCore extends Emitter<FoyerEvents> {
       else this.emit("blobFailed", { id: frame.blob, reason: "the document's SHA-256 does not match" });
     });
   }
+
+  /**
+   * After every (re)connect, a room created directly that has not ended is joined again: a node that did
+   * not know this session (the old one died, or the reconnect went to another bootstrap URL) learns the
+   * player's room, and redirects the socket to the room's node when it lives elsewhere — a room's frames
+   * reach only sockets on its own node. A lobby's room is found through the lobby instead. Once at a time:
+   * an unanswered rejoin is re-sent with the other calls.
+   */
+  private rejoinRoom(): void {
+    const room = this.room;
+    if (room === null || room.ended || !room.direct || this.rejoining) return;
+    this.rejoining = true;
+    this.call({ type: "joinRoom", code: room.code }).then(
+      () => {
+        this.rejoining = false;
+      },
+      () => {
+        // Gone meanwhile (ended, or the seat went to AI): its last frame says so, or nothing is left.
+        this.rejoining = false;
+      },
+    );
+  }
+
+  private rejoining = false;
 
   /** A turn: handed on in order; one that comes early waits while the missing ones are fetched. */
   private onTurn(frame: TurnView): void {

@@ -1,3 +1,4 @@
+import type { BrowseAnswer } from "../../actors/directory/index.ts";
 import type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/room/index.ts";
 import type { CreateFields, FindOrCreateFields, SearchFields } from "../protocol/matchmaking-frames.ts";
 import { ClientCore } from "./client-core.ts";
@@ -5,6 +6,7 @@ import type { RequestBody } from "./client-types.ts";
 import { sha256Hex, uploadChunkBytes } from "./blob-transfer.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
+export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../../actors/directory/index.ts";
 
 /** Where a queue match runs: a `matchRunning` frame's fields. */
 export interface RunningMatchView {
@@ -118,9 +120,15 @@ export class FoyerClient extends ClientCore {
     this.activityLobby = null;
     return value;
   }
-  /** Lists public lobbies. */
-  browse(opts: { mode?: string; freeOnly?: boolean } = {}): Promise<{ lobbies: unknown[] }> {
-    return this.call({ type: "browse", ...opts }) as Promise<{ lobbies: unknown[] }>;
+  /**
+   * The browse list, current across the fleet: public lobbies and public rooms still in setup (`kind`,
+   * default both), of one `mode` if given, only those with a free seat with `freeOnly`. At most 100 of
+   * each, sorted by code. Private lobbies and rooms never appear.
+   */
+  browse(
+    opts: { kind?: "lobbies" | "rooms" | "all"; mode?: string; freeOnly?: boolean } = {},
+  ): Promise<BrowseAnswer> {
+    return this.call({ type: "browse", ...opts }) as Promise<BrowseAnswer>;
   }
 
   /**

@@ -68,7 +68,10 @@ export const browseFrame = z
   .object({
     type: z.literal("browse"),
     id: requestIdSchema,
+    /** Which lines: public lobbies, public rooms in setup, or both (the default). */
+    kind: z.enum(["lobbies", "rooms", "all"]).optional(),
     mode: text(32).optional(),
+    /** Only lines with a free seat. */
     freeOnly: z.boolean().optional(),
   })
   .strict();

@@ -35,7 +35,7 @@ export const createRoomFrame = z.strictObject({
   mode: modeSchema,
   map: mapSchema.optional(),
   options: roomOptionsSchema.optional(),
-  /** Accepted for the browse list of public rooms, which is not built yet: no room is listed today. */
+  /** Listed in the browse list (`browse`) while in setup; a private room (the default) never is. */
   public: z.boolean().optional(),
   turnMs: turnMsSchema.optional(),
   turnDurability: turnDurabilitySchema.optional(),

@@ -39,6 +39,10 @@ export const roomFrame = z
     turnDurability: z.enum(["volatile", "persisted"]),
     turn: z.number().int(),
     paused: z.enum(["missing", "restored"]).nullable(),
+    /** Created directly (`createRoom`), not by a lobby: the SDK joins it again after a reconnect. */
+    direct: z.boolean(),
+    /** Listed in the browse list while in setup (`createRoom { public: true }`). */
+    public: z.boolean(),
     /** The room's document, when it has one: fetch it with `getRoomBlob`. */
     blob: z.object({ id: z.string(), size: z.number().int(), digest: z.string() }).strict().optional(),
   })

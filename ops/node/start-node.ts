@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
+import { startBlobSweep } from "./blob-sweep.ts";
 import { activityDirectoryKind, activityLobbyKind } from "../../actors/activity/index.ts";
 import { directoryKind } from "../../actors/directory/index.ts";
 import { matchedLobbyKind, queueKind } from "../../actors/matchmaking/index.ts";
@@ -425,6 +426,7 @@ export async function startNode(
   await runtime.announce?.(url, admin.url);
   const sweep = setInterval(() => sessions.expire(Date.now(), 10 * 60_000), 60_000);
   sweep.unref();
+  const stopBlobSweep = startBlobSweep(runtime.blobs, (key, message) => system.ask(key, message), log);
   log.info({ url, admin: admin.url, mode: config.production ? "production" : "dev" }, "node listening");
   return {
     url,
@@ -441,6 +443,7 @@ export async function startNode(
     async stop() {
       capacity.stopping = true;
       clearInterval(sweep);
+      stopBlobSweep();
       await admin.close();
       await gateway.close();
       await runtime.close();

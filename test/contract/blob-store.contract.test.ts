@@ -87,6 +87,39 @@ function blobStoreContract(name: string, open: () => Promise<BlobStore>): void {
       await store.delete("never-was"); // a no-op
       await store.close();
     });
+
+    it("sweeps orphans — never held, held by an actor that is gone, unfinished — and keeps the rest", async () => {
+      const store = await open();
+      const bytes = new Uint8Array(randomBytes(3_000));
+      const orphan = await upload(store, bytes, 1_000);
+      const held = await upload(store, bytes, 1_000);
+      await store.hold(held, "room/LIVING");
+      const gone = await upload(store, bytes, 1_000);
+      await store.hold(gone, "room/ENDED");
+      const unfinished = await store.begin(bytes.byteLength, sha256(bytes));
+      await store.put(unfinished, 0, bytes.subarray(0, 1_000));
+      await store.hold("never-was", "room/LIVING"); // a no-op
+      const asked: string[] = [];
+      const inUse = (holder: string): Promise<boolean> => {
+        asked.push(holder);
+        return Promise.resolve(holder === "room/LIVING");
+      };
+      // Nothing is old enough yet: nothing goes, and no holder is asked.
+      expect(await store.sweep({ olderThanMs: 600_000, inUse })).toEqual([]);
+      expect(asked).toEqual([]);
+      // Clocks count whole milliseconds: let one pass so everything above is older than "now".
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const swept = await store.sweep({ olderThanMs: 0, inUse });
+      expect([...swept].sort()).toEqual([orphan, gone, unfinished].sort());
+      expect([...new Set(asked)].sort()).toEqual(["room/ENDED", "room/LIVING"]);
+      expect(await store.stat(orphan)).toBeNull();
+      expect(await store.stat(gone)).toBeNull();
+      expect(await failure(store.put(unfinished, 1, bytes.subarray(1_000, 2_000)))).toBe("NOT_FOUND");
+      expect(Buffer.compare(await readAll(store, held, 1_000), bytes)).toBe(0);
+      // A holder in doubt keeps its blob; a second sweep finds nothing more.
+      expect(await store.sweep({ olderThanMs: 0, inUse: () => Promise.resolve(true) })).toEqual([]);
+      await store.close();
+    });
   });
 }
 
@@ -106,6 +139,8 @@ describe("NATS, one server", () => {
       stat: (id) => store.stat(id),
       read: (id, chunk) => store.read(id, chunk),
       delete: (id) => store.delete(id),
+      hold: (id, holder) => store.hold(id, holder),
+      sweep: (opts) => store.sweep(opts),
       release: (id) => store.release(id),
       close: async () => {
         await store.close();

@@ -216,6 +216,31 @@ describe("relay rooms over real sockets", () => {
     expect((await guest.client.createRoom({ seats: 1, mode: "solo" })).side).toBe(0);
   });
 
+  it("lists a public room in browse while it is in setup; a private one never", async () => {
+    const host = await player("b-host");
+    const guest = await player("b-guest");
+    const hidden = await player("b-hidden");
+    const { room } = await host.client.createRoom({ seats: 2, mode: "browse-duel", public: true });
+    const { room: privateRoom } = await hidden.client.createRoom({ seats: 2, mode: "browse-duel" });
+    expect(roomOf(host)).toMatchObject({ public: true, direct: true });
+    const rooms = async (query: { freeOnly?: boolean } = {}) =>
+      (await guest.client.browse({ kind: "rooms", mode: "browse-duel", ...query })).rooms;
+    await eventually(async () =>
+      expect(await rooms()).toEqual([
+        { code: room, mode: "browse-duel", map: null, seats: 2, freeSeats: 1, players: 1 },
+      ]),
+    );
+    expect((await guest.client.browse({ kind: "lobbies", mode: "browse-duel" })).rooms).toEqual([]);
+    await guest.client.joinRoom(room);
+    await eventually(async () => expect(await rooms({ freeOnly: true })).toEqual([]));
+    expect((await rooms()).map((r) => [r.code, r.freeSeats])).toEqual([[room, 0]]);
+    await host.client.roomReady();
+    await guest.client.roomReady();
+    await eventually(async () => expect(await rooms()).toEqual([]));
+    expect(privateRoom).not.toBe(room);
+    expect(await refusal(guest.client.call({ type: "browse", kind: "players" } as never))).toBe("INVALID");
+  });
+
   it("ends the match when the host aborts it", async () => {
     const host = await player("host");
     const guest = await player("guest");

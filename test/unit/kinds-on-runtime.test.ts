@@ -46,6 +46,7 @@ describe("lobby, room, player and directory on the runtime", () => {
       ok: true,
       value: {
         lobbies: [{ code: "ABC123", mode: "duo", map: null, freeSeats: 6, members: 2, playing: false }],
+        rooms: [],
       },
     });
 
@@ -71,7 +72,7 @@ describe("lobby, room, player and directory on the runtime", () => {
     });
     expect(await h.system.ask("directory/lobbies", { type: "browse" })).toEqual({
       ok: true,
-      value: { lobbies: [] },
+      value: { lobbies: [], rooms: [] },
     });
     expect(h.reported).toEqual([]);
   });

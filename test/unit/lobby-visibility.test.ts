@@ -75,10 +75,31 @@ describe("visibility (SPEC §1)", () => {
     });
   });
 
+  it("says its line again, unchanged, when the directory asks or after a restore on a new node", () => {
+    const d = lobbyOf(["alice", "bob"], {}, true);
+    const before = d.state;
+    const current = { ...listing, freeSeats: 6, members: 2, playing: false };
+    expect(directoryTells(d.send({ type: "listingCheck" }))).toEqual([
+      { type: "tell", to: "directory/lobbies", message: current },
+    ]);
+    expect(d.state).toBe(before);
+    expect(
+      directoryTells(d.send({ type: "restored", reason: "failover", connected: ["alice", "bob"] })),
+    ).toEqual([{ type: "tell", to: "directory/lobbies", message: current }]);
+  });
+
+  it("a private lobby asked by the directory (a stale line) answers its unlist", () => {
+    const d = lobby();
+    expect(directoryTells(d.send({ type: "listingCheck" }))).toEqual([
+      { type: "tell", to: "directory/lobbies", message: { type: "unlist", code: "ABC123" } },
+    ]);
+  });
+
   it("a private lobby never tells the directory, through its whole life", () => {
     const d = lobby();
     const all: Effect[] = [...d.created];
     all.push(...d.send({ type: "join", player: { id: "bob", name: "Bob" } }));
+    all.push(...d.send({ type: "restored", reason: "failover", connected: ["alice", "bob"] }));
     all.push(...d.send({ type: "start", player: "alice", mode: "duel" }));
     all.push(...d.send({ type: "roomEnded", room: d.state.room!.code }));
     all.push(...d.fire("return"));

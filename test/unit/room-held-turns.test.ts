@@ -34,6 +34,41 @@ describe("collecting the turns after a failover", () => {
     expect(pushed(back, "turnsWanted")).toEqual([{ to: ["bob"], frame: { type: "turnsWanted", after: 5 } }]);
   });
 
+  it("asks a seat again when it reconnects or joins again while its answer is still owed", () => {
+    // alice's session was on the new node at the restore, so she is connected and was asked at once —
+    // but her answer can be refused before her session there knows its room (found on a real fleet).
+    const { d } = failedOver(["alice", "bob", "carol"]);
+    const again = d.send({ type: "connection", player: "alice", connected: true });
+    expect(pushed(again, "turnsWanted")).toEqual([
+      { to: ["alice"], frame: { type: "turnsWanted", after: 5 } },
+    ]);
+    const joined = d.send({ type: "join", player: { id: "alice", name: "Alice" } });
+    expect(pushed(joined, "turnsWanted")).toEqual([
+      { to: ["alice"], frame: { type: "turnsWanted", after: 5 } },
+    ]);
+    expect(pushed(joined, "room")).toHaveLength(1);
+    // Part of her answer arrived: the question goes on from there.
+    d.send(held("alice", 5, [turn(6)], false));
+    const partly = d.send({ type: "join", player: { id: "alice", name: "Alice" } });
+    expect(pushed(partly, "turnsWanted")).toEqual([
+      { to: ["alice"], frame: { type: "turnsWanted", after: 6 } },
+    ]);
+    // Once she answered in full nobody asks her again; the others still are.
+    d.send(held("alice", 6, [turn(7)]));
+    expect(pushed(d.send({ type: "join", player: { id: "alice", name: "Alice" } }), "turnsWanted")).toEqual(
+      [],
+    );
+    expect(pushed(d.send({ type: "connection", player: "bob", connected: true }), "turnsWanted")).toEqual([
+      { to: ["bob"], frame: { type: "turnsWanted", after: 5 } },
+    ]);
+    // Outside a restore a repeated join or reconnect asks nothing.
+    d.send(held("bob", 5, []));
+    d.send(held("carol", 5, []));
+    expect(d.state.clock.status).toBe("running");
+    expect(pushed(d.send({ type: "join", player: { id: "bob", name: "Bob" } }), "turnsWanted")).toEqual([]);
+    expect(pushed(d.send({ type: "connection", player: "bob", connected: true }), "turnsWanted")).toEqual([]);
+  });
+
   it("resumes after the highest turn any seat holds and sends the others what they lack", () => {
     const { d } = failedOver();
     d.send({ type: "connection", player: "bob", connected: true });

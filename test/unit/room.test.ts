@@ -46,6 +46,8 @@ describe("a room started by a lobby", () => {
           turnDurability: "volatile",
           turn: 0,
           paused: null,
+          direct: false,
+          public: false,
         },
       },
       { type: "timer", name: "turn", at: T0 + 100, kind: "game" },
