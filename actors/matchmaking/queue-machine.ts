@@ -33,7 +33,7 @@ type Request = QueueMessageOf<"findLobby" | "findOrCreateLobby" | "createLobby">
 function withTick(step: QueueStep, env: QueueEnv): QueueStep {
   const { state } = step;
   if (state.tickAt !== null || state.entries.every((e) => e.stage.status === "matched")) return step;
-  const at = env.ctx.now + Math.round(env.options.stepSeconds * 1000);
+  const at = env.ctx.now + Math.round((env.lobbyType.stepSeconds ?? env.options.stepSeconds) * 1000);
   return {
     state: { ...state, tickAt: at },
     effects: [...step.effects, { type: "timer", name: stepTimerName, at, kind: "game" }],

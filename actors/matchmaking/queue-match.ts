@@ -181,7 +181,8 @@ export function startMatch(state: QueueState, match: QueueMatch, env: QueueEnv):
   const left = state.entries.filter((e) => !match.entries.includes(e.id));
   return {
     state: { ...patchMatch(state, match.id, running), entries: left },
-    effects: [{ type: "spawn", key: roomKey(code), init }, ...ready, ...recorded],
+    // Created and claimed by the host node itself (the runtime carries the spawn there).
+    effects: [{ type: "spawn", key: roomKey(code), init, node: host.node }, ...ready, ...recorded],
   };
 }
 
