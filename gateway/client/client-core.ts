@@ -48,6 +48,11 @@ export class ClientCore extends Emitter<FoyerEvents> {
   private readonly blobsDone = new Set<string>();
   /** The connected node's region (its `--region`, from `welcome`), or null when it has none. */
   region: string | null = null;
+  /** One node URL per region of the fleet (from `welcome`); empty when the node lists none. */
+  regions: readonly { readonly region: string; readonly url: string }[] = [];
+  /** The URL of the node this client is connected to (welcomed), or null. */
+  url: string | null = null;
+  private socketUrl = "";
   /** Round-trip measurements waiting for their `pong`, by the `t` they sent. */
   private readonly pings = new Map<number, ((now: number) => void)[]>();
   private socket: SocketLike | null = null;
@@ -143,6 +148,67 @@ export class ClientCore extends Emitter<FoyerEvents> {
     });
   }
 
+  /**
+   * The round trip to the node at `url` (ms), the best of `samples`, measured on a short-lived socket
+   * with pings before any hello (the node answers a few; SPEC §3 ping), which is then closed. Rejects
+   * when the node cannot be reached or does not answer within `timeoutMs` in all.
+   */
+  probeRoundTrip(url: string, samples = 3, timeoutMs = 5_000): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      let socket: SocketLike;
+      try {
+        socket = new this.Socket(url);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      socket.binaryType = "arraybuffer";
+      let best = Number.POSITIVE_INFINITY;
+      let left = samples;
+      let sentAt = 0;
+      const finish = (error?: Error): void => {
+        clearTimeout(timer);
+        socket.onopen = null;
+        socket.onmessage = null;
+        socket.onclose = null;
+        socket.close(1000, "probe done");
+        if (error) reject(error);
+        else resolve(best);
+      };
+      const timer = setTimeout(() => {
+        finish(new Error(`no pong from ${url} in time`));
+      }, timeoutMs);
+      const send = (): void => {
+        sentAt = Date.now();
+        socket.send(this.encode({ type: "ping", t: sentAt }));
+      };
+      socket.onopen = send;
+      socket.onerror = () => undefined;
+      socket.onclose = () => {
+        finish(new Error(`${url} closed the probe`));
+      };
+      socket.onmessage = (ev) => {
+        const raw = typeof ev.data === "string" ? ev.data : new Uint8Array(ev.data as ArrayBuffer);
+        const decoded = readServerFrame(raw);
+        if (!decoded.ok || decoded.frame.type !== "pong" || decoded.frame.t !== sentAt) return;
+        best = Math.min(best, Date.now() - sentAt);
+        if (--left > 0) send();
+        else finish();
+      };
+    });
+  }
+
+  /**
+   * Moves this connection to the node at `url` now (as a `redirect` would), unless it is already there;
+   * resolves once welcomed there. Calls made meanwhile are sent after the welcome.
+   */
+  protected moveTo(url: string): Promise<void> {
+    if (this.url === url && this.welcomed) return Promise.resolve();
+    const done = this.waiters.wait(this.connectTimeoutMs);
+    this.follow(url);
+    return done;
+  }
+
   /** Drops the socket without saying goodbye, as a network failure would; the client reconnects by itself. */
   dropConnection(): void {
     this.socket?.close(4999, "dropped by test");
@@ -181,6 +247,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
       this.opening = false;
     }
     this.socket = socket;
+    this.socketUrl = url;
     this.wire(socket, token);
   }
 
@@ -303,6 +370,8 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.resume = frame.resume;
         this.player = frame.player.id;
         this.region = frame.region ?? null;
+        this.regions = frame.regions ?? [];
+        this.url = this.socketUrl;
         // Re-send before anyone hears of the welcome, so a call made in a listener is not sent twice.
         this.pending.resendAll();
         this.waiters.succeed();
