@@ -27,6 +27,7 @@ import {
   NatsKvStore,
   NodeEndpoint,
   PushRelay,
+  chooseRoomHost,
   connectNats,
   cryptoRandom,
   realScheduler,
@@ -336,12 +337,9 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
    * a placed room a moment ago; ties go to the lower node id. Undefined when none can.
    */
   function roomHostOf(): RoomHost | undefined {
-    const candidates: { node: string; url: string; load: number }[] = [];
     const self = parts.capacity.roomHost?.();
-    if (self !== undefined && canOpenRoom()) candidates.push({ ...self, load: system.liveCount });
-    for (const peer of targets()) if (!router.refusedRecently(peer.node)) candidates.push(peer);
-    const best = candidates.sort((a, b) => a.load - b.load || (a.node < b.node ? -1 : 1))[0];
-    return best === undefined ? undefined : { node: best.node, url: best.url };
+    const here = self !== undefined && canOpenRoom() ? [{ ...self, load: system.liveCount }] : [];
+    return chooseRoomHost([...here, ...targets()], (peer) => router.refusedRecently(peer));
   }
   /** Live peers that are not draining, with the load their heartbeats report. */
   const targets = (): DrainTarget[] =>

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ActorKind, StampedFrame } from "../../actors/runtime/index.ts";
-import { MemoryBusServer, MemoryKvServer, PushRelay } from "../../fleet/index.ts";
+import { MemoryBusServer, MemoryKvServer, PushRelay, chooseRoomHost } from "../../fleet/index.ts";
 import { type FleetNode, startFleetNode } from "../support/fleet-nodes.ts";
 
 // A spawn effect placed on another node (a queue match's room on the least-loaded node), and the push
@@ -157,5 +157,20 @@ describe("the push relay", () => {
     a!.push(["bob"], frame("room/ABCDEF"));
     a!.push(["bob"], frame("queue/Duel"));
     await expect.poll(() => heard.b).toEqual([["bob", "queue/Duel"]]);
+  });
+});
+
+describe("choosing a match room's node", () => {
+  const n = (node: string, load: number) => ({ node, url: `ws://${node}/ws`, load });
+
+  it("takes the least-loaded node, the lower id on a tie", () => {
+    expect(chooseRoomHost([n("a", 50), n("b", 3), n("c", 9)])).toEqual({ node: "b", url: "ws://b/ws" });
+    expect(chooseRoomHost([n("c", 3), n("b", 3)])).toEqual({ node: "b", url: "ws://b/ws" });
+  });
+
+  it("passes over a node that refused a room a moment ago; none left: no host", () => {
+    expect(chooseRoomHost([n("a", 50), n("b", 3)], (node) => node === "b")?.node).toBe("a");
+    expect(chooseRoomHost([n("b", 3)], () => true)).toBeUndefined();
+    expect(chooseRoomHost([])).toBeUndefined();
   });
 });
