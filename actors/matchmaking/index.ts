@@ -23,6 +23,7 @@ export {
   alignedWindow,
   alignmentSchema,
   compoundAlgorithmSchema,
+  admitter,
   passes,
   pingTier,
   rangeAt,

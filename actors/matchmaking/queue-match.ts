@@ -8,7 +8,7 @@ import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import { miss, regionFor } from "./queue-search.ts";
 import type { QueueEntry, QueueMatch, QueueState } from "./queue-state.ts";
 import { patchEntry, patchMatch } from "./queue-state.ts";
-import { passes } from "./step-algorithm.ts";
+import { admitter } from "./step-algorithm.ts";
 import { pushTo, refuse, reply } from "./step.ts";
 
 /**
@@ -68,9 +68,16 @@ export function proposeMatch(
 ): MatchProposal | undefined {
   const { teams } = env.lobbyType;
   const me = { rating: seeker.rating, pingData: seeker.pingData };
-  const others = searchOrder(state.entries)
-    .filter((e) => e.id !== seeker.id)
-    .filter((e) => passes(seeker.algorithm, seeker.step, me, { rating: e.rating, region: regionFor(e, env) }))
+  // Filtered before the search order is taken: sorting only the few that pass keeps a step of a long
+  // queue from sorting every entry once per seeker (the same order: filtering does not change it).
+  const test = admitter(seeker.algorithm, seeker.step, me);
+  const passing = state.entries.filter(
+    (e) =>
+      e.id !== seeker.id &&
+      e.stage.status === "waiting" &&
+      test.admits({ rating: e.rating, region: test.needsRegion ? regionFor(e, env) : "" }),
+  );
+  const others = searchOrder(passing)
     .map((e, i) => ({ e, i }))
     .sort((a, b) => Math.abs(a.e.rating - seeker.rating) - Math.abs(b.e.rating - seeker.rating) || a.i - b.i)
     .map(({ e }) => e);

@@ -127,3 +127,21 @@ export function passes(algorithm: StepAlgorithm, step: number, seeker: Seeker, l
   const r = rangeDistance(rating.strategy, seeker.rating, rangeAt(ranges, step));
   return inWindow(lobby.rating, alignedWindow(seeker.rating, r, rating.alignment));
 }
+
+/**
+ * `passes` for one seeker at one step, made once for many candidates (a queue's step tries every
+ * waiting entry): a ranged algorithm's window is computed once, not per candidate. `needsRegion` is false
+ * when the candidate's region is never read (so a caller may skip working it out).
+ */
+export function admitter(
+  algorithm: StepAlgorithm,
+  step: number,
+  seeker: Seeker,
+): { readonly needsRegion: boolean; admits(candidate: Candidate): boolean } {
+  if (algorithm.strategy !== "compound") {
+    const r = rangeDistance(algorithm.strategy, seeker.rating, rangeAt(algorithm.ranges, step));
+    const window = alignedWindow(seeker.rating, r, algorithm.alignment);
+    return { needsRegion: false, admits: (candidate) => inWindow(candidate.rating, window) };
+  }
+  return { needsRegion: true, admits: (candidate) => passes(algorithm, step, seeker, candidate) };
+}
