@@ -16,6 +16,7 @@ import { BlobAssembler, sha256Hex } from "./blob-transfer.ts";
 import { Emitter } from "./emitter.ts";
 import { EpochFilter } from "./epoch-filter.ts";
 import { PendingCalls } from "./pending-calls.ts";
+import { probeRoundTrip } from "./region-probe.ts";
 import { backoffMs, finalCloses, noWelcomeCode } from "./reconnect-policy.ts";
 import { encodedTurnBytes, TurnLog, type TurnView } from "./turn-log.ts";
 
@@ -154,48 +155,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
    * when the node cannot be reached or does not answer within `timeoutMs` in all.
    */
   probeRoundTrip(url: string, samples = 3, timeoutMs = 5_000): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      let socket: SocketLike;
-      try {
-        socket = new this.Socket(url);
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-        return;
-      }
-      socket.binaryType = "arraybuffer";
-      let best = Number.POSITIVE_INFINITY;
-      let left = samples;
-      let sentAt = 0;
-      const finish = (error?: Error): void => {
-        clearTimeout(timer);
-        socket.onopen = null;
-        socket.onmessage = null;
-        socket.onclose = null;
-        socket.close(1000, "probe done");
-        if (error) reject(error);
-        else resolve(best);
-      };
-      const timer = setTimeout(() => {
-        finish(new Error(`no pong from ${url} in time`));
-      }, timeoutMs);
-      const send = (): void => {
-        sentAt = Date.now();
-        socket.send(this.encode({ type: "ping", t: sentAt }));
-      };
-      socket.onopen = send;
-      socket.onerror = () => undefined;
-      socket.onclose = () => {
-        finish(new Error(`${url} closed the probe`));
-      };
-      socket.onmessage = (ev) => {
-        const raw = typeof ev.data === "string" ? ev.data : new Uint8Array(ev.data as ArrayBuffer);
-        const decoded = readServerFrame(raw);
-        if (!decoded.ok || decoded.frame.type !== "pong" || decoded.frame.t !== sentAt) return;
-        best = Math.min(best, Date.now() - sentAt);
-        if (--left > 0) send();
-        else finish();
-      };
-    });
+    return probeRoundTrip(this.Socket, url, (frame) => this.encode(frame), samples, timeoutMs);
   }
 
   /**
