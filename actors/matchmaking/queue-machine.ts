@@ -7,7 +7,6 @@ import {
   acceptMatch,
   activeMatch,
   declineMatch,
-  matchEntry,
   matchOfTimer,
   matchRoomEnded,
   matchSpawnFailed,
@@ -15,6 +14,7 @@ import {
   playingMatchOf,
   searchOrder,
 } from "./queue-match.ts";
+import { runMatchStep } from "./queue-match-step.ts";
 import type { QueueEntry, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
 import { refuse, reply } from "./step.ts";
@@ -135,8 +135,10 @@ function cancel(state: QueueState, player: string, env: QueueEnv): QueueStep {
  * then arrival order. An entry an earlier search of the step matched is not searched again.
  */
 function runStep(state: QueueState, env: QueueEnv): QueueStep {
+  if (env.lobbyType.queueAccept !== undefined)
+    return withTick(runMatchStep({ ...state, tickAt: null }, env), env);
   const order = searchOrder(state.entries).map((e) => e.id);
-  const search = env.lobbyType.queueAccept === undefined ? searchEntry : matchEntry;
+  const search = searchEntry;
   let next: QueueState = { ...state, tickAt: null };
   const effects: Effect[] = [];
   for (const id of order) {

@@ -66,12 +66,24 @@ export function proposeMatch(
   seeker: QueueEntry,
   env: QueueEnv,
 ): MatchProposal | undefined {
+  return proposeAmong(state.entries, seeker, env);
+}
+
+/**
+ * `proposeMatch` over a given list of entries (a step's index of them by rating narrows it down): the
+ * ones not waiting, the seeker itself and those outside its window are left out here.
+ */
+export function proposeAmong(
+  entries: readonly QueueEntry[],
+  seeker: QueueEntry,
+  env: QueueEnv,
+): MatchProposal | undefined {
   const { teams } = env.lobbyType;
   const me = { rating: seeker.rating, pingData: seeker.pingData };
   // Filtered before the search order is taken: sorting only the few that pass keeps a step of a long
   // queue from sorting every entry once per seeker (the same order: filtering does not change it).
   const test = admitter(seeker.algorithm, seeker.step, me);
-  const passing = state.entries.filter(
+  const passing = entries.filter(
     (e) =>
       e.id !== seeker.id &&
       e.stage.status === "waiting" &&
@@ -81,7 +93,7 @@ export function proposeMatch(
     .map((e, i) => ({ e, i }))
     .sort((a, b) => Math.abs(a.e.rating - seeker.rating) - Math.abs(b.e.rating - seeker.rating) || a.i - b.i)
     .map(({ e }) => e);
-  const entries: string[] = [];
+  const ids: string[] = [];
   const seats: { player: string; team: string }[] = [];
   for (const entry of [seeker, ...others]) {
     const players = playersOf(entry);
@@ -91,9 +103,9 @@ export function proposeMatch(
     );
     const team = chooseTeam(teams, free, entry.team, players.length);
     if (team === undefined) continue;
-    entries.push(entry.id);
+    ids.push(entry.id);
     seats.push(...players.map((player) => ({ player, team })));
-    if (isFull(teams, seats)) return { entries, seats };
+    if (isFull(teams, seats)) return { entries: ids, seats };
   }
   return undefined;
 }
