@@ -40,8 +40,18 @@ function withTick(step: QueueStep, env: QueueEnv): QueueStep {
   };
 }
 
-function queued(state: QueueState, player: string): boolean {
-  return state.entries.some((e) => e.player.id === player || e.party.some((p) => p.id === player));
+/**
+ * The first of `players` already in one of the queue's entries (as requester or party member), or
+ * undefined. One pass over the entries whatever the group's size: every request of a long queue pays it.
+ */
+function firstQueued(state: QueueState, players: readonly string[]): string | undefined {
+  const wanted = new Set(players);
+  const found = new Set<string>();
+  for (const entry of state.entries) {
+    if (wanted.has(entry.player.id)) found.add(entry.player.id);
+    for (const member of entry.party) if (wanted.has(member.id)) found.add(member.id);
+  }
+  return players.find((id) => found.has(id));
 }
 
 /** Why a request cannot be queued, or undefined when it can. */
@@ -50,7 +60,7 @@ function invalid(state: QueueState, message: Request, env: QueueEnv): string | u
     return `${env.lobbyType.id} matches players in its queue; it has no lobbies to create`;
   const ids = [message.player.id, ...message.party.map((p) => p.id)];
   if (new Set(ids).size !== ids.length) return "a party lists a player twice";
-  const already = ids.find((id) => queued(state, id));
+  const already = firstQueued(state, ids);
   if (already !== undefined) return `${already} is already in the queue`;
   const { teams } = env.lobbyType;
   const team = message.team === "" ? null : message.team;

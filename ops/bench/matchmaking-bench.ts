@@ -44,6 +44,11 @@ export interface MatchmakingBenchResult {
    * waiting entry, then the snapshot write). The queue answers nothing else meanwhile.
    */
   readonly longestStepMs: number;
+  /**
+   * CPU seconds this process spent from the first search to the end (queueing and every step): what the
+   * queue cost, whatever else the machine was running.
+   */
+  readonly cpuSeconds: number;
 }
 
 /**
@@ -130,6 +135,7 @@ export async function runMatchmakingBench(options: MatchmakingBenchOptions): Pro
   const { system, kv } = await buildEmbeddedRuntime(config, outbox, node, {});
   const random = seeded(options.seed);
   const started = performance.now();
+  const cpuAtStart = process.cpuUsage();
   // The step's deadline is read between steps (the queue's state, as the admin view reads it).
   const watch = setInterval(() => {
     const state = system.peek("queue/BenchDuel") as { tickAt: number | null } | undefined;
@@ -180,11 +186,12 @@ export async function runMatchmakingBench(options: MatchmakingBenchOptions): Pro
       enqueueToMatch: summarize(waits),
       matchingSteps: countSteps([...stepTimes]),
       longestStepMs: Math.round(longestStepMs),
+      cpuSeconds: cpuSecondsSince(cpuAtStart),
     };
     say(
       `${result.matches} matches (${result.unmatched} players unmatched) in ${result.matchingSeconds} s: ` +
         `${result.matchesPerSecond} matches/s over ${result.matchingSteps} matching steps; ` +
-        `longest step ${result.longestStepMs} ms`,
+        `longest step ${result.longestStepMs} ms; ${result.cpuSeconds} CPU s in all`,
     );
     say(
       `enqueue → matchFound: p50 ${result.enqueueToMatch.p50Ms.toFixed(0)} ms, ` +
@@ -197,6 +204,11 @@ export async function runMatchmakingBench(options: MatchmakingBenchOptions): Pro
     system.close();
     await kv.close();
   }
+}
+
+function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return Number(((used.user + used.system) / 1e6).toFixed(2));
 }
 
 /** Matches arrive in bursts, one per step: bursts are told apart by a gap of over 250 ms. */
