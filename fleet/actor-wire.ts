@@ -15,6 +15,8 @@ export interface ActorDelivery {
   readonly request?: RequestId;
   /** Fire and forget: no answer is sent. */
   readonly tell?: boolean;
+  /** Create the actor `key` on the receiving node with `message` as its init (a placed room). */
+  readonly spawn?: boolean;
 }
 
 const deliverySchema = z.object({
@@ -22,6 +24,7 @@ const deliverySchema = z.object({
   message: z.unknown(),
   request: z.object({ session: z.string(), id: z.number() }).exactOptional(),
   tell: z.boolean().exactOptional(),
+  spawn: z.boolean().exactOptional(),
 });
 
 const askResultSchema = z.union([
@@ -41,12 +44,13 @@ export function encodeDelivery(delivery: ActorDelivery): Uint8Array {
 
 /** Unpacks and validates a delivery; throws CorruptValueError. */
 export function decodeDelivery(bytes: Uint8Array): ActorDelivery {
-  const { key, message, request, tell } = decodeValue("delivery", deliverySchema, bytes);
+  const { key, message, request, tell, spawn } = decodeValue("delivery", deliverySchema, bytes);
   return {
     key,
     message,
     ...(request === undefined ? {} : { request }),
     ...(tell === undefined ? {} : { tell }),
+    ...(spawn === undefined ? {} : { spawn }),
   };
 }
 

@@ -35,6 +35,9 @@ interface Cached {
   readonly revision: number;
 }
 
+/** How long a node that refused a placed spawn is passed over by placements. */
+const refusalMemoryMs = 5_000;
+
 /** What a sender is told when the owner could not be reached: retry shortly. */
 const retryAfterMs = 250;
 
@@ -53,6 +56,8 @@ export class FleetRouter implements Router {
   private readonly attempts: number;
   private readonly firstDelayMs: number;
   private readonly cache = new Map<string, Cached>();
+  /** Nodes that refused a placed spawn, with when (scheduler ms). */
+  private readonly refused = new Map<string, number>();
   private readonly ownerState: ((owner: NodeIdentity) => OwnerState) | undefined;
   private watch: KvWatch | undefined;
 
@@ -130,6 +135,31 @@ export class FleetRouter implements Router {
       envelope.request === undefined
         ? { key, message: envelope.message }
         : { key, message: envelope.message, request: envelope.request };
+    return this.deliverTo(node, key, delivery, opts);
+  }
+
+  /**
+   * Asks `node` to create and claim `key` (a room placed there). A node that refused (or could not be
+   * reached) is remembered for `refusalMemoryMs`, so a placement does not pick it again at once.
+   */
+  async spawnAt(node: string, key: string, init: unknown, opts: { timeoutMs: number }): Promise<AskResult> {
+    const result = await this.deliverTo(node, key, { key, message: init, spawn: true }, opts);
+    if (!result.ok) this.refused.set(node, this.scheduler.now());
+    return result;
+  }
+
+  /** True when `node` refused a placed spawn within the last `refusalMemoryMs`. */
+  refusedRecently(node: string): boolean {
+    const at = this.refused.get(node);
+    return at !== undefined && this.scheduler.now() - at < refusalMemoryMs;
+  }
+
+  private async deliverTo(
+    node: string,
+    key: string,
+    delivery: ActorDelivery,
+    opts: { timeoutMs: number },
+  ): Promise<AskResult> {
     const data = encodeDelivery(delivery);
     let delay = this.firstDelayMs;
     for (let attempt = 1; ; attempt += 1) {

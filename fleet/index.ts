@@ -128,3 +128,7 @@ export type { ActorDelivery } from "./actor-wire.ts";
 export { BlobAssembly, blobDigestPattern, checkDeclared, chunksOf, sha256Hex } from "./blob-upload.ts";
 export { MemoryBlobStore } from "./memory-blob-store.ts";
 export { NatsBlobStore, blobBucketName, type NatsBlobStoreOptions } from "./nats-blob-store.ts";
+export { PushRelay, pushRelaySubject, relayedKeyPrefixes } from "./push-relay.ts";
+export type { PushRelayOptions } from "./push-relay.ts";
+export { chooseRoomHost } from "./room-host.ts";
+export type { HostCandidate } from "./room-host.ts";

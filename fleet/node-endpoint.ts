@@ -7,7 +7,12 @@ export interface NodeEndpointOptions {
   readonly bus: Bus;
   /** This node's id: the endpoint serves `foyer.node.<node>.actor`. */
   readonly node: string;
-  readonly system: Pick<ActorSystem, "ask" | "tell">;
+  readonly system: Pick<ActorSystem, "ask" | "tell" | "spawn">;
+  /**
+   * Whether this node takes a spawn another node placed here (a room: only while it can open one).
+   * Without it every placed spawn is taken.
+   */
+  readonly maySpawn?: (key: string) => boolean;
 }
 
 /**
@@ -43,6 +48,12 @@ export class NodeEndpoint {
       return;
     }
     const { system } = this.options;
+    if (delivery.spawn === true) {
+      void this.spawn(delivery.key, delivery.message).then((result) => {
+        answer(msg, result);
+      });
+      return;
+    }
     if (delivery.tell === true) {
       system.tell(delivery.key, delivery.message, { here: true });
       return;
@@ -51,6 +62,19 @@ export class NodeEndpoint {
     void system.ask(delivery.key, delivery.message, opts).then((result) => {
       answer(msg, result);
     });
+  }
+
+  /**
+   * A spawn another node placed here (a queue's room on the least-loaded node): created and claimed by
+   * this node, or refused — UNAVAILABLE when it cannot take it now, INVALID when the key is taken — so the
+   * placing actor hears `spawnFailed` and chooses again.
+   */
+  private async spawn(key: string, init: unknown): Promise<AskResult> {
+    if (this.options.maySpawn?.(key) === false)
+      return { ok: false, code: "UNAVAILABLE", message: `${this.options.node} cannot take ${key} now` };
+    const spawned = await this.options.system.spawn(key, init);
+    if (!spawned.created) return { ok: false, code: "INVALID", message: `${key} is taken` };
+    return spawned.result;
   }
 }
 

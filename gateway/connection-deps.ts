@@ -19,6 +19,11 @@ export interface ConnectionDeps {
   readonly nodeId: string;
   /** The node's `--region` (SPEC §3 ping), told to clients in `welcome`; empty: none. */
   readonly region?: string;
+  /**
+   * One URL per region of the fleet (SPEC §3 ping), told to clients in `welcome.regions` so the SDK can
+   * measure each; absent (embedded): only the node's own region is known.
+   */
+  readonly regions?: () => readonly { readonly region: string; readonly url: string }[];
   readonly system: ActorSystem;
   readonly requests: LobbyRequests;
   readonly sessions: SessionRegistry;

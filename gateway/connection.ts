@@ -13,6 +13,9 @@ import { bindSession, locateLobby } from "./session-binding.ts";
 import type { Session, SessionSocket } from "./session-registry.ts";
 import { SocketSender } from "./socket-sender.ts";
 
+/** Pings a socket may send before its hello (a region probe measures a few round trips, then closes). */
+const maxProbePings = 16;
+
 export type { ConnectionDeps, ConnectionLimits } from "./connection-deps.ts";
 
 /**
@@ -24,6 +27,8 @@ export class Connection implements SessionSocket {
   encoding: Encoding = "msgpack";
   private session: Session | undefined;
   private closed = false;
+  /** Pings answered before the hello (a region probe). */
+  private probes = 0;
   /** A ping is out and its pong has not come back yet. */
   private awaitingPong = false;
   private readonly out: SocketSender;
@@ -169,6 +174,13 @@ export class Connection implements SessionSocket {
 
   private onHello(data: Uint8Array | string): void {
     const decoded = decodeClientFrame(data);
+    // A region probe (SPEC §3 ping): the SDK measures a node it is not connected to with pings before any
+    // hello, then closes. A few are answered; the hello timeout still ends a socket that never says hello.
+    if (decoded.ok && decoded.frame.type === "ping" && this.probes < maxProbePings) {
+      this.probes++;
+      this.reply({ type: "pong", t: decoded.frame.t, now: this.deps.now() });
+      return;
+    }
     if (!decoded.ok || decoded.frame.type !== "hello") {
       this.closeWith("PROTOCOL");
       return;

@@ -9,7 +9,10 @@ import { CloseCodes } from "./protocol/close-codes.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
 import { Session, type SessionSocket } from "./session-registry.ts";
 
-type BindDeps = Pick<ConnectionDeps, "sessions" | "sessionSecret" | "nodeId" | "protocol" | "region">;
+type BindDeps = Pick<
+  ConnectionDeps,
+  "sessions" | "sessionSecret" | "nodeId" | "protocol" | "region" | "regions"
+>;
 
 /**
  * Binds a socket that said a valid hello to the player's session: the resumed one, or a new one. The
@@ -55,9 +58,17 @@ export function bindSession(
     node: deps.nodeId,
     // The SDK keys its measured round trip by it (`pingData`, SPEC §3).
     ...(deps.region ? { region: deps.region } : {}),
+    // Every region's URL, so the SDK can measure its round trip to each (empty lists are left out).
+    ...regionsOf(deps),
     resumed: isResume,
   };
   return { session, welcome };
+}
+
+/** The fleet's regions for the welcome, left out when none is known. */
+function regionsOf(deps: BindDeps): { regions?: { region: string; url: string }[] } {
+  const regions = deps.regions?.() ?? [];
+  return regions.length === 0 ? {} : { regions: regions.map((r) => ({ region: r.region, url: r.url })) };
 }
 
 /**

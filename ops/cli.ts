@@ -8,6 +8,7 @@ import { runDrainBench } from "./bench/drain-bench.ts";
 import { runScaleBench } from "./bench/scale-bench.ts";
 import { runLobbyBench } from "./bench/lobby-bench.ts";
 import { runRoomsBench } from "./bench/rooms-bench.ts";
+import { runMatchmakingBench } from "./bench/matchmaking-bench.ts";
 import { runCluster } from "./cluster.ts";
 import { runRollingRestart } from "./rolling-restart.ts";
 import { natsAuthOf } from "./nats/nats-auth.ts";
@@ -163,11 +164,11 @@ program
 program
   .command("bench")
   .description(
-    "benchmark an embedded node (lobby, rooms), a local 3-node fleet (cluster, failover, drain) or fleets of 1 to 5 nodes (scale) and print figures",
+    "benchmark an embedded node (lobby, rooms, matchmaking), a local 3-node fleet (cluster, failover, drain) or fleets of 1 to 5 nodes (scale) and print figures",
   )
   .addOption(
     new Option("--scenario <name>", "what to measure")
-      .choices(["lobby", "cluster", "rooms", "failover", "drain", "scale"])
+      .choices(["lobby", "cluster", "rooms", "failover", "drain", "scale", "matchmaking"])
       .default("lobby"),
   )
   .option("--clients <n>", "lobby, cluster: concurrent clients", "32")
@@ -186,6 +187,9 @@ program
   .option("--failure-timeout-ms <ms>", "failover: the nodes' failure timeout", "3000")
   .option("--nodes <n>", "scale: the largest fleet measured (1 to n node processes)", "5")
   .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
+  .option("--players <n>", "matchmaking: players queued at once", "10000")
+  .option("--step-seconds <s>", "matchmaking: the queue's step", "2")
+  .option("--spread <n>", "matchmaking: ratings spread evenly over [1000, 1000 + spread)", "2000")
   .option("--json", "print the figures as one JSON object on the last line")
   .action(
     async (opts: {
@@ -200,10 +204,23 @@ program
       failureTimeoutMs: string;
       nodes: string;
       probes: string;
+      players: string;
+      stepSeconds: string;
+      spread: string;
       json?: boolean;
     }) => {
       const json = opts.json ?? false;
       switch (opts.scenario) {
+        case "matchmaking":
+          await runMatchmakingBench({
+            players: Number(opts.players),
+            stepSeconds: Number(opts.stepSeconds),
+            spread: Number(opts.spread),
+            maxSeconds: 600,
+            seed: 1,
+            json,
+          });
+          return;
         case "drain":
           await runDrainBench({
             lobbies: Number(opts.lobbies ?? 1000),

@@ -23,6 +23,7 @@ export {
   alignedWindow,
   alignmentSchema,
   compoundAlgorithmSchema,
+  admitter,
   passes,
   pingTier,
   rangeAt,
@@ -104,5 +105,12 @@ export type { QueueEnv, QueueOptions, QueueOptionsInput } from "./queue-options.
 export { candidatesFor, entryTimerName, joinFailMessage, regionFor } from "./queue-search.ts";
 export { queueSchemaVersion, queueStateSchema, upgradeQueueState } from "./queue-state.ts";
 export type { EntryStage, QueueEntry, QueueLobby, QueueMatch, QueueState } from "./queue-state.ts";
-export { matchOfTimer, matchTimerName, proposeMatch, searchOrder, takeOut } from "./queue-match.ts";
+export {
+  matchEntry,
+  matchOfTimer,
+  matchTimerName,
+  proposeMatch,
+  searchOrder,
+  takeOut,
+} from "./queue-match.ts";
 export type { MatchCancelReason, MatchProposal } from "./queue-match.ts";

@@ -79,6 +79,8 @@ export const lobbyTypeSchema = z
      * to accept within `timeoutSecs` (SPEC §4); no matched lobby is made and `createLobby` is refused.
      */
     queueAccept: acceptPhaseSchema.optional(),
+    /** This type's queue step (the node's `stepSeconds`, 2, when absent). */
+    stepSeconds: z.number().min(0.1).max(60).optional(),
     /** The name of a filter registered in code; run last on every candidate lobby. */
     filter: z
       .string()

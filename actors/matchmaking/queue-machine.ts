@@ -7,7 +7,6 @@ import {
   acceptMatch,
   activeMatch,
   declineMatch,
-  matchEntry,
   matchOfTimer,
   matchRoomEnded,
   matchSpawnFailed,
@@ -15,6 +14,7 @@ import {
   playingMatchOf,
   searchOrder,
 } from "./queue-match.ts";
+import { runMatchStep } from "./queue-match-step.ts";
 import type { QueueEntry, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
 import { refuse, reply } from "./step.ts";
@@ -33,15 +33,25 @@ type Request = QueueMessageOf<"findLobby" | "findOrCreateLobby" | "createLobby">
 function withTick(step: QueueStep, env: QueueEnv): QueueStep {
   const { state } = step;
   if (state.tickAt !== null || state.entries.every((e) => e.stage.status === "matched")) return step;
-  const at = env.ctx.now + Math.round(env.options.stepSeconds * 1000);
+  const at = env.ctx.now + Math.round((env.lobbyType.stepSeconds ?? env.options.stepSeconds) * 1000);
   return {
     state: { ...state, tickAt: at },
     effects: [...step.effects, { type: "timer", name: stepTimerName, at, kind: "game" }],
   };
 }
 
-function queued(state: QueueState, player: string): boolean {
-  return state.entries.some((e) => e.player.id === player || e.party.some((p) => p.id === player));
+/**
+ * The first of `players` already in one of the queue's entries (as requester or party member), or
+ * undefined. One pass over the entries whatever the group's size: every request of a long queue pays it.
+ */
+function firstQueued(state: QueueState, players: readonly string[]): string | undefined {
+  const wanted = new Set(players);
+  const found = new Set<string>();
+  for (const entry of state.entries) {
+    if (wanted.has(entry.player.id)) found.add(entry.player.id);
+    for (const member of entry.party) if (wanted.has(member.id)) found.add(member.id);
+  }
+  return players.find((id) => found.has(id));
 }
 
 /** Why a request cannot be queued, or undefined when it can. */
@@ -50,7 +60,7 @@ function invalid(state: QueueState, message: Request, env: QueueEnv): string | u
     return `${env.lobbyType.id} matches players in its queue; it has no lobbies to create`;
   const ids = [message.player.id, ...message.party.map((p) => p.id)];
   if (new Set(ids).size !== ids.length) return "a party lists a player twice";
-  const already = ids.find((id) => queued(state, id));
+  const already = firstQueued(state, ids);
   if (already !== undefined) return `${already} is already in the queue`;
   const { teams } = env.lobbyType;
   const team = message.team === "" ? null : message.team;
@@ -135,8 +145,10 @@ function cancel(state: QueueState, player: string, env: QueueEnv): QueueStep {
  * then arrival order. An entry an earlier search of the step matched is not searched again.
  */
 function runStep(state: QueueState, env: QueueEnv): QueueStep {
+  if (env.lobbyType.queueAccept !== undefined)
+    return withTick(runMatchStep({ ...state, tickAt: null }, env), env);
   const order = searchOrder(state.entries).map((e) => e.id);
-  const search = env.lobbyType.queueAccept === undefined ? searchEntry : matchEntry;
+  const search = searchEntry;
   let next: QueueState = { ...state, tickAt: null };
   const effects: Effect[] = [];
   for (const id of order) {

@@ -8,7 +8,7 @@ import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import { miss, regionFor } from "./queue-search.ts";
 import type { QueueEntry, QueueMatch, QueueState } from "./queue-state.ts";
 import { patchEntry, patchMatch } from "./queue-state.ts";
-import { passes } from "./step-algorithm.ts";
+import { admitter } from "./step-algorithm.ts";
 import { pushTo, refuse, reply } from "./step.ts";
 
 /**
@@ -66,15 +66,34 @@ export function proposeMatch(
   seeker: QueueEntry,
   env: QueueEnv,
 ): MatchProposal | undefined {
+  return proposeAmong(state.entries, seeker, env);
+}
+
+/**
+ * `proposeMatch` over a given list of entries (a step's index of them by rating narrows it down): the
+ * ones not waiting, the seeker itself and those outside its window are left out here.
+ */
+export function proposeAmong(
+  entries: readonly QueueEntry[],
+  seeker: QueueEntry,
+  env: QueueEnv,
+): MatchProposal | undefined {
   const { teams } = env.lobbyType;
   const me = { rating: seeker.rating, pingData: seeker.pingData };
-  const others = searchOrder(state.entries)
-    .filter((e) => e.id !== seeker.id)
-    .filter((e) => passes(seeker.algorithm, seeker.step, me, { rating: e.rating, region: regionFor(e, env) }))
+  // Filtered before the search order is taken: sorting only the few that pass keeps a step of a long
+  // queue from sorting every entry once per seeker (the same order: filtering does not change it).
+  const test = admitter(seeker.algorithm, seeker.step, me);
+  const passing = entries.filter(
+    (e) =>
+      e.id !== seeker.id &&
+      e.stage.status === "waiting" &&
+      test.admits({ rating: e.rating, region: test.needsRegion ? regionFor(e, env) : "" }),
+  );
+  const others = searchOrder(passing)
     .map((e, i) => ({ e, i }))
     .sort((a, b) => Math.abs(a.e.rating - seeker.rating) - Math.abs(b.e.rating - seeker.rating) || a.i - b.i)
     .map(({ e }) => e);
-  const entries: string[] = [];
+  const ids: string[] = [];
   const seats: { player: string; team: string }[] = [];
   for (const entry of [seeker, ...others]) {
     const players = playersOf(entry);
@@ -84,9 +103,9 @@ export function proposeMatch(
     );
     const team = chooseTeam(teams, free, entry.team, players.length);
     if (team === undefined) continue;
-    entries.push(entry.id);
+    ids.push(entry.id);
     seats.push(...players.map((player) => ({ player, team })));
-    if (isFull(teams, seats)) return { entries, seats };
+    if (isFull(teams, seats)) return { entries: ids, seats };
   }
   return undefined;
 }
@@ -181,7 +200,8 @@ export function startMatch(state: QueueState, match: QueueMatch, env: QueueEnv):
   const left = state.entries.filter((e) => !match.entries.includes(e.id));
   return {
     state: { ...patchMatch(state, match.id, running), entries: left },
-    effects: [{ type: "spawn", key: roomKey(code), init }, ...ready, ...recorded],
+    // Created and claimed by the host node itself (the runtime carries the spawn there).
+    effects: [{ type: "spawn", key: roomKey(code), init, node: host.node }, ...ready, ...recorded],
   };
 }
 

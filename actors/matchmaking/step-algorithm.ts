@@ -127,3 +127,26 @@ export function passes(algorithm: StepAlgorithm, step: number, seeker: Seeker, l
   const r = rangeDistance(rating.strategy, seeker.rating, rangeAt(ranges, step));
   return inWindow(lobby.rating, alignedWindow(seeker.rating, r, rating.alignment));
 }
+
+/**
+ * `passes` for one seeker at one step, made once for many candidates (a queue's step tries every
+ * waiting entry): a ranged algorithm's window is computed once, not per candidate, and given as `bounds`
+ * (no candidate outside it passes; absent for `compound`, whose window depends on the candidate's
+ * region). `needsRegion` is false when the candidate's region is never read.
+ */
+export function admitter(
+  algorithm: StepAlgorithm,
+  step: number,
+  seeker: Seeker,
+): {
+  readonly needsRegion: boolean;
+  readonly bounds?: RatingWindow;
+  admits(candidate: Candidate): boolean;
+} {
+  if (algorithm.strategy !== "compound") {
+    const r = rangeDistance(algorithm.strategy, seeker.rating, rangeAt(algorithm.ranges, step));
+    const window = alignedWindow(seeker.rating, r, algorithm.alignment);
+    return { needsRegion: false, bounds: window, admits: (candidate) => inWindow(candidate.rating, window) };
+  }
+  return { needsRegion: true, admits: (candidate) => passes(algorithm, step, seeker, candidate) };
+}

@@ -89,11 +89,22 @@ export class ActorSystem {
       deliver: (key, envelope) => {
         this.deliver(key, envelope);
       },
-      spawnFromEffect: (key, init, from) => {
+      spawnFromEffect: (key, init, from, node) => {
+        const failed = (why: string): void => {
+          options.events?.persistFailed?.(key, new Error(`spawn from ${from} failed: ${why}`));
+          this.deliver(from, { message: { type: "spawnFailed", key } });
+        };
+        const router = options.router;
+        if (node !== undefined && router?.spawnAt !== undefined && node !== router.node) {
+          const timeoutMs = options.askTimeoutMs ?? 5_000;
+          void router.spawnAt(node, key, init, { timeoutMs }).then((result) => {
+            if (!result.ok) failed(`${node} answered ${result.code}: ${result.message}`);
+          });
+          return;
+        }
         void this.spawn(key, init).then((spawned) => {
           if (spawned.created && spawned.result.ok) return;
-          options.events?.persistFailed?.(key, new Error(`spawn from ${from} failed`));
-          this.deliver(from, { message: { type: "spawnFailed", key } });
+          failed(spawned.created ? "refused by its kind" : "the key is taken");
         });
       },
       forget: (cell) => {

@@ -36,8 +36,11 @@ export interface Outcome {
 /** What the runner needs from the system that owns the cells. */
 export interface RunnerHost {
   deliver(key: string, envelope: Envelope): void;
-  /** Creates the actor of a spawn effect; tells `from` `spawnFailed` when it could not be created. */
-  spawnFromEffect(key: string, init: unknown, from: string): void;
+  /**
+   * Creates the actor of a spawn effect (on `node` when it names another node); tells `from`
+   * `spawnFailed` when it could not be created.
+   */
+  spawnFromEffect(key: string, init: unknown, from: string, node?: string): void;
   /** The actor is gone from this node (stopped or fenced): drop it and re-route its mailbox. */
   forget(cell: ActorCell): void;
   context(key: string, now: number): ActorContext;
@@ -97,7 +100,7 @@ export class MailboxRunner {
           this.host.deliver(effect.to, { message: effect.message });
           break;
         case "spawn":
-          this.host.spawnFromEffect(effect.key, effect.init, from);
+          this.host.spawnFromEffect(effect.key, effect.init, from, effect.node);
           break;
         case "releaseBlob":
           this.options.blobs?.release(effect.id);

@@ -170,6 +170,12 @@ export interface Router {
   forward(node: string, key: string, envelope: Forwarded, opts: { timeoutMs: number }): Promise<AskResult>;
   /** Sends a message to `node`'s actor `key` without waiting; best effort. */
   forwardTell(node: string, key: string, message: unknown): void;
+  /**
+   * Asks `node` to create the actor `key` with `init` and claim it (a room placed on the least-loaded
+   * node). Resolves ok once created there; a refusal (the key is taken, the node cannot open a room, it
+   * cannot be reached) is not ok. Never rejects. Without it every spawn is local.
+   */
+  spawnAt?(node: string, key: string, init: unknown, opts: { timeoutMs: number }): Promise<AskResult>;
 }
 
 /** A stored blob as a room keeps it: never the bytes, only what names and checks them. */

@@ -70,8 +70,11 @@ export type Effect =
   | { readonly type: "cancelTimer"; readonly name: string }
   /** Send a message to another actor, fire and forget. */
   | { readonly type: "tell"; readonly to: string; readonly message: unknown }
-  /** Create a new actor of the kind its key names, with an initial argument for the kind's `create`. */
-  | { readonly type: "spawn"; readonly key: string; readonly init: unknown }
+  /**
+   * Create a new actor of the kind its key names, with an initial argument for the kind's `create`. With
+   * `node` (a RoomHost's node) the actor is created there and claimed by that node; without, here.
+   */
+  | { readonly type: "spawn"; readonly key: string; readonly init: unknown; readonly node?: string }
   /** The actor is finished (a lobby whose last member left): its snapshot is deleted. */
   | { readonly type: "stop" }
   /** A blob the actor held (a room's document) is no longer needed: the node's BlobStore deletes it. */

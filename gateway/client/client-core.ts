@@ -16,6 +16,7 @@ import { BlobAssembler, sha256Hex } from "./blob-transfer.ts";
 import { Emitter } from "./emitter.ts";
 import { EpochFilter } from "./epoch-filter.ts";
 import { PendingCalls } from "./pending-calls.ts";
+import { probeRoundTrip } from "./region-probe.ts";
 import { backoffMs, finalCloses, noWelcomeCode } from "./reconnect-policy.ts";
 import { encodedTurnBytes, TurnLog, type TurnView } from "./turn-log.ts";
 
@@ -48,6 +49,11 @@ export class ClientCore extends Emitter<FoyerEvents> {
   private readonly blobsDone = new Set<string>();
   /** The connected node's region (its `--region`, from `welcome`), or null when it has none. */
   region: string | null = null;
+  /** One node URL per region of the fleet (from `welcome`); empty when the node lists none. */
+  regions: readonly { readonly region: string; readonly url: string }[] = [];
+  /** The URL of the node this client is connected to (welcomed), or null. */
+  url: string | null = null;
+  private socketUrl = "";
   /** Round-trip measurements waiting for their `pong`, by the `t` they sent. */
   private readonly pings = new Map<number, ((now: number) => void)[]>();
   private socket: SocketLike | null = null;
@@ -143,6 +149,26 @@ export class ClientCore extends Emitter<FoyerEvents> {
     });
   }
 
+  /**
+   * The round trip to the node at `url` (ms), the best of `samples`, measured on a short-lived socket
+   * with pings before any hello (the node answers a few; SPEC §3 ping), which is then closed. Rejects
+   * when the node cannot be reached or does not answer within `timeoutMs` in all.
+   */
+  probeRoundTrip(url: string, samples = 3, timeoutMs = 5_000): Promise<number> {
+    return probeRoundTrip(this.Socket, url, (frame) => this.encode(frame), samples, timeoutMs);
+  }
+
+  /**
+   * Moves this connection to the node at `url` now (as a `redirect` would), unless it is already there;
+   * resolves once welcomed there. Calls made meanwhile are sent after the welcome.
+   */
+  protected moveTo(url: string): Promise<void> {
+    if (this.url === url && this.welcomed) return Promise.resolve();
+    const done = this.waiters.wait(this.connectTimeoutMs);
+    this.follow(url);
+    return done;
+  }
+
   /** Drops the socket without saying goodbye, as a network failure would; the client reconnects by itself. */
   dropConnection(): void {
     this.socket?.close(4999, "dropped by test");
@@ -181,6 +207,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
       this.opening = false;
     }
     this.socket = socket;
+    this.socketUrl = url;
     this.wire(socket, token);
   }
 
@@ -303,6 +330,8 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.resume = frame.resume;
         this.player = frame.player.id;
         this.region = frame.region ?? null;
+        this.regions = frame.regions ?? [];
+        this.url = this.socketUrl;
         // Re-send before anyone hears of the welcome, so a call made in a listener is not sent twice.
         this.pending.resendAll();
         this.rejoinRoom();

@@ -165,20 +165,45 @@ export class FoyerClient extends ClientCore {
     return this.joinRoom(transfer.room, undefined, transfer.token);
   }
   /**
-   * SPEC §3 ping: the round trip to the connected node's region, the best of `samples` pings, as the
-   * `pingData` of a search (`{ [region]: ms }`). A node without a region gives `{}` (the queue then uses
-   * its default region). Only the connected node is measured (docs/matchmaking.md, "Regions and ping").
+   * SPEC §3 ping: the round trip to each region of the fleet, the best of `samples` pings, as the
+   * `pingData` of a search (`{ [region]: ms }`). The connected node's region is measured on this
+   * connection; every other region the welcome listed (`regions`, one node URL each) on a short-lived
+   * probe socket. A region that cannot be reached is left out; a node without a region gives `{}` for
+   * itself (the queue then uses its default region).
    */
   async pingData(samples = 3): Promise<Record<string, number>> {
-    let best = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < samples; i++) best = Math.min(best, await this.measurePing());
-    return this.region === null ? {} : { [this.region]: best };
+    const data: Record<string, number> = {};
+    const others = this.regions.filter((r) => r.region !== this.region);
+    const probed = await Promise.all(
+      others.map((r) =>
+        this.probeRoundTrip(r.url, samples).then(
+          (ms) => ms,
+          () => undefined,
+        ),
+      ),
+    );
+    others.forEach((r, i) => {
+      const ms = probed[i];
+      if (ms !== undefined) data[r.region] = ms;
+    });
+    if (this.region !== null) {
+      let best = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < samples; i++) best = Math.min(best, await this.measurePing());
+      data[this.region] = best;
+    }
+    return data;
   }
   /**
    * Takes (or takes again) this player's seat in a queue match's room, with the token of its `matchReady`
-   * or `matchRunning` frame (docs/matchmaking.md, "Reconnect").
+   * or `matchRunning` frame (docs/matchmaking.md, "Reconnect"). A room on another node (`url`) is joined
+   * there: the connection moves to that node first (its frames are sent only to sockets there).
    */
-  enterMatchRoom(ready: { room: string; token: string }): Promise<{ room: string; side: number }> {
+  async enterMatchRoom(ready: {
+    room: string;
+    token: string;
+    url?: string;
+  }): Promise<{ room: string; side: number }> {
+    if (ready.url !== undefined && ready.url !== "" && ready.url !== this.url) await this.moveTo(ready.url);
     return this.joinRoom(ready.room, undefined, ready.token);
   }
   /** Ready (or not) in the room: the match starts when every human seat is ready. */

@@ -29,6 +29,11 @@ export const welcomeFrame = z
     node: z.string(),
     /** The node's region (`--region`), when it has one: what the SDK's `pingData` is keyed by. */
     region: z.string().optional(),
+    /**
+     * One node URL per region of the fleet (this node's for its own): the SDK measures its round trip to
+     * each with a `ping` before `hello` and sends the result as `pingData` (SPEC §3).
+     */
+    regions: z.array(z.object({ region: z.string(), url: z.string() }).strict()).optional(),
     resumed: z.boolean(),
   })
   .strict();

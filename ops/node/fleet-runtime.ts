@@ -6,6 +6,7 @@ import {
   type BlobStore,
   type NodeState,
   type Outbox,
+  type RoomHost,
   type RuntimeEvents,
 } from "../../actors/runtime/index.ts";
 import {
@@ -25,6 +26,8 @@ import {
   NatsBus,
   NatsKvStore,
   NodeEndpoint,
+  PushRelay,
+  chooseRoomHost,
   connectNats,
   cryptoRandom,
   realScheduler,
@@ -59,6 +62,8 @@ export interface FleetRuntime {
   readonly membership: Membership;
   /** Where a new lobby goes: here, or a peer's URL while this node drains. */
   placeNew(): OwnerLocation;
+  /** One public URL per region of the live fleet (this node's for its own), for the SDK's ping. */
+  regions(): RegionUrl[];
   /** Starts draining (idempotent): refused when no live peer could take the keys. */
   drain(): { accepted: boolean; message: string };
   /** The running or finished drain, or null. */
@@ -72,6 +77,12 @@ export interface FleetRuntime {
   /** The takeovers this node made since it started: how many, and the latest (newest last). */
   failovers(): { count: number; recent: readonly FailoverRecord[] };
   close(): Promise<void>;
+}
+
+/** A region of the fleet and a node of it that clients may measure their round trip to. */
+export interface RegionUrl {
+  readonly region: string;
+  readonly url: string;
 }
 
 /** One key this node took over from a peer declared dead. */
@@ -96,6 +107,8 @@ export interface FleetRuntimeParts {
   readonly register: (system: ActorSystem) => void;
   /** Players with a session on this node: a restored lobby counts them as connected. */
   readonly playersHere: () => readonly string[];
+  /** True when `player` has a live socket on this node (a relayed push is delivered here). */
+  readonly connectedHere: (player: string) => boolean;
   /** This node was declared dead: close every socket so its players resume elsewhere. */
   readonly reset: () => void;
   /** A key moved to another node: its members connected here are told `moved { url }`. */
@@ -212,11 +225,12 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     scheduler,
     ownerState: (owner) => membership.ownerState(owner),
   });
+  const canOpenRoom = (): boolean => parts.capacity.canOpenRoom() && drainState.drain === null;
   const node: NodeState = {
-    canOpenRoom: () => parts.capacity.canOpenRoom() && drainState.drain === null,
+    canOpenRoom,
     draining: () => drainState.drain !== null,
-    // Rooms a queue match opens go to this node while it has room (placement by load: docs/fleet.md).
-    roomHost: () => parts.capacity.roomHost?.(),
+    // A queue match's room goes to the least-loaded node that can take it (docs/matchmaking.md).
+    roomHost: () => roomHostOf(),
     mayAct: () => membership.mayAct(),
     leaseSettled: () => membership.leaseSettled(),
   };
@@ -278,9 +292,11 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     }
   };
 
+  // Frames of queues and matched lobbies reach players on every gateway (docs/matchmaking.md).
+  const relay = new PushRelay({ bus, node: config.nodeId, local: parts.outbox, here: parts.connectedHere });
   const system = new ActorSystem({
     store,
-    outbox: parts.outbox,
+    outbox: relay,
     scheduler,
     random: cryptoRandom(),
     node,
@@ -293,7 +309,10 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   await membership.join();
   membership.start();
   router.start();
-  const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system });
+  await relay.start();
+  // A room another node placed here is taken only while this node can open one.
+  const maySpawn = (key: string): boolean => !key.startsWith("room/") || canOpenRoom();
+  const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system, maySpawn });
   await endpoint.start();
   const migrations = new Migrations(
     migrationHostOf({
@@ -311,6 +330,16 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     scheduler,
   );
   const adoption = await migrations.serve(config.nodeId);
+  /**
+   * The least-loaded node that can open a room now: this one (its live actor count, while it can open a
+   * room) or a live, non-draining peer by the load of its last heartbeat, leaving out a peer that refused
+   * a placed room a moment ago; ties go to the lower node id. Undefined when none can.
+   */
+  function roomHostOf(): RoomHost | undefined {
+    const self = parts.capacity.roomHost?.();
+    const here = self !== undefined && canOpenRoom() ? [{ ...self, load: system.liveCount }] : [];
+    return chooseRoomHost([...here, ...targets()], (peer) => router.refusedRecently(peer));
+  }
   /** Live peers that are not draining, with the load their heartbeats report. */
   const targets = (): DrainTarget[] =>
     membership.peerViews().flatMap((peer) => {
@@ -330,6 +359,17 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       // A peer whose heartbeat this node has not read yet (it just joined): read its record now.
       const peerUrl = peer?.heartbeat?.url ?? (await heartbeatUrl(nodes, location.node));
       return peerUrl ? { kind: "elsewhere", url: peerUrl } : { kind: "waiting", retryAfterMs: 200 };
+    },
+    regions: () => {
+      const byRegion = new Map<string, string>();
+      if (config.region !== "" && url !== "") byRegion.set(config.region, url);
+      for (const peer of membership.peerViews()) {
+        const beat = peer.heartbeat;
+        if (peer.state !== "live" || beat === null || beat.draining || beat.url === "" || beat.region === "")
+          continue;
+        if (!byRegion.has(beat.region)) byRegion.set(beat.region, beat.url);
+      }
+      return [...byRegion].sort(([a], [b]) => (a < b ? -1 : 1)).map(([region, at]) => ({ region, url: at }));
     },
     placeNew: () => {
       if (drainState.drain === null) return { kind: "here" };
@@ -395,6 +435,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       await membership.leave();
       adoption.stop();
       endpoint.stop();
+      relay.stop();
       router.stop();
       await blobs.close();
       await nc.drain().catch(() => undefined);

@@ -38,7 +38,7 @@ import {
 import { NodeMetrics, startAdmin, type FleetSource } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { FilterPool, filterEndpoint } from "../filters/index.ts";
-import { buildFleetRuntime, type FleetRuntime } from "./fleet-runtime.ts";
+import { buildFleetRuntime, type FleetRuntime, type RegionUrl } from "./fleet-runtime.ts";
 import { isDevMode, tokenKeysOf } from "./dev-mode.ts";
 
 /** A running node: its URLs, its parts (for tests and the bench) and how to stop it. */
@@ -218,6 +218,7 @@ interface GatewayParts {
   readonly capacity: Capacity;
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
   readonly placeNew?: () => OwnerLocation;
+  readonly regions?: () => readonly RegionUrl[];
   readonly metrics: NodeMetrics;
   readonly blobs: BlobStore;
 }
@@ -228,6 +229,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
   return new GatewayServer(gatewayOptionsOf(config), {
     nodeId: config.nodeId,
     region: config.region,
+    ...(parts.regions ? { regions: parts.regions } : {}),
     system,
     requests: new LobbyRequests({
       system,
@@ -281,6 +283,7 @@ type BuiltRuntime = { system: ActorSystem; blobs: BlobStore; close(): Promise<vo
     | "locateOwner"
     | "announce"
     | "placeNew"
+    | "regions"
     | "drain"
     | "drainProgress"
     | "drained"
@@ -313,6 +316,7 @@ async function buildRuntime(
         registerKinds(system, config);
       },
       playersHere: () => parts.outbox.connectedPlayers(),
+      connectedHere: (player) => parts.outbox.ofPlayer(player)?.socket != null,
       reset: () => gateway()?.closeSockets(CloseCodes.RESET.code, "RESET"),
       moved: (key, url) => {
         parts.outbox.moveAway(key, url);
@@ -397,6 +401,7 @@ export async function startNode(
     metrics,
     ...(runtime.locateOwner ? { locateOwner: runtime.locateOwner } : {}),
     ...(runtime.placeNew ? { placeNew: runtime.placeNew } : {}),
+    ...(runtime.regions ? { regions: runtime.regions } : {}),
   });
   front.gateway = gateway;
   const port = await gateway.listen();

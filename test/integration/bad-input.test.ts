@@ -190,6 +190,18 @@ describe("bad input from a member changes nothing and gets its error or close co
     await unchanged({ connected: true });
   });
 
+  it("pings before hello are a region probe: 16 are answered, the 17th closes with PROTOCOL", async () => {
+    node = await startTestNode();
+    const raw = await rawSocket(node, { hello: false });
+    for (let t = 1; t <= 17; t++) raw.ws.send(encodeFrame({ type: "ping", t }, "msgpack"));
+    expect((await raw.closed).code).toBe(CloseCodes.PROTOCOL.code);
+    const pongs = (raw.frames as { type: string; t: number }[]).filter((f) => f.type === "pong");
+    expect(pongs.map((f) => f.t)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    // Nothing else was answered, and no session was made.
+    expect(raw.frames).toHaveLength(16);
+    expect(node.sessions.size).toBe(0);
+  });
+
   it("a hello with an unsupported protocol version is closed with PROTOCOL", async () => {
     node = await startTestNode();
     const raw = await rawSocket(node, { hello: false });

@@ -189,6 +189,9 @@ describe("matchmaking over the socket", () => {
     expect(Object.keys(pingData)).toEqual(["eu-west"]);
     expect(pingData["eu-west"]).toBeGreaterThanOrEqual(0);
     expect(pingData["eu-west"]).toBeLessThan(1_000);
+    // An embedded node lists no other regions; a probe (pings before any hello) measures any node's URL.
+    expect(alice.client.regions).toEqual([]);
+    expect(await alice.client.probeRoundTrip(node.url, 2)).toBeGreaterThanOrEqual(0);
     // A compound search: a lobby in a region within 1 s, then rating.
     const compound: SearchFields["algorithm"] = {
       strategy: "compound",

@@ -58,6 +58,8 @@ export interface FleetNode {
   readonly movedTold: string[];
   /** Whether this node takes adoptions (a test turns it off to play a target that refuses). */
   adopting: boolean;
+  /** Whether this node takes spawns other nodes place on it (off: a full node). */
+  hosting: boolean;
   close(): Promise<void>;
 }
 
@@ -70,7 +72,13 @@ export async function startFleetNode(
   id: string,
   kv: KvStore,
   bus: Bus,
-  opts: { replicas?: number; buckets?: string; claimsView?: (claims: KvBucket) => KvBucket } = {},
+  opts: {
+    replicas?: number;
+    buckets?: string;
+    claimsView?: (claims: KvBucket) => KvBucket;
+    /** More kinds to register (a test's own). */
+    kinds?: readonly ActorKind<never, never>[];
+  } = {},
 ): Promise<FleetNode> {
   const identity = { node: id, incarnation: `${id}-${Math.random().toString(36).slice(2, 8)}` };
   const bucketOpts = opts.replicas === undefined ? {} : { replicas: opts.replicas };
@@ -92,10 +100,11 @@ export async function startFleetNode(
   })
     .register(counterKind("counter"))
     .register(counterKind("tally"), { createOnDemand: true });
-  const endpoint = new NodeEndpoint({ bus, node: id, system });
+  for (const kind of opts.kinds ?? []) system.register(kind);
+  const node = { adopting: true, hosting: true };
+  const endpoint = new NodeEndpoint({ bus, node: id, system, maySpawn: () => node.hosting });
   await endpoint.start();
   const movedTold: string[] = [];
-  const node = { adopting: true };
   const migrations = new Migrations(
     migrationHostOf({
       identity,
@@ -127,6 +136,12 @@ export async function startFleetNode(
     },
     set adopting(on: boolean) {
       node.adopting = on;
+    },
+    get hosting() {
+      return node.hosting;
+    },
+    set hosting(on: boolean) {
+      node.hosting = on;
     },
     close: async () => {
       adoption.stop();

@@ -37,6 +37,8 @@ export interface ProcessFleetOptions {
   readonly monitoring?: boolean;
   /** Flags of every node (besides the fleet's own: NATS, keys, free ports). */
   readonly flags?: Readonly<Record<string, string>>;
+  /** Flags of one node by its id (its region, say), over `flags`. */
+  readonly nodeFlags?: (id: string) => Readonly<Record<string, string>>;
   /** Runs in afterAll before the processes are killed (a browser to close, say). */
   readonly beforeStop?: () => Promise<void>;
 }
@@ -67,6 +69,7 @@ export function useProcessFleet(options: ProcessFleetOptions): ProcessFleet {
       flags: {
         "max-connections-per-ip": "100000",
         ...options.flags,
+        ...options.nodeFlags?.(id),
         ...flags,
         ...(logDir === undefined ? {} : { "log-level": "info" }),
       },

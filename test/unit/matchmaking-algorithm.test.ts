@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  admitter,
   alignedWindow,
   lobbyTypesFileSchema,
   passes,
@@ -134,5 +135,38 @@ describe("lobby types file", () => {
     ];
     for (const file of bad)
       expect(lobbyTypesFileSchema.safeParse(file).success, JSON.stringify(file)).toBe(false);
+  });
+});
+
+describe("admitter: passes, made once for many candidates", () => {
+  it("admits exactly what passes admits, for every strategy, step and candidate", () => {
+    const algorithms = [
+      { strategy: "ranged-absolute", alignment: "center", ranges: [10, 20] },
+      { strategy: "ranged-percent", alignment: "mid-low", ranges: [5, 15] },
+      {
+        strategy: "compound",
+        algos: [
+          { criteria: "ping", strategy: "ranged-absolute", alignment: "center" },
+          { criteria: "rating", strategy: "ranged-absolute", alignment: "high" },
+        ],
+        "compound-ranges": [
+          [50, [10, 20]],
+          [150, [30, 60]],
+        ],
+      },
+    ].map((a) => stepAlgorithmSchema.parse(a));
+    const seeker = { rating: 100, pingData: { eu: 20, us: 120 } };
+    for (const algorithm of algorithms) {
+      for (const step of [0, 1, 5]) {
+        const test = admitter(algorithm, step, seeker);
+        expect(test.needsRegion).toBe(algorithm.strategy === "compound");
+        for (let rating = 20; rating <= 220; rating += 5) {
+          for (const region of ["eu", "us", "ap"]) {
+            const candidate = { rating, region };
+            expect(test.admits(candidate)).toBe(passes(algorithm, step, seeker, candidate));
+          }
+        }
+      }
+    }
   });
 });

@@ -111,6 +111,8 @@ describe("the queue's accept phase", () => {
     const effects = q.send({ type: "accept", player: "bob", matchId: M1 });
     const [spawn] = ofType(effects, "spawn");
     expect(spawn?.key).toMatch(/^room\/[A-Z]{6}$/);
+    // Placed on the host node: that node creates and claims the room.
+    expect(spawn?.node).toBe(host.node);
     const code = spawn?.key.slice("room/".length);
     const tokens = ofType(effects, "push").map((p) => p.frame.token);
     expect(spawn?.init).toEqual({

@@ -20,6 +20,23 @@ describe("the queue", () => {
     expect(q.send(find("bob", 100))).toEqual([{ type: "reply", value: { entry: "e2" } }]);
   });
 
+  it("a lobby type's own stepSeconds beats the node's", () => {
+    const q = queue({ ...cursorParty, stepSeconds: 0.5 }, { stepSeconds: 3 });
+    expect(q.send(find("alice", 100))).toContainEqual({
+      type: "timer",
+      name: "step",
+      at: q.ctx.now + 500,
+      kind: "game",
+    });
+    const node = queue(cursorParty, { stepSeconds: 3 });
+    expect(node.send(find("alice", 100))).toContainEqual({
+      type: "timer",
+      name: "step",
+      at: node.ctx.now + 3000,
+      kind: "game",
+    });
+  });
+
   it("processes the oldest entry (highest step) first: it gets the one free place", () => {
     const q = queue(cursorParty);
     q.send(find("newcomer-first", 100, { maxSteps: 5 })); // e1, will miss once

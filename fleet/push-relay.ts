@@ -1,0 +1,79 @@
+import { pack } from "msgpackr";
+import { z } from "zod";
+import type { Outbox, StampedFrame } from "../actors/runtime/index.ts";
+import type { Bus, BusSubscription } from "./bus.ts";
+import { decodeValue } from "./decode-value.ts";
+
+/** The subject every node listens on for frames its own sockets should carry. */
+export const pushRelaySubject = "foyer.push";
+
+/**
+ * Keys whose players are not sent to the actor's node (FLEET-PROTOCOL, "Routing": asked over NATS, the
+ * player stays on its gateway): a queue and the matched lobbies it spawns. Lobbies and rooms are not
+ * relayed — their players are redirected to the owner, so every member's socket is there.
+ */
+export const relayedKeyPrefixes: readonly string[] = ["queue/", "mmlobby/"];
+
+const relayedSchema = z.object({
+  from: z.string(),
+  players: z.array(z.string()).min(1),
+  frame: z.looseObject({ type: z.string(), key: z.string(), epoch: z.number(), seq: z.number() }),
+});
+
+/** What a PushRelay is made of. */
+export interface PushRelayOptions {
+  readonly bus: Bus;
+  /** This node's id: its own relayed frames are not delivered twice. */
+  readonly node: string;
+  /** The node's sessions: frames for players connected here. */
+  readonly local: Outbox;
+  /** True when `player` has a live socket on this node. */
+  readonly here: (player: string) => boolean;
+}
+
+/**
+ * The fleet's Outbox: a frame goes to the players connected here, and — for a relayed key — the players
+ * who are not are sent on to every node (`foyer.push`), each of which hands it to its own sockets. So a
+ * queue's `matchFound` reaches a player on another gateway, and still does after the queue moved (drain,
+ * failover). A broadcast, not a lookup of each player's gateway: one publish per push, read by every
+ * node (docs/matchmaking.md, "In a fleet"). Best effort, as every push is: a player who missed one
+ * asks again (`runningMatch`, a reconnect).
+ */
+export class PushRelay implements Outbox {
+  private subscription: BusSubscription | undefined;
+
+  constructor(private readonly options: PushRelayOptions) {}
+
+  /** Starts handing other nodes' relayed frames to this node's sockets. Idempotent. */
+  async start(): Promise<void> {
+    this.subscription ??= this.options.bus.subscribe(pushRelaySubject, (msg) => {
+      let relayed;
+      try {
+        relayed = decodeValue("relayed push", relayedSchema, msg.data);
+      } catch {
+        return; // not ours to read: dropped, as a push to nobody is
+      }
+      if (relayed.from === this.options.node) return;
+      const players = relayed.players.filter((p) => this.options.here(p));
+      if (players.length > 0) this.options.local.push(players, relayed.frame);
+    });
+    await this.options.bus.flush();
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  push(players: readonly string[], frame: StampedFrame): void {
+    this.options.local.push(players, frame);
+    if (!relayedKeyPrefixes.some((prefix) => frame.key.startsWith(prefix))) return;
+    const away = players.filter((p) => !this.options.here(p));
+    if (away.length === 0) return;
+    try {
+      this.options.bus.publish(pushRelaySubject, pack({ from: this.options.node, players: away, frame }));
+    } catch {
+      // A closed bus: the node is stopping; the push is lost as it would be to a closed socket.
+    }
+  }
+}
