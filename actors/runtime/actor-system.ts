@@ -318,7 +318,8 @@ export class ActorSystem {
     const answer = answerOf(transition.effects);
     if (request && answer) cell.results.set(requestKey(request), toResult(request, now, answer));
     const pending = planTimers(cell, transition.effects, new Map(), now);
-    const pushes = transition.effects.filter((e) => e.type === "push").length;
+    // Pushes and events are numbered alike (stampPushes): the first snapshot carries the last number.
+    const pushes = transition.effects.filter((e) => e.type === "push" || e.type === "event").length;
     try {
       const claimed = await this.options.store.create(key, (epoch) => {
         cell.seq = pushes;

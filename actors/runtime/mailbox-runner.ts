@@ -20,7 +20,7 @@ import {
   unavailable,
 } from "./request-results.ts";
 import type { ActorSystemOptions } from "./actor-system-options.ts";
-import type { ActorContext, AskResult, Effect, Transition } from "./types.ts";
+import type { ActorContext, AskResult, Effect, EventStamp, StudioEventName, Transition } from "./types.ts";
 
 /** What handling one envelope of a batch produced. */
 export interface Outcome {
@@ -102,6 +102,9 @@ export class MailboxRunner {
         case "releaseBlob":
           this.options.blobs?.release(effect.id);
           break;
+        case "event":
+          if (effect.stamp) this.publish(effect.name, effect.data, effect.stamp);
+          break;
         case "timer":
         case "cancelTimer":
         case "stop":
@@ -111,13 +114,30 @@ export class MailboxRunner {
     answer({ ok: true });
   }
 
-  /** Gives every push the key, epoch and next sequence number; the snapshot then carries the last seq. */
+  /**
+   * Gives every push and event the key, epoch and next sequence number; the snapshot then carries the last
+   * seq. Events share the frames' sequence, so a restored actor never reuses an event's number either.
+   */
   stampPushes(cell: ActorCell, effects: readonly Effect[]): Effect[] {
+    const at = this.options.scheduler.now();
     return effects.map((effect) => {
+      if (effect.type === "event") {
+        cell.seq++;
+        return { ...effect, stamp: { key: cell.key, epoch: cell.epoch, seq: cell.seq, at } };
+      }
       if (effect.type !== "push") return effect;
       cell.seq++;
       return { ...effect, frame: { ...effect.frame, key: cell.key, epoch: cell.epoch, seq: cell.seq } };
     });
+  }
+
+  /** Hands an event to the publisher; a publisher that throws loses that event, nothing else. */
+  private publish(name: StudioEventName, data: Readonly<Record<string, unknown>>, stamp: EventStamp): void {
+    try {
+      this.options.publisher?.publish({ ...stamp, name, data });
+    } catch (error) {
+      this.options.events?.publishFailed?.(stamp.key, error);
+    }
   }
 
   /** Arms (or re-arms) a timer; when it fires, the actor gets `{ type: "timer", name }` tagged with it. */
