@@ -128,3 +128,5 @@ export type { ActorDelivery } from "./actor-wire.ts";
 export { BlobAssembly, blobDigestPattern, checkDeclared, chunksOf, sha256Hex } from "./blob-upload.ts";
 export { MemoryBlobStore } from "./memory-blob-store.ts";
 export { NatsBlobStore, blobBucketName, type NatsBlobStoreOptions } from "./nats-blob-store.ts";
+export { busEventPublisher, eventPayload, eventSubject, eventSubjectPrefix } from "./event-publisher.ts";
+export type { EventPayload } from "./event-publisher.ts";
