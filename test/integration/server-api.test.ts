@@ -229,6 +229,29 @@ describe("server API: lobbies and rooms", () => {
     });
   });
 
+  it("a player already connected when its lobby is made joins by code and is seated as its member", async () => {
+    const node = await setup({ adminToken });
+    const carol = await player("carol");
+    const created = await api(node, "POST", "/api/v1/lobbies", {
+      host: { id: "dave" },
+      members: [{ id: "carol" }],
+    });
+    const code = (created.body.lobby as { code: string }).code;
+    await carol.join(code);
+    await eventually(() => {
+      expect(lobbyOf(carol).members.map((m) => [m.player, m.connected])).toEqual([
+        ["dave", false],
+        ["carol", true],
+      ]);
+    });
+    await carol.ready(true);
+    const read = await api(node, "GET", `/api/v1/lobbies/${code}`);
+    expect((read.body.lobby as { members: { ready: boolean }[] }).members.map((m) => m.ready)).toEqual([
+      false,
+      true,
+    ]);
+  });
+
   it("drain on an embedded node is refused with its reason", async () => {
     const node = await setup({ adminToken });
     const answer = await api(node, "POST", "/api/v1/drain");
