@@ -21,6 +21,7 @@ export interface EventPayload {
   readonly node: string;
   readonly epoch: number;
   readonly seq: number;
+  readonly index: number;
   readonly at: number;
   readonly [field: string]: unknown;
 }
@@ -34,6 +35,7 @@ export function eventPayload(event: StudioEvent, node: string): EventPayload {
     node,
     epoch: event.epoch,
     seq: event.seq,
+    index: event.index,
     at: event.at,
   };
 }

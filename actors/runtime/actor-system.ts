@@ -318,8 +318,10 @@ export class ActorSystem {
     const answer = answerOf(transition.effects);
     if (request && answer) cell.results.set(requestKey(request), toResult(request, now, answer));
     const pending = planTimers(cell, transition.effects, new Map(), now);
-    // Pushes and events are numbered alike (stampPushes): the first snapshot carries the last number.
-    const pushes = transition.effects.filter((e) => e.type === "push" || e.type === "event").length;
+    // The numbers stampPushes will give: one per push, and one for events that no push numbers.
+    const frames = transition.effects.filter((e) => e.type === "push").length;
+    const events = transition.effects.some((e) => e.type === "event");
+    const pushes = frames === 0 && events ? 1 : frames;
     try {
       const claimed = await this.options.store.create(key, (epoch) => {
         cell.seq = pushes;

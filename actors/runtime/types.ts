@@ -96,8 +96,10 @@ export interface EventStamp {
   readonly key: string;
   /** The owner's epoch, as on frames. */
   readonly epoch: number;
-  /** The actor's sequence number, shared with its frames: (key, epoch, seq) names one event. */
+  /** The sequence number of the last frame of the change (see ActorCell.eventSeq). */
   readonly seq: number;
+  /** The event's place among the events of its change: (key, epoch, seq, index) names one event. */
+  readonly index: number;
   /** Wall-clock ms of the change (the runtime's clock). */
   readonly at: number;
 }

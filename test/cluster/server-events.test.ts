@@ -84,11 +84,14 @@ describe("studio events on NATS", () => {
     const events = ofLobby();
     expect(events.every((e) => e.node === "ev1" && e.subject === `foyer.events.${e.type}`)).toBe(true);
     expect(events[1]).toMatchObject({ code, room, mode: "duel", players: ["ev-alice", "ev-bob"] });
-    // One owner throughout: one epoch, and the sequence rises with each event.
+    // One owner throughout: one epoch, and (seq, index) rises with each event, never twice the same.
     expect(new Set(events.map((e) => e.epoch)).size).toBe(1);
-    const seqs = events.map((e) => e.seq);
-    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
-    expect(new Set(seqs).size).toBe(seqs.length);
+    const stamps = events.map((e) => [e.seq, e.index as number] as const);
+    for (let i = 1; i < stamps.length; i++) {
+      const [seq, index] = stamps[i]!;
+      const [prevSeq, prevIndex] = stamps[i - 1]!;
+      expect(seq > prevSeq || (seq === prevSeq && index > prevIndex), JSON.stringify(stamps)).toBe(true);
+    }
 
     await eventually(() => {
       expect(heard.find((e) => e.key === `room/${room}`)).toMatchObject({
