@@ -347,7 +347,12 @@ async function buildRuntime(
   }
   const blobs = new MemoryBlobStore(config.maxBlobBytes);
   // Embedded mode's events stay in the process: whoever holds the node subscribes to its event bus.
-  const bus = new MemoryBusServer().connect();
+  // A subscriber that throws is its own bug: logged, and the node and the other subscribers go on.
+  const bus = new MemoryBusServer().connect({
+    onHandlerError: (err) => {
+      parts.log.error({ err }, "an event subscriber threw");
+    },
+  });
   const publisher = busEventPublisher(bus, config.nodeId, (event, error) => {
     parts.events.publishFailed?.(event.key, error);
   });
