@@ -132,3 +132,5 @@ export { PushRelay, pushRelaySubject, relayedKeyPrefixes } from "./push-relay.ts
 export type { PushRelayOptions } from "./push-relay.ts";
 export { chooseRoomHost } from "./room-host.ts";
 export type { HostCandidate } from "./room-host.ts";
+export { busEventPublisher, eventPayload, eventSubject, eventSubjectPrefix } from "./event-publisher.ts";
+export type { EventPayload } from "./event-publisher.ts";

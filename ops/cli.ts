@@ -42,7 +42,7 @@ nodeCommand.action(async (opts: Record<string, string | boolean>) => {
   const logger = createLogger(config.logLevel);
   const node = await startNode(config, logger);
   process.stdout.write(`Foyer node ${config.nodeId} listening on ${node.url}\n`);
-  process.stdout.write(`Admin API: ${node.adminUrl} (/metrics, /status)\n`);
+  process.stdout.write(`Admin API: ${node.adminUrl} (/metrics, /status, /api/v1)\n`);
   if (!config.production) {
     process.stdout.write(`Dev tokens: ${node.httpUrl}/dev/token?name=Alice\n`);
   }

@@ -1,6 +1,7 @@
 import type { ActorKind, Effect, Transition } from "../runtime/index.ts";
 import type { LobbyMessage } from "./lobby-messages.ts";
 import { parseLobbyMessage } from "./lobby-messages.ts";
+import { lobbyEvents } from "./lobby-events.ts";
 import { handleLobby, lobbyIdle } from "./lobby-machine.ts";
 import { createLobby } from "./lobby-membership.ts";
 import type { LobbyOptions } from "./lobby-options.ts";
@@ -12,23 +13,27 @@ import { announceEffects, visibilityEffects } from "./visibility.ts";
 /** The private-lobby actor kind (`lobby/<CODE>`), SPEC §1. */
 
 /**
- * Adds the directory effects a public lobby owes after a transition, and keeps `stop` last so the
+ * Adds the directory effects a public lobby owes after a transition and the studio's events, and keeps `stop` last so the
  * runtime carries out everything else before it deletes the actor.
  */
 function withVisibility(
   before: LobbyState | null,
   transition: Transition<LobbyState>,
   options: LobbyOptions,
-  announce: "asked" | "restored" | null = null,
+  message: string | null,
 ): Transition<LobbyState> {
   const stopped = transition.effects.some((e) => e.type === "stop");
+  // Asked by the directory, or restored on a new node: say the listing again, changed or not.
+  const announce = message === "listingCheck" ? "asked" : message === "restored" ? "restored" : null;
   const visibility =
     announce !== null && !stopped
       ? announceEffects(transition.state, options, announce === "asked")
       : visibilityEffects(before, transition.state, stopped, options);
-  if (visibility.length === 0 && !stopped) return transition;
+  // The studio's events (docs/server-api.md): only a change can make one.
+  const events = transition.state === before ? [] : lobbyEvents(before, transition.state, message, stopped);
+  if (visibility.length === 0 && events.length === 0 && !stopped) return transition;
   const effects: Effect[] = transition.effects.filter((e) => e.type !== "stop");
-  effects.push(...visibility);
+  effects.push(...visibility, ...events);
   if (stopped) effects.push({ type: "stop" });
   return { state: transition.state, effects };
 }
@@ -39,16 +44,10 @@ export function lobbyKind(options: LobbyOptions): ActorKind<LobbyState, LobbyMes
   return {
     kind: "lobby",
     schemaVersion: lobbySchemaVersion,
-    create: (init, ctx) => withVisibility(null, createLobby(init, ctx), checked),
+    create: (init, ctx) => withVisibility(null, createLobby(init, ctx), checked, null),
     parse: parseLobbyMessage,
     handle: (state, message, ctx) =>
-      withVisibility(
-        state,
-        handleLobby(state, message, { options: checked, ctx }),
-        checked,
-        // Asked by the directory, or restored on a new node: say the listing again, changed or not.
-        message.type === "listingCheck" ? "asked" : message.type === "restored" ? "restored" : null,
-      ),
+      withVisibility(state, handleLobby(state, message, { options: checked, ctx }), checked, message.type),
     upgrade: upgradeLobbyState,
     idle: lobbyIdle,
     // A lobby whose room runs stays with it; a drain moves it once the room has ended.

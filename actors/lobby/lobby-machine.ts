@@ -1,7 +1,8 @@
 import type { Restored, TimerFired, Transition } from "../runtime/index.ts";
 import { connection, graceExpired, restored } from "./lobby-connection.ts";
+import { lobbyFrame } from "./lobby-frames.ts";
 import type { LobbyMessage } from "./lobby-messages.ts";
-import { join, leave, makeHost, setProfile, setReady } from "./lobby-membership.ts";
+import { join, kick, leave, makeHost, setProfile, setReady } from "./lobby-membership.ts";
 import { returnTimerFired, returnToLobby, roomEnded, roomSpawnFailed, start } from "./lobby-room.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { graceTimerPlayer, returnTimerName } from "./lobby-timers.ts";
@@ -30,6 +31,10 @@ export function handleLobby(
       return start(state, message, env);
     case "return":
       return returnToLobby(state, message, env);
+    case "kick":
+      return kick(state, message, env);
+    case "view":
+      return { state, effects: [{ type: "reply", value: lobbyFrame(state) }] };
     case "connection":
       return connection(state, message, env);
     case "roomEnded":

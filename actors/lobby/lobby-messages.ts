@@ -12,12 +12,20 @@ export const playerRefSchema = z.strictObject({ id: playerIdSchema, name: player
 /** A player's id and display name. */
 export type PlayerRef = z.output<typeof playerRefSchema>;
 
-/** The argument of the spawn that creates a lobby: its code, its host (first member) and visibility. */
+/**
+ * The argument of the spawn that creates a lobby: its code, its host (first member) and visibility. A
+ * lobby the studio's backend makes for its players (docs/server-api.md) also lists the other members and
+ * how long their seats are kept for them: they are away until they connect.
+ */
 export const lobbyInitSchema = z.strictObject({
   code: codeSchema,
   host: playerRefSchema,
   public: z.boolean().default(false),
   metadata: metadataSchema.nullable().default(null),
+  /** Members after the host, in join order. */
+  members: z.array(playerRefSchema).max(100).default([]),
+  /** Set: every member (the host too) starts away, with this long to connect before it loses its seat. */
+  reserveSeconds: z.number().int().min(1).max(3600).optional(),
 });
 
 /** A lobby's creation argument. */
@@ -40,6 +48,10 @@ export const lobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("return"), player: playerIdSchema }),
   // From the gateway when a player's session drops or comes back.
   z.strictObject({ type: z.literal("connection"), player: playerIdSchema, connected: z.boolean() }),
+  // From the studio's backend (docs/server-api.md): a member is taken out. Never from a player.
+  z.strictObject({ type: z.literal("kick"), target: playerIdSchema }),
+  // From the studio's backend: the lobby as its members see it. Read-only.
+  z.strictObject({ type: z.literal("view") }),
   // From the lobby's room when its match is over.
   z.strictObject({ type: z.literal("roomEnded"), room: codeSchema }),
   // From the runtime when the room the lobby spawned could not be created.

@@ -5,7 +5,13 @@ export { directRoomInitSchema, lobbyRoomInitSchema, roomCreateSchema } from "./r
 export type { RoomCreate } from "./room-create.ts";
 export { roomFrame } from "./room-frames.ts";
 export { roomLimits } from "./room-limits.ts";
-export { heldTurnInputSchema, parseRoomMessage, roomMessageSchema } from "./room-messages.ts";
+export {
+  heldTurnInputSchema,
+  maxRoomResultBytes,
+  parseRoomMessage,
+  roomMessageSchema,
+  roomResultSchema,
+} from "./room-messages.ts";
 export type { RoomMessage, RoomMessageOf } from "./room-messages.ts";
 export { turnTimerName } from "./room-clock.ts";
 export { roomSchemaVersion, roomStateSchema, seatedPlayers } from "./room-state.ts";

@@ -2,7 +2,7 @@ import type { ActorContext, Effect, Restored, TimerFired } from "../runtime/inde
 import { sendTurn, turnTimerName } from "./room-clock.ts";
 import { leaveSeat } from "./room-departures.ts";
 import { catchUp, heldTurns } from "./room-held-turns.ts";
-import { abort, end, finish } from "./room-ending.ts";
+import { abort, closeRoom, end, finish } from "./room-ending.ts";
 import { blobOf } from "./room-blob.ts";
 import type { RoomMessage, RoomMessageOf } from "./room-messages.ts";
 import { resume, connection } from "./room-presence.ts";
@@ -23,6 +23,9 @@ export function handleRoom(
   switch (message.type) {
     case "end":
       return end(state);
+    case "serverEnd":
+      // Like a player's finish: the lobby that started the room is told, and brings everyone back.
+      return closeRoom(state);
     case "status":
       // A room that ended has stopped (its key answers NOT_FOUND); one that answers runs.
       return { state, effects: [{ type: "reply", value: { room: state.code, phase: state.phase } }] };

@@ -24,6 +24,19 @@ import { queuedCommandSchema } from "./room-state.ts";
 
 const player = playerIdSchema;
 
+/** The largest result the studio's backend may end a room with, as JSON. */
+export const maxRoomResultBytes = 16_384;
+
+/**
+ * A match result as the studio's backend gives it: a JSON object, carried in the `room.ended` event and
+ * not kept in the room's state.
+ */
+export const roomResultSchema = z
+  .record(z.string(), z.json())
+  .refine((value) => JSON.stringify(value).length <= maxRoomResultBytes, {
+    message: `a result is at most ${maxRoomResultBytes} bytes of JSON`,
+  });
+
 /** A turn as a player received it (a `turn` frame without its stamp; `ai` absent when empty). */
 export const heldTurnInputSchema = z.strictObject({
   turn: turnSchema.min(1),
@@ -35,6 +48,8 @@ export const heldTurnInputSchema = z.strictObject({
 export const roomMessageSchema = z.discriminatedUnion("type", [
   // From the lobby: the host returned or the lobby closed; the room ends at once.
   z.strictObject({ type: z.literal("end") }),
+  // From the studio's backend (docs/server-api.md): the match is over, with the result it reports.
+  z.strictObject({ type: z.literal("serverEnd"), result: roomResultSchema.nullable() }),
   // From a gateway checking that a matchmaking queue's room still runs (SPEC §4 reconnect): read-only.
   z.strictObject({ type: z.literal("status") }),
   // From the lobby or the player: it leaves; before the start its seat is freed, after it goes to AI.

@@ -37,6 +37,12 @@ export class ActorCell {
   /** Called once the batch in flight (if any) has finished. */
   idleWaiters: (() => void)[] = [];
   lastActive: number;
+  /**
+   * The sequence number the latest events were stamped with. Events take the number of the last frame of
+   * their change; a change with events and no frame after the last events takes a number of its own, so
+   * (epoch, seq, index) names one event. A restored cell assumes its last number was an event's.
+   */
+  eventSeq: number;
 
   constructor(
     readonly key: string,
@@ -48,6 +54,7 @@ export class ActorCell {
     now: number,
   ) {
     this.lastActive = now;
+    this.eventSeq = seq;
   }
 }
 

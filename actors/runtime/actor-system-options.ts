@@ -1,4 +1,12 @@
-import type { ActorStore, BlobReleaser, NodeState, Outbox, Router, Scheduler } from "./ports.ts";
+import type {
+  ActorStore,
+  BlobReleaser,
+  EventPublisher,
+  NodeState,
+  Outbox,
+  Router,
+  Scheduler,
+} from "./ports.ts";
 import type { Random } from "./types.ts";
 
 /** How the runtime reports what it cannot handle itself; the node wires it to its logger. */
@@ -12,6 +20,8 @@ export interface RuntimeEvents {
   persisted?(key: string, elapsedMs: number): void;
   /** A snapshot write or read failed (fenced, unavailable, corrupt) or a spawn failed. */
   persistFailed?(key: string, error: unknown): void;
+  /** The EventPublisher threw: that event is lost (events are at most once, docs/server-api.md). */
+  publishFailed?(key: string, error: unknown): void;
   /** A tell to a key with no actor and no snapshot. */
   deadLetter?(key: string, message: unknown): void;
   /** A new actor was created (its first snapshot written). */
@@ -35,6 +45,8 @@ export interface ActorSystemOptions {
   readonly router?: Router;
   /** Where large blobs live; a `releaseBlob` effect deletes one (best effort). Without one it is ignored. */
   readonly blobs?: BlobReleaser;
+  /** Where `event` effects go; without one they are dropped. */
+  readonly publisher?: EventPublisher;
   /** Default deadline of an ask. */
   readonly askTimeoutMs?: number;
   /** How long a request's result is kept for retries (SDK retry deadline + failure timeout). */

@@ -329,7 +329,10 @@ export class ActorSystem {
     const answer = answerOf(transition.effects);
     if (request && answer) cell.results.set(requestKey(request), toResult(request, now, answer));
     const pending = planTimers(cell, transition.effects, new Map(), now);
-    const pushes = transition.effects.filter((e) => e.type === "push").length;
+    // The numbers stampPushes will give: one per push, and one for events that no push numbers.
+    const frames = transition.effects.filter((e) => e.type === "push").length;
+    const events = transition.effects.some((e) => e.type === "event");
+    const pushes = frames === 0 && events ? 1 : frames;
     try {
       const claimed = await this.options.store.create(key, (epoch) => {
         cell.seq = pushes;

@@ -1,7 +1,7 @@
 import { ActorSystem, type RuntimeEvents } from "./actor-system.ts";
 import { ManualScheduler, settle } from "./manual-scheduler.ts";
 import { MemoryActorStore } from "./memory-actor-store.ts";
-import type { NodeState, Outbox, StampedFrame } from "./ports.ts";
+import type { NodeState, Outbox, StampedFrame, StudioEvent } from "./ports.ts";
 import { seededRandom } from "./seeded-random.ts";
 import type { ActorKind } from "./types.ts";
 
@@ -26,6 +26,8 @@ export interface Harness {
   readonly node: MutableNode;
   /** Every frame pushed so far, in order. */
   readonly delivered: Delivered[];
+  /** Every event published so far (docs/server-api.md), in order. */
+  readonly published: StudioEvent[];
   /** Frames a player received, in order. */
   framesOf(player: string): StampedFrame[];
   /** The last frame of a type a player received. */
@@ -64,6 +66,7 @@ export function createHarness(options: {
   const clock = new ManualScheduler(options.start);
   const store = new MemoryActorStore();
   const delivered: Delivered[] = [];
+  const published: StudioEvent[] = [];
   const reported: { what: keyof RuntimeEvents; key: string }[] = [];
   const outbox: Outbox = {
     push(players, frame) {
@@ -78,6 +81,7 @@ export function createHarness(options: {
     random: seededRandom(options.seed ?? 1),
     node,
     passivateAfterMs: options.passivateAfterMs ?? 60_000,
+    publisher: { publish: (event) => published.push(event) },
     events: {
       handlerFailed: (key) => reported.push({ what: "handlerFailed", key }),
       persistFailed: (key) => reported.push({ what: "persistFailed", key }),
@@ -95,6 +99,7 @@ export function createHarness(options: {
     store,
     node,
     delivered,
+    published,
     reported,
     framesOf,
     lastOf: (player, type) =>

@@ -20,7 +20,7 @@ import {
   unavailable,
 } from "./request-results.ts";
 import type { ActorSystemOptions } from "./actor-system-options.ts";
-import type { ActorContext, AskResult, Effect, Transition } from "./types.ts";
+import type { ActorContext, AskResult, Effect, EventStamp, StudioEventName, Transition } from "./types.ts";
 
 /** What handling one envelope of a batch produced. */
 export interface Outcome {
@@ -105,6 +105,9 @@ export class MailboxRunner {
         case "releaseBlob":
           this.options.blobs?.release(effect.id);
           break;
+        case "event":
+          if (effect.stamp) this.publish(effect.name, effect.data, effect.stamp);
+          break;
         case "timer":
         case "cancelTimer":
         case "stop":
@@ -114,13 +117,36 @@ export class MailboxRunner {
     answer({ ok: true });
   }
 
-  /** Gives every push the key, epoch and next sequence number; the snapshot then carries the last seq. */
+  /**
+   * Gives every push the key, epoch and next sequence number; the snapshot then carries the last seq.
+   * Events (docs/server-api.md) take no number of their own, so the frames of consecutive changes keep
+   * consecutive numbers: they are stamped with the seq of the last frame of their change and their index
+   * in it, and only a change whose events no frame separates from earlier events takes a fresh number.
+   */
   stampPushes(cell: ActorCell, effects: readonly Effect[]): Effect[] {
-    return effects.map((effect) => {
+    const pushed = effects.map((effect) => {
       if (effect.type !== "push") return effect;
       cell.seq++;
       return { ...effect, frame: { ...effect.frame, key: cell.key, epoch: cell.epoch, seq: cell.seq } };
     });
+    if (!pushed.some((e) => e.type === "event")) return pushed;
+    if (cell.seq === cell.eventSeq) cell.seq++;
+    cell.eventSeq = cell.seq;
+    const at = this.options.scheduler.now();
+    let index = 0;
+    return pushed.map((effect) => {
+      if (effect.type !== "event") return effect;
+      return { ...effect, stamp: { key: cell.key, epoch: cell.epoch, seq: cell.seq, index: index++, at } };
+    });
+  }
+
+  /** Hands an event to the publisher; a publisher that throws loses that event, nothing else. */
+  private publish(name: StudioEventName, data: Readonly<Record<string, unknown>>, stamp: EventStamp): void {
+    try {
+      this.options.publisher?.publish({ ...stamp, name, data });
+    } catch (error) {
+      this.options.events?.publishFailed?.(stamp.key, error);
+    }
   }
 
   /** Arms (or re-arms) a timer; when it fires, the actor gets `{ type: "timer", name }` tagged with it. */

@@ -1,5 +1,13 @@
 import type { ErrorCode } from "./error-codes.ts";
-import type { AskResult, PushFrame, RequestId, RoomHost, TimerKind } from "./types.ts";
+import type {
+  AskResult,
+  EventStamp,
+  PushFrame,
+  RequestId,
+  RoomHost,
+  StudioEventName,
+  TimerKind,
+} from "./types.ts";
 
 /**
  * The runtime's ports: the interfaces it needs from the outside world, owned here and implemented in
@@ -113,6 +121,20 @@ export interface ActorStore {
 /** Carries frames to players' sessions, wherever they are connected. */
 export interface Outbox {
   push(players: readonly string[], frame: StampedFrame): void;
+}
+
+/** An event as it leaves the runtime: its name, the actor's data and the runtime's stamp. */
+export type StudioEvent = EventStamp & {
+  readonly name: StudioEventName;
+  readonly data: Readonly<Record<string, unknown>>;
+};
+
+/**
+ * Where events go (docs/server-api.md): NATS subjects in a fleet, the in-process bus on an embedded node.
+ * Called after the change that made the event is written; best effort, never throws.
+ */
+export interface EventPublisher {
+  publish(event: StudioEvent): void;
 }
 
 /** A frame about a key, stamped by the runtime. */

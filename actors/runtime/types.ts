@@ -78,7 +78,34 @@ export type Effect =
   /** The actor is finished (a lobby whose last member left): its snapshot is deleted. */
   | { readonly type: "stop" }
   /** A blob the actor held (a room's document) is no longer needed: the node's BlobStore deletes it. */
-  | { readonly type: "releaseBlob"; readonly id: string };
+  | { readonly type: "releaseBlob"; readonly id: string }
+  /**
+   * A fact for the studio's backend (docs/server-api.md "Events"): published by the node's EventPublisher
+   * once the change is written. The runtime stamps it; a handler leaves `stamp` out.
+   */
+  | {
+      readonly type: "event";
+      readonly name: StudioEventName;
+      readonly data: Readonly<Record<string, unknown>>;
+      readonly stamp?: EventStamp;
+    };
+
+/** The events a studio's services can subscribe to (`foyer.events.<name>`). */
+export type StudioEventName =
+  "lobby.created" | "lobby.started" | "lobby.ended" | "room.ended" | "player.left";
+
+/** What the runtime adds to an event: whose it is and where it stands in that actor's history. */
+export interface EventStamp {
+  readonly key: string;
+  /** The owner's epoch, as on frames. */
+  readonly epoch: number;
+  /** The sequence number of the last frame of the change (see ActorCell.eventSeq). */
+  readonly seq: number;
+  /** The event's place among the events of its change: (key, epoch, seq, index) names one event. */
+  readonly index: number;
+  /** Wall-clock ms of the change (the runtime's clock). */
+  readonly at: number;
+}
 
 /** The result of handling one message. */
 export interface Transition<S> {

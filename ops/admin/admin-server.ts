@@ -6,6 +6,7 @@ import { parseTarget } from "../../gateway/index.ts";
 import type { PageRoute } from "./dashboard/dashboard-pages.ts";
 import type { NodeMetrics } from "./node-metrics.ts";
 import type { NodeStatus } from "./node-status.ts";
+import { apiError, type ApiAnswer, type ServerApi } from "./server-api.ts";
 
 /** What `POST /drain` answers: 202 when the drain started, 409 with the reason when it was refused. */
 export interface DrainAnswer {
@@ -22,6 +23,11 @@ export interface AdminServerOptions {
   readonly port: number;
   /** Every request must carry `Authorization: Bearer <token>`; absent = no check (loopback only). */
   readonly token?: string;
+  /**
+   * Without a token, the server API (`/api/v1`) is open only when this is true: a dev-mode node whose
+   * admin port is on loopback. Otherwise it answers 401 until the node has `--admin-token`.
+   */
+  readonly apiWithoutToken?: boolean;
 }
 
 /** What the admin API reads and drives. */
@@ -33,6 +39,8 @@ export interface AdminDeps {
   readonly fleet?: () => unknown;
   /** `GET /cluster`: the whole fleet for the dashboard. */
   readonly cluster?: () => Promise<unknown>;
+  /** The studio's server API under `/api/v1` (docs/server-api.md). */
+  readonly api?: ServerApi;
   /** Pages served without the token (`/dashboard`, `/demo`): they hold no data; what they read does. */
   readonly pages?: Readonly<Record<string, PageRoute>>;
   readonly logger: Logger;
@@ -101,6 +109,10 @@ export class AdminServer {
       res.end(answer.body);
       return;
     }
+    if (target?.pathname.startsWith("/api/")) {
+      await this.api(req, res, target.pathname);
+      return;
+    }
     if (this.tokenDigest && !bearerMatches(req.headers.authorization, this.tokenDigest)) {
       res.setHeader("www-authenticate", 'Bearer realm="foyer-admin"');
       json(res, 401, { error: "this admin API needs Authorization: Bearer <admin token>" });
@@ -123,6 +135,28 @@ export class AdminServer {
       return;
     }
     await route(res);
+  }
+
+  /**
+   * The server API: always behind the token, except on a dev-mode node whose admin port is loopback and
+   * has no token (docs/server-api.md "Authentication"). Errors are `{ error: { code, message } }`.
+   */
+  private async api(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    const open = this.tokenDigest === undefined && this.options.apiWithoutToken === true;
+    if (!open && !(this.tokenDigest && bearerMatches(req.headers.authorization, this.tokenDigest))) {
+      res.setHeader("www-authenticate", 'Bearer realm="foyer-admin"');
+      const message = this.tokenDigest
+        ? "the server API needs Authorization: Bearer <admin token>"
+        : "the server API needs the node to run with --admin-token (FOYER_ADMIN_TOKEN)";
+      apiJson(res, apiError(401, "UNAUTHORIZED", message));
+      return;
+    }
+    if (!this.deps.api) {
+      apiJson(res, apiError(404, "NOT_FOUND", "this node serves no server API"));
+      return;
+    }
+    const answer = await this.deps.api.call(req.method ?? "", pathname, () => readJsonBody(req));
+    apiJson(res, answer);
   }
 
   private async metrics(res: ServerResponse): Promise<void> {
@@ -168,6 +202,32 @@ function digest(token: string): Buffer {
 function bearerMatches(header: string | undefined, expected: Buffer): boolean {
   const given = /^Bearer +(\S+)\s*$/i.exec(header ?? "")?.[1] ?? "";
   return timingSafeEqual(digest(given), expected);
+}
+
+/** The largest request body the server API reads. */
+const maxBodyBytes = 64 * 1024;
+
+/** Reads a request's JSON body (an empty body is `{}`); throws with a message a caller can read. */
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBodyBytes) throw new Error(`the body is larger than ${maxBodyBytes} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString("utf8").trim();
+  if (text === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error("the body is not JSON");
+  }
+}
+
+function apiJson(res: ServerResponse, answer: ApiAnswer): void {
+  if (answer.retryAfterSeconds !== undefined) res.setHeader("retry-after", String(answer.retryAfterSeconds));
+  json(res, answer.status, answer.body);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

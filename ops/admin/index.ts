@@ -10,6 +10,15 @@ export {
   type DrainHook,
 } from "./admin-server.ts";
 export { NodeMetrics, type NodeCounts } from "./node-metrics.ts";
+export {
+  ServerApi,
+  createLobbyBodySchema,
+  defaultReserveSeconds,
+  endRoomBodySchema,
+  kickBodySchema,
+  type ApiAnswer,
+  type ServerApiDeps,
+} from "./server-api.ts";
 export { nodeStatusSchema, type NodeStatus } from "./node-status.ts";
 export { httpUrlOf, startAdmin, type AdminParts, type RunningAdmin } from "./start-admin.ts";
 export { foyerVersion } from "./version.ts";

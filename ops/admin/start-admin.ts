@@ -7,6 +7,7 @@ import { dashboardPages } from "./dashboard/dashboard-pages.ts";
 import { fleetViewOf, type FleetSource } from "./dashboard/fleet-view.ts";
 import type { NodeMetrics } from "./node-metrics.ts";
 import type { NodeStatus } from "./node-status.ts";
+import { ServerApi, type ServerApiDeps } from "./server-api.ts";
 import { foyerVersion } from "./version.ts";
 
 /** What a node's admin API reports on and drives. */
@@ -23,6 +24,10 @@ export interface AdminParts {
   readonly fleet?: FleetSource;
   /** The game port's HTTP URL, where the demo page's dev tokens come from. */
   readonly gameHttpUrl?: string;
+  /** What the server API (`/api/v1`, docs/server-api.md) drives; without it the API answers 404. */
+  readonly api?: Omit<ServerApiDeps, "node" | "drain">;
+  /** The server API may be used without a token (dev mode, admin port on loopback, no token set). */
+  readonly apiWithoutToken?: boolean;
 }
 
 /** A node's running admin API: where it listens and how to stop it. */
@@ -61,12 +66,22 @@ export async function startAdmin(
       host: config.adminHost,
       port: config.adminPort,
       ...(config.adminToken === undefined ? {} : { token: config.adminToken }),
+      apiWithoutToken: parts.apiWithoutToken === true,
     },
     {
       metrics,
       status,
       logger,
       ...(parts.drain ? { drain: parts.drain } : {}),
+      ...(parts.api
+        ? {
+            api: new ServerApi({
+              ...parts.api,
+              node,
+              ...(parts.drain ? { drain: parts.drain } : {}),
+            }),
+          }
+        : {}),
       ...dashboardDeps(config, parts, status),
     },
   );

@@ -24,6 +24,8 @@ import {
   KvActorStore,
   Membership,
   NatsBus,
+  busEventPublisher,
+  type Bus,
   NatsKvStore,
   NodeEndpoint,
   PushRelay,
@@ -51,6 +53,8 @@ export type OwnerLocation =
 /** A runtime in a fleet: claims and snapshots in NATS KV, messages for other nodes' keys over NATS. */
 export interface FleetRuntime {
   readonly system: ActorSystem;
+  /** The node's NATS connection as a bus: the studio's events are published on it (docs/server-api.md). */
+  readonly bus: Bus;
   /** Room documents: the `foyer_blobs` JetStream object store, replicated as the KV buckets are. */
   readonly blobs: BlobStore;
   /** The runtime's view of this node: the lease decides whether it may act. */
@@ -303,6 +307,9 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     events: parts.events,
     router,
     blobs,
+    publisher: busEventPublisher(bus, config.nodeId, (event, error) => {
+      parts.events.publishFailed?.(event.key, error);
+    }),
   });
   built.system = system;
   parts.register(system);
@@ -419,6 +426,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     },
     drained,
     blobs,
+    bus,
     ownedKeys: () =>
       [...router.claimViews()]
         .filter((c) => c.owner.node === identity.node && c.owner.incarnation === identity.incarnation)

@@ -11,13 +11,17 @@ import { roomKind } from "../../actors/room/index.ts";
 import {
   ActorSystem,
   type BlobStore,
+  type EventPublisher,
   type NodeState,
   type Outbox,
   type RuntimeEvents,
 } from "../../actors/runtime/index.ts";
 import {
   KvActorStore,
+  MemoryBusServer,
   MemoryKvServer,
+  busEventPublisher,
+  type Bus,
   cryptoRandom,
   realScheduler,
   type DrainProgress,
@@ -39,7 +43,7 @@ import { NodeMetrics, startAdmin, type FleetSource } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { FilterPool, filterEndpoint } from "../filters/index.ts";
 import { buildFleetRuntime, type FleetRuntime, type RegionUrl } from "./fleet-runtime.ts";
-import { isDevMode, tokenKeysOf } from "./dev-mode.ts";
+import { isDevMode, isLoopbackHost, tokenKeysOf } from "./dev-mode.ts";
 
 /** A running node: its URLs, its parts (for tests and the bench) and how to stop it. */
 export interface RunningNode {
@@ -52,8 +56,13 @@ export interface RunningNode {
   readonly tokenKeys: readonly TokenKey[];
   /** Refused frames by error code, and sockets closed by the node by `close:<reason>`. */
   readonly refusals: ReadonlyMap<string, number>;
-  /** The admin API's URL: `/metrics`, `/status`, `/drain`. */
+  /** The admin API's URL: `/metrics`, `/status`, `/drain`, the server API under `/api/v1`. */
   readonly adminUrl: string;
+  /**
+   * Where the studio's events are published (docs/server-api.md): the node's NATS connection in a fleet,
+   * an in-process bus on an embedded node (subscribe here to hear them in the same process).
+   */
+  readonly eventBus: Bus;
   readonly metrics: NodeMetrics;
   /** Starts draining this node into its peers (fleet only; refused on an embedded node). */
   drain(): { accepted: boolean; message: string };
@@ -99,6 +108,7 @@ export async function buildEmbeddedRuntime(
   node: NodeState,
   events: RuntimeEvents,
   blobs?: BlobStore,
+  publisher?: EventPublisher,
 ): Promise<{ system: ActorSystem; kv: KvStore; lobby: LobbyOptions }> {
   const kv = new MemoryKvServer().connect();
   const scheduler = realScheduler();
@@ -116,6 +126,7 @@ export async function buildEmbeddedRuntime(
     node,
     events,
     ...(blobs ? { blobs } : {}),
+    ...(publisher ? { publisher } : {}),
   });
   registerKinds(system, config);
   return { system, kv, lobby: lobbyOptionsOf(config) };
@@ -191,6 +202,9 @@ function runtimeEventsOf(log: Logger, capacity: Capacity, metrics: NodeMetrics):
       counted.stopped(key);
     },
     persisted: counted.persisted,
+    publishFailed: (key, err) => {
+      log.warn({ key, err }, "event not published");
+    },
   };
 }
 
@@ -276,7 +290,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
 }
 
 /** A node's runtime, embedded or in a fleet (the fleet adds redirects, placement and drain). */
-type BuiltRuntime = { system: ActorSystem; blobs: BlobStore; close(): Promise<void> } & Partial<
+type BuiltRuntime = { system: ActorSystem; blobs: BlobStore; bus: Bus; close(): Promise<void> } & Partial<
   Pick<
     FleetRuntime,
     | "node"
@@ -337,20 +351,33 @@ async function buildRuntime(
     });
   }
   const blobs = new MemoryBlobStore(config.maxBlobBytes);
+  // Embedded mode's events stay in the process: whoever holds the node subscribes to its event bus.
+  // A subscriber that throws is its own bug: logged, and the node and the other subscribers go on.
+  const bus = new MemoryBusServer().connect({
+    onHandlerError: (err) => {
+      parts.log.error({ err }, "an event subscriber threw");
+    },
+  });
+  const publisher = busEventPublisher(bus, config.nodeId, (event, error) => {
+    parts.events.publishFailed?.(event.key, error);
+  });
   const { system, kv } = await buildEmbeddedRuntime(
     config,
     parts.outbox,
     parts.capacity.state,
     parts.events,
     blobs,
+    publisher,
   );
   return {
     system,
     blobs,
+    bus,
     async close() {
       system.close();
       await kv.close();
       await blobs.close();
+      await bus.close();
     },
   };
 }
@@ -420,6 +447,9 @@ export async function startNode(
       ...(runtime.drainProgress ? { drainProgress: runtime.drainProgress } : {}),
       ...fleetSourceOf(config, runtime),
       gameHttpUrl: httpUrl,
+      api: { system, lobby, random: cryptoRandom() },
+      // docs/server-api.md "Authentication": no token is needed only on a dev node's loopback admin port.
+      apiWithoutToken: isDevMode(config) && isLoopbackHost(config.adminHost),
     },
     logger.child({ component: "admin", node: config.nodeId }),
   ).catch(async (error: unknown) => {
@@ -442,6 +472,7 @@ export async function startNode(
     tokenKeys,
     refusals,
     adminUrl: admin.url,
+    eventBus: runtime.bus,
     metrics,
     drain: () => runtime.drain?.() ?? refusedDrain,
     ...(runtime.drained ? { drained: runtime.drained } : {}),

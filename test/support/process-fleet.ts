@@ -130,6 +130,8 @@ export interface InProcessFleet {
   readonly nodes: RunningNode[];
   /** A connected SDK client of `player` on `node` (closed after all). */
   connect(node: RunningNode, player: string): Promise<FoyerClient>;
+  /** The nats-servers' client URLs (once beforeAll ran), for a test's own NATS connection. */
+  natsUrls(): readonly string[];
 }
 
 /**
@@ -166,5 +168,6 @@ export function useInProcessFleet(
       clients.push(client);
       return client;
     },
+    natsUrls: () => launcher?.urls ?? [],
   };
 }

@@ -15,7 +15,9 @@ export interface LobbyDriver {
   readonly ctx: TestContext;
   readonly options: LobbyOptions;
   state: LobbyState;
-  /** Sends a raw message (parsed first, as the runtime does); returns the effects. */
+  /** The studio's events (docs/server-api.md) so far, creation's included; not in what `send` returns. */
+  readonly events: Effect[];
+  /** Sends a raw message (parsed first, as the runtime does); returns the effects but the events. */
   send(message: unknown): readonly Effect[];
   /** Fires a timer as the runtime would. */
   fire(name: string): readonly Effect[];
@@ -44,18 +46,21 @@ export function lobby(
     },
     ctx,
   );
+  const isEvent = (e: Effect): boolean => e.type === "event";
   const driver = {
     kind,
     ctx,
     options: merged,
     state,
-    created: effects,
+    created: effects.filter((e) => !isEvent(e)),
+    events: effects.filter(isEvent),
     send(message: unknown): readonly Effect[] {
       const parsed = kind.parse(message);
       expect(parsed, `parse ${JSON.stringify(message)}`).toBeDefined();
       const t = kind.handle(driver.state, parsed!, ctx);
       driver.state = t.state;
-      return t.effects;
+      driver.events.push(...t.effects.filter(isEvent));
+      return t.effects.filter((e) => !isEvent(e));
     },
     fire(name: string): readonly Effect[] {
       return driver.send({ type: "timer", name });

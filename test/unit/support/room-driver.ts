@@ -13,7 +13,9 @@ export interface RoomDriver {
   timerAt: number | null;
   /** The last transition (to read `volatile`). */
   last: Transition<RoomState> | null;
-  /** Sends a raw message (parsed first, as the runtime does); returns the effects. */
+  /** The studio's events (docs/server-api.md) so far; `send` leaves them out of what it returns. */
+  readonly events: Effect[];
+  /** Sends a raw message (parsed first, as the runtime does); returns the effects but the events. */
   send(message: unknown): readonly Effect[];
   /** Moves the clock by `ms`, firing the turn timer whenever it falls due; returns every effect. */
   advance(ms: number): Effect[];
@@ -48,6 +50,7 @@ export function roomDriver(init: unknown, seed = 1): RoomDriver {
     created: created.effects,
     timerAt: null,
     last: created,
+    events: [],
     send(message) {
       const parsed = kind.parse(message);
       expect(parsed, `parse ${JSON.stringify(message)}`).toBeDefined();
@@ -55,7 +58,8 @@ export function roomDriver(init: unknown, seed = 1): RoomDriver {
       driver.state = t.state;
       driver.last = t;
       track(driver, t.effects);
-      return t.effects;
+      driver.events.push(...t.effects.filter((e) => e.type === "event"));
+      return t.effects.filter((e) => e.type !== "event");
     },
     advance(ms) {
       const target = ctx.now + ms;

@@ -1,0 +1,258 @@
+import { z } from "zod";
+import {
+  codeSchema,
+  drawCode,
+  metadataSchema,
+  normalizeCode,
+  playerIdSchema,
+  playerNameSchema,
+  type LobbyOptions,
+} from "../../actors/lobby/index.ts";
+import { roomResultSchema } from "../../actors/room/index.ts";
+import {
+  isRetryable,
+  type ActorSystem,
+  type AskResult,
+  type ErrorCode,
+  type NodeState,
+  type Random,
+} from "../../actors/runtime/index.ts";
+import type { DrainHook } from "./admin-server.ts";
+
+/**
+ * The studio's own backend API (docs/server-api.md), under `/api/v1` on the admin port: make a lobby for
+ * given players, read it, kick a member, end a room, drain the node. Every call goes through the actors'
+ * own messages (ActorSystem ask, which carries it to the owning node in a fleet), so any node's API serves
+ * any lobby. Bad input is answered 400 with a typed error and changes nothing.
+ */
+
+/** What an API call answers: an HTTP status and a JSON body. */
+export interface ApiAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  /** Seconds, for a `retry-after` header (503). */
+  readonly retryAfterSeconds?: number;
+}
+
+/** What the API drives. */
+export interface ServerApiDeps {
+  readonly system: ActorSystem;
+  readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet" | "maxMembers">;
+  /** Cryptographic randomness for lobby codes. */
+  readonly random: Random;
+  /** The node's draining flag: a draining node makes no new lobbies. */
+  readonly node: Pick<NodeState, "draining">;
+  readonly drain?: DrainHook;
+}
+
+/** How long a lobby made for players keeps their seats until they connect, unless the call says. */
+export const defaultReserveSeconds = 60;
+const maxCodeDraws = 8;
+
+const playerSchema = z.strictObject({ id: playerIdSchema, name: playerNameSchema.optional() });
+
+/** `POST /api/v1/lobbies`. */
+export const createLobbyBodySchema = z
+  .strictObject({
+    host: playerSchema,
+    members: z.array(playerSchema).max(100).default([]),
+    public: z.boolean().default(false),
+    metadata: metadataSchema.nullable().default(null),
+    reserveSeconds: z.number().int().min(1).max(3600).default(defaultReserveSeconds),
+  })
+  .refine(
+    (body) => new Set([body.host.id, ...body.members.map((m) => m.id)]).size === body.members.length + 1,
+    { message: "a player is listed twice", path: ["members"] },
+  );
+
+/** `POST /api/v1/lobbies/:code/kick`. */
+export const kickBodySchema = z.strictObject({ player: playerIdSchema });
+
+/** `POST /api/v1/rooms/:code/end`. */
+export const endRoomBodySchema = z.strictObject({ result: roomResultSchema.nullable().default(null) });
+
+/** The typed error body every refusal carries. */
+export function apiError(status: number, code: ErrorCode, message: string): ApiAnswer {
+  return { status, body: { error: { code, message } } };
+}
+
+/** The HTTP status of an actor's refusal. */
+function statusOf(code: ErrorCode): number {
+  if (code === "INVALID" || code === "TOO_LARGE") return 400;
+  if (code === "UNAUTHORIZED") return 401;
+  if (code === "NOT_FOUND" || code === "NOT_IN_LOBBY" || code === "NOT_PLAYING") return 404;
+  if (code === "TIMEOUT" || isRetryable(code)) return 503;
+  if (code === "INTERNAL") return 500;
+  return 409;
+}
+
+/** An ask's answer as HTTP: the value on success, the typed error otherwise. */
+function answerOf(result: AskResult, ok: (value: unknown) => ApiAnswer): ApiAnswer {
+  if (result.ok) return ok(result.value);
+  const refused = apiError(statusOf(result.code), result.code, result.message);
+  const retry = result.retryAfterMs ?? (statusOf(result.code) === 503 ? 1_000 : undefined);
+  return retry === undefined
+    ? refused
+    : { ...refused, retryAfterSeconds: Math.max(1, Math.ceil(retry / 1000)) };
+}
+
+/** The first problem zod found, as one line. */
+function invalid(error: z.ZodError): ApiAnswer {
+  const issue = error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+  return apiError(400, "INVALID", `${where}${issue?.message ?? "invalid body"}`);
+}
+
+/** A code from a path segment, normalised as players type it; undefined when no code could look so. */
+function codeOf(segment: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+  const code = normalizeCode(decoded);
+  return codeSchema.safeParse(code).success ? code : undefined;
+}
+
+type Handler = (params: readonly string[], body: unknown) => Promise<ApiAnswer>;
+
+interface ApiRoute {
+  readonly method: string;
+  readonly pattern: RegExp;
+  /** Takes a JSON body. */
+  readonly body: boolean;
+  readonly handle: Handler;
+}
+
+/** The routes of `/api/v1`, and the one entry point the admin server calls. */
+export class ServerApi {
+  private readonly routes: readonly ApiRoute[];
+
+  constructor(private readonly deps: ServerApiDeps) {
+    this.routes = [
+      { method: "POST", pattern: /^\/api\/v1\/lobbies$/, body: true, handle: (_, b) => this.create(b) },
+      { method: "GET", pattern: /^\/api\/v1\/lobbies\/([^/]+)$/, body: false, handle: (p) => this.read(p) },
+      {
+        method: "POST",
+        pattern: /^\/api\/v1\/lobbies\/([^/]+)\/kick$/,
+        body: true,
+        handle: (p, b) => this.kick(p, b),
+      },
+      {
+        method: "POST",
+        pattern: /^\/api\/v1\/rooms\/([^/]+)\/end$/,
+        body: true,
+        handle: (p, b) => this.endRoom(p, b),
+      },
+      { method: "POST", pattern: /^\/api\/v1\/drain$/, body: false, handle: () => this.drain() },
+    ];
+  }
+
+  /** The route for `pathname`, or why there is none: 404 (no such path) or 405 (with the methods it takes). */
+  route(method: string, pathname: string): { route: ApiRoute; params: string[] } | ApiAnswer {
+    const matching = this.routes.flatMap((route) => {
+      const match = route.pattern.exec(pathname);
+      return match ? [{ route, params: match.slice(1) }] : [];
+    });
+    if (matching.length === 0) return apiError(404, "NOT_FOUND", `no API route ${pathname}`);
+    const found = matching.find((m) => m.route.method === method);
+    if (found) return found;
+    const takes = matching.map((m) => m.route.method).join(", ");
+    return apiError(405, "INVALID", `${pathname} takes ${takes}`);
+  }
+
+  /** Creates a lobby for the given players (see docs/server-api.md). */
+  private async create(raw: unknown): Promise<ApiAnswer> {
+    const parsed = createLobbyBodySchema.safeParse(raw);
+    if (!parsed.success) return invalid(parsed.error);
+    const body = parsed.data;
+    const players = [body.host, ...body.members];
+    if (players.length > this.deps.lobby.maxMembers) {
+      return apiError(400, "FULL", `a lobby has at most ${this.deps.lobby.maxMembers} members`);
+    }
+    if (this.deps.node.draining()) {
+      const refused = apiError(503, "UNAVAILABLE", "this node is draining: ask another node");
+      return { ...refused, retryAfterSeconds: 1 };
+    }
+    const ref = (p: z.output<typeof playerSchema>) => ({ id: p.id, name: p.name ?? p.id.slice(0, 64) });
+    for (let draw = 0; draw < maxCodeDraws; draw++) {
+      const code = drawCode(this.deps.random, this.deps.lobby.codeLength, this.deps.lobby.codeAlphabet);
+      const key = `lobby/${code}`;
+      const init = {
+        code,
+        host: ref(body.host),
+        members: body.members.map(ref),
+        public: body.public,
+        metadata: body.metadata,
+        reserveSeconds: body.reserveSeconds,
+      };
+      const spawned = await this.deps.system.spawn(key, init);
+      if (!spawned.created) continue; // the code is taken: draw another
+      if (!spawned.result.ok) return answerOf(spawned.result, () => ({ status: 500, body: null }));
+      const view = await this.deps.system.ask(key, { type: "view" });
+      return answerOf(view, (value) => ({ status: 201, body: { key, lobby: lobbyView(value) } }));
+    }
+    const refused = apiError(503, "UNAVAILABLE", "could not draw a free lobby code");
+    return { ...refused, retryAfterSeconds: 1 };
+  }
+
+  private async read(params: readonly string[]): Promise<ApiAnswer> {
+    const code = codeOf(params[0] ?? "");
+    if (code === undefined) return apiError(404, "NOT_FOUND", "no lobby has this code");
+    const key = `lobby/${code}`;
+    const view = await this.deps.system.ask(key, { type: "view" });
+    return answerOf(view, (value) => ({ status: 200, body: { key, lobby: lobbyView(value) } }));
+  }
+
+  private async kick(params: readonly string[], raw: unknown): Promise<ApiAnswer> {
+    const parsed = kickBodySchema.safeParse(raw);
+    if (!parsed.success) return invalid(parsed.error);
+    const code = codeOf(params[0] ?? "");
+    if (code === undefined) return apiError(404, "NOT_FOUND", "no lobby has this code");
+    const kicked = await this.deps.system.ask(`lobby/${code}`, { type: "kick", target: parsed.data.player });
+    return answerOf(kicked, () => ({ status: 200, body: { kicked: parsed.data.player, code } }));
+  }
+
+  private async endRoom(params: readonly string[], raw: unknown): Promise<ApiAnswer> {
+    const parsed = endRoomBodySchema.safeParse(raw);
+    if (!parsed.success) return invalid(parsed.error);
+    const code = codeOf(params[0] ?? "");
+    if (code === undefined) return apiError(404, "NOT_FOUND", "no room has this code");
+    const ended = await this.deps.system.ask(`room/${code}`, {
+      type: "serverEnd",
+      result: parsed.data.result,
+    });
+    const answer = answerOf(ended, () => ({ status: 200, body: { ended: code } }));
+    // A room that ended has stopped: its key is gone, and so is the room.
+    return answer.status === 404 ? apiError(404, "NOT_FOUND", `no room ${code} is running`) : answer;
+  }
+
+  private async drain(): Promise<ApiAnswer> {
+    if (!this.deps.drain) return apiError(409, "INVALID", "this node cannot drain");
+    const answer = await this.deps.drain();
+    return { status: answer.accepted ? 202 : 409, body: answer };
+  }
+
+  /** Runs a matched route. */
+  async call(method: string, pathname: string, body: () => Promise<unknown>): Promise<ApiAnswer> {
+    const found = this.route(method, pathname);
+    if (!("route" in found)) return found;
+    let parsed: unknown = undefined;
+    if (found.route.body) {
+      try {
+        parsed = await body();
+      } catch (error) {
+        return apiError(400, "INVALID", error instanceof Error ? error.message : "the body is not JSON");
+      }
+    }
+    return found.route.handle(found.params, parsed);
+  }
+}
+
+/** A lobby's `view` answer without the frame's `type`: what the API shows of it. */
+function lobbyView(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const { type: _type, ...view } = value as Record<string, unknown>;
+  return view;
+}
