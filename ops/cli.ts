@@ -11,6 +11,7 @@ import { runCluster } from "./cluster.ts";
 import { runRollingRestart } from "./rolling-restart.ts";
 import { httpUrlOf, runDrain, runStatus } from "./admin/index.ts";
 import { runChaos } from "./chaos/index.ts";
+import { fuzzFailed, runFuzz } from "./fuzz/index.ts";
 
 /** `foyer`: run a node, benchmark it. */
 const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
@@ -276,6 +277,73 @@ program
       });
       if (opts.json === true) process.stdout.write(`${JSON.stringify(result.summary)}\n`);
       process.exitCode = result.failed ? 1 : 0;
+    },
+  );
+
+program
+  .command("fuzz")
+  .description(
+    "send a node seeded random and mutated frames from many connections beside honest SDK bots; count " +
+      "crashes, honest lobbies changed and frames not answered (exit 1 when any is not 0)",
+  )
+  .option("--frames <n>", "how many frames the fuzz connections send", "10000")
+  .option("--seed <n>", "the seed of every frame and choice (default: random, printed)")
+  .option("--url <ws>", "a running dev-mode node's WebSocket URL (default: an embedded node)")
+  .option("--connections <n>", "fuzz connections at once", "20")
+  .option("--bots <n>", "honest SDK bots, two a lobby", "6")
+  .option("--max-frame-bytes <n>", "the node's maxFrameBytes (with --url)", "65536")
+  .option("--json", "end with one JSON object of the figures on the last line")
+  .action(
+    async (opts: {
+      frames: string;
+      seed?: string;
+      url?: string;
+      connections: string;
+      bots: string;
+      maxFrameBytes: string;
+      json?: boolean;
+    }) => {
+      const seed = opts.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(opts.seed);
+      const numbers = {
+        frames: opts.frames,
+        seed,
+        connections: opts.connections,
+        bots: opts.bots,
+        "max-frame-bytes": opts.maxFrameBytes,
+      };
+      const bad = Object.entries(numbers).find(([, v]) => !Number.isInteger(Number(v)) || Number(v) < 0);
+      if (bad) {
+        process.stderr.write(`foyer fuzz: --${bad[0]} must be a whole number, got ${String(bad[1])}\n`);
+        process.exit(2);
+      }
+      const summary = await runFuzz({
+        frames: Number(opts.frames),
+        seed,
+        ...(opts.url === undefined ? {} : { url: opts.url }),
+        connections: Math.max(1, Number(opts.connections)),
+        bots: Number(opts.bots),
+        maxFrameBytes: Number(opts.maxFrameBytes),
+        print: (line) => process.stderr.write(`${line}\n`),
+      });
+      const line = `fuzz seed ${seed}: ${summary.frames} frames on ${summary.connections} connections in ${summary.seconds} s: ${summary.crashes} crashes, ${summary.honestLobbiesChanged} honest lobbies changed, ${summary.unanswered} unanswered`;
+      process.stdout.write(`${line}\n`);
+      for (const sample of summary.samples) process.stdout.write(`  ${sample}\n`);
+      if (opts.json === true) {
+        const {
+          seed: s,
+          frames,
+          connections,
+          crashes,
+          honestLobbiesChanged,
+          unanswered,
+          closes,
+          errorsByCode,
+        } = summary;
+        process.stdout.write(
+          `${JSON.stringify({ seed: s, frames, connections, crashes, honestLobbiesChanged, unanswered, closes, errorsByCode, stray: summary.stray, honestAckedOps: summary.honestAckedOps, seconds: summary.seconds })}\n`,
+        );
+      }
+      process.exitCode = fuzzFailed(summary) ? 1 : 0;
     },
   );
 
