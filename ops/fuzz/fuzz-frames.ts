@@ -216,10 +216,16 @@ export function nextFuzzMessage(
     ];
     return { data: pick(random, texts), kind: "json-garbage" };
   }
-  if (roll < 930) return { data: encode(hello, json), kind: "hello-twice" };
-  if (roll < 995) {
+  if (roll < 950) return { data: encode(hello, json), kind: "hello-twice" };
+  if (roll < 953) {
     // Many frames in a row, to meet the rate limiter.
     return { data: encode(validFrame(random, next), json), kind: "burst" };
+  }
+  if (roll >= 958) {
+    return {
+      data: encode(keepOutOfHonestLobbies(mutatedFrame(random, intel, next), intel), json),
+      kind: "mutated",
+    };
   }
   const size = maxFrameBytes + 1 + random.int(maxFrameBytes);
   if (json)

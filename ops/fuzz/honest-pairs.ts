@@ -77,7 +77,7 @@ export class HonestPair {
     while (!stopped()) {
       const steps: Step[] = [
         {
-          run: async () => this.entered((await this.host.create()).code),
+          run: () => this.create(),
           after: { host: h, members: { [h]: false } },
         },
         {

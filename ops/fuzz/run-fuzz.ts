@@ -69,6 +69,7 @@ interface Run {
   remaining: number;
   sent: number;
   connections: number;
+  connectFailures: number;
   unanswered: number;
   stray: number;
   readonly closes: Map<string, number>;
@@ -170,6 +171,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     remaining: options.frames,
     sent: 0,
     connections: 0,
+    connectFailures: 0,
     unanswered: 0,
     stray: 0,
     closes: new Map(),
@@ -188,7 +190,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     });
     if (performance.now() - lastReport > 10_000) {
       lastReport = performance.now();
-      print(`  ${run.sent} frames sent, ${run.connections} connections, ${run.unanswered} unanswered`);
+      print(
+        `  ${run.sent} frames sent, ${run.connections} connections (${run.connectFailures} refused), ${run.unanswered} unanswered`,
+      );
     }
   }, 1_000);
 
@@ -270,7 +274,7 @@ async function fuzzer(run: Run, random: Random, slot: number): Promise<void> {
 /** Sends a socket's frames and checks that each was answered. */
 async function oneSocket(run: Run, random: Random, player: string): Promise<void> {
   const ledger = new AnswerLedger();
-  const ws = new WebSocket(run.url);
+  const ws = new WebSocket(run.url, { handshakeTimeout: 5_000 });
   let progress = performance.now();
   let wake: (() => void) | undefined;
   const poke = (): void => {
@@ -290,7 +294,8 @@ async function oneSocket(run: Run, random: Random, player: string): Promise<void
       run.intel.resumeTokens.push(f.resume);
     }
     ledger.received(frame);
-    poke();
+    // Only answers count as progress: a room's turn frames every 100 ms must not hide a silent request.
+    if (f?.type === "result" || f?.type === "error" || f?.type === "pong" || f?.type === "welcome") poke();
   });
   ws.on("close", (code: number) => {
     closed = true;
@@ -303,7 +308,8 @@ async function oneSocket(run: Run, random: Random, player: string): Promise<void
     ws.once("close", () => resolve(false));
   });
   if (!opened) {
-    run.samples.length < 10 && run.samples.push(`could not connect as ${player}`);
+    if (run.samples.length < 10) run.samples.push(`could not connect as ${player}`);
+    run.connectFailures++;
     await new Promise((r) => setTimeout(r, 100));
     return;
   }
