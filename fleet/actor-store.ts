@@ -77,6 +77,10 @@ export class KvActorStore implements ActorStore {
     // A freed orphan keeps its tombstone (it fences the dead creator's late first snapshot): a free key.
     if (snapshot.kind === orphanKind && claim === null) return null;
     if (claim === null) throw new PersistError("fenced", `${key}: a snapshot but no claim; nobody owns it`);
+    // The claim moved between the two reads (a takeover sealed after we read it): pairing the newer
+    // snapshot with the older claim would restore an actor at an epoch that no longer owns the key, still
+    // "ours". Read both again: the claim read next is at least as new as this snapshot.
+    if (snapshot.epoch > claim.revision) return this.read(key);
     const owner = this.ownerOf(decodeClaim(claim.value));
     if (snapshot.kind === orphanKind) {
       throw new PersistError("unavailable", `${key}: an orphaned claim is being freed; retry shortly`);

@@ -53,8 +53,21 @@ export type {
 export { Failover } from "./failover.ts";
 export { Drain } from "./drain.ts";
 export type { DrainOptions, DrainProgress, DrainTarget } from "./drain.ts";
-export { Migrations, adoptAnswerSchema, adoptRequestSchema, adoptSubject } from "./migration.ts";
-export type { AdoptAnswer, AdoptRequest, ClaimRead, MigrationHost, MoveOutcome } from "./migration.ts";
+export {
+  Migrations,
+  adoptAnswerSchema,
+  adoptRequestSchema,
+  adoptSubject,
+  migrationHostOf,
+} from "./migration.ts";
+export type {
+  AdoptAnswer,
+  AdoptRequest,
+  ClaimRead,
+  MigrationHost,
+  MigrationParts,
+  MoveOutcome,
+} from "./migration.ts";
 export type { ClaimView, FailoverOptions } from "./failover.ts";
 export { rendezvousOwner } from "./rendezvous.ts";
 export {

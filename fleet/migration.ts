@@ -1,9 +1,11 @@
 import { pack } from "msgpackr";
 import { z } from "zod";
+import type { Scheduler } from "../actors/runtime/index.ts";
 import type { TakeOver } from "./actor-store.ts";
 import type { Bus } from "./bus.ts";
 import { type NodeIdentity, sameIdentity } from "./claim.ts";
 import { decodeValue } from "./decode-value.ts";
+import { realScheduler } from "./real-scheduler.ts";
 
 /** Asks a node to adopt a key from its owner's epoch (FLEET-PROTOCOL, "Migration" 2–3). */
 export const adoptRequestSchema = z.strictObject({
@@ -61,6 +63,51 @@ export interface MigrationHost {
   mayAdopt(): boolean;
 }
 
+/** The parts of a node a MigrationHost is made of (the runtime, its store and its router). */
+export interface MigrationParts {
+  readonly identity: NodeIdentity;
+  readonly bus: Bus;
+  readonly system: {
+    freeze(key: string): Promise<{ epoch: number; revision: number } | null>;
+    isLive(key: string): boolean;
+    handOver(key: string): void;
+    tell(key: string, message: unknown): void;
+  };
+  readonly store: Pick<MigrationHost, "takeOver" | "readClaim">;
+  readonly router: { learn(key: string, owner: NodeIdentity, revision: number): void };
+  /** Players with a session on this node: an adopted actor counts them as connected. */
+  readonly playersHere: () => readonly string[];
+  readonly moved: MigrationHost["moved"];
+  readonly mayAdopt: MigrationHost["mayAdopt"];
+  /** Told of each key adopted here (metrics). */
+  readonly onAdopted?: (key: string) => void;
+}
+
+/** The MigrationHost of a node's runtime: an adopted key is restored and told `restored { migration }`. */
+export function migrationHostOf(parts: MigrationParts): MigrationHost {
+  const { system } = parts;
+  return {
+    identity: parts.identity,
+    bus: parts.bus,
+    freeze: (key) => system.freeze(key),
+    isLive: (key) => system.isLive(key),
+    handOver: (key) => {
+      system.handOver(key);
+    },
+    takeOver: (key, revision) => parts.store.takeOver(key, revision),
+    readClaim: (key) => parts.store.readClaim(key),
+    learn: (key, owner, revision) => {
+      parts.router.learn(key, owner, revision);
+    },
+    adopted: (key) => {
+      parts.onAdopted?.(key);
+      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere()] });
+    },
+    moved: parts.moved,
+    mayAdopt: parts.mayAdopt,
+  };
+}
+
 /** How one key's move ended. */
 export type MoveOutcome =
   /** Owned by the target now (or by whoever the claim names). */
@@ -81,6 +128,8 @@ export class Migrations {
   constructor(
     private readonly host: MigrationHost,
     private readonly adoptTimeoutMs = 5_000,
+    /** Paces the claim re-reads after an unanswered adoption (the node's clock; the simulation's own). */
+    private readonly scheduler: Scheduler = realScheduler(),
   ) {}
 
   /** Serves adoption requests for this node; resolves once subscribed. */
@@ -180,7 +229,9 @@ export class Migrations {
       try {
         return await this.host.readClaim(key);
       } catch {
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await new Promise<void>((resolve) => {
+          this.scheduler.at(this.scheduler.now() + 250, resolve);
+        });
       }
     }
     return null;

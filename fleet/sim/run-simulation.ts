@@ -9,10 +9,11 @@ import {
 } from "./sim-checks.ts";
 import { type Fault, type FaultKind, describeFault, faultKinds, planFaults } from "./sim-faults.ts";
 import { type KvFaultRates, SimKv } from "./sim-kv.ts";
-import { type NodeVariant, SimNode } from "./sim-node.ts";
+import { type NodeVariant, type OpAnswer, type QueuedOp, SimNode } from "./sim-node.ts";
 import { SimRandom } from "./sim-random.ts";
 import { NodeClock, type SimHost, VirtualLoop } from "./virtual-loop.ts";
 import { SimClients } from "./sim-clients.ts";
+import { type BusFaultRates, SimNet } from "./sim-bus.ts";
 
 /** What a simulated run is made of. Everything not given has a default sized for thousands of seeds in CI. */
 export interface SimulationOptions {
@@ -21,6 +22,8 @@ export interface SimulationOptions {
   readonly nodes?: number;
   /** Keys created by clients. Default 3. */
   readonly keys?: number;
+  /** Players moving between two lobbies through their registry key. Default 1. */
+  readonly movers?: number;
   /** Virtual ms during which faults happen. Default 16,000. */
   readonly faultMs?: number;
   /** Virtual ms after every fault healed, before the checks. Default 14,000. */
@@ -32,6 +35,7 @@ export interface SimulationOptions {
     /** These faults instead of a drawn plan (a focused test of one schedule). */
     readonly plan?: readonly Fault[];
     readonly kv?: Partial<KvFaultRates>;
+    readonly bus?: Partial<BusFaultRates>;
   };
   /** Default "correct"; the broken ones prove the checks can fail. */
   readonly variant?: NodeVariant;
@@ -43,10 +47,18 @@ export interface SimulationResult {
   /** Every notable event, `t=<virtual ms> <what>`: equal for two runs of one seed. */
   readonly trace: readonly string[];
   readonly faults: readonly Fault[];
-  readonly stats: { readonly acks: number; readonly created: number; readonly virtualMs: number };
+  readonly stats: {
+    readonly acks: number;
+    readonly created: number;
+    readonly moves: number;
+    /** Keys that changed hands by a migration (adopted by a draining node's peer). */
+    readonly adopted: number;
+    readonly virtualMs: number;
+  };
 }
 
 const defaultKvRates: KvFaultRates = { refuse: 0.02, timeout: 0.02, slow: 0.03 };
+const defaultBusRates: BusFaultRates = { dropRequest: 0.05, dropReply: 0.05, slow: 0.1 };
 const wallEpoch = 1_700_000_000_000;
 
 /**
@@ -63,6 +75,8 @@ class SimWorld {
   private readonly loop = new VirtualLoop();
   private readonly random: SimRandom;
   private readonly kv: SimKv;
+  private readonly net: SimNet;
+  private adoptions = 0;
   private readonly trace: string[] = [];
   private readonly acks: AckRecord[] = [];
   private readonly writes: WriteRecord[] = [];
@@ -81,6 +95,15 @@ class SimWorld {
 
   constructor(private readonly options: SimulationOptions) {
     this.random = new SimRandom(options.seed);
+    this.net = new SimNet(
+      this.loop,
+      this.random,
+      this.busRates,
+      () => !this.healed,
+      (line) => {
+        this.log(line);
+      },
+    );
     this.nodeIds = Array.from({ length: options.nodes ?? 4 }, (_, i) => `n${i + 1}`);
     this.faultMs = options.faultMs ?? 16_000;
     this.settleMs = options.settleMs ?? 14_000;
@@ -105,6 +128,10 @@ class SimWorld {
         this.log(`landed ${key} rev ${revision} epoch ${epoch}`);
       },
     );
+  }
+
+  private get busRates(): BusFaultRates {
+    return { ...defaultBusRates, ...this.options.faults?.bus };
   }
 
   async run(): Promise<SimulationResult> {
@@ -134,6 +161,7 @@ class SimWorld {
       loop: this.loop,
       random: this.random,
       keys: this.options.keys ?? 3,
+      movers: this.options.movers ?? 1,
       createFrom: 1_500,
       createUntil: Math.max(2_000, this.faultMs * 0.6),
       opsUntil: this.faultMs + 2_000,
@@ -156,13 +184,20 @@ class SimWorld {
       writes: this.writes,
       created: clients.created,
       final: this.finalKeys(clients.keys),
+      moves: clients.moves,
     });
     return {
       seed: this.options.seed,
       violations,
       trace: this.trace,
       faults,
-      stats: { acks: this.acks.length, created: clients.created.length, virtualMs: end },
+      stats: {
+        acks: this.acks.length,
+        created: clients.created.length,
+        moves: clients.moves.length,
+        adopted: this.adoptions,
+        virtualMs: end,
+      },
     };
   }
 
@@ -183,6 +218,10 @@ class SimWorld {
       scheduler: clock.scheduler(host),
       monotonic: () => clock.monotonic(),
       buckets: { nodes: bucket("nodes"), claims: bucket("claims"), lobbies: bucket("lobbies") },
+      bus: this.net.busFor(host),
+      forward: (key, ops) => {
+        this.forward(key, ops);
+      },
       variant: this.options.variant ?? "correct",
       newIncarnation: () => this.newIncarnation(node),
       newWriteId: () => `w${++this.writeIds}`,
@@ -191,6 +230,7 @@ class SimWorld {
         this.log(`${node} acked ${key} ${op} epoch ${epoch}`);
       },
       trace: (line) => {
+        if (line.includes(" adopted ")) this.adoptions++;
         this.log(line);
       },
     });
@@ -220,6 +260,26 @@ class SimWorld {
         this.kill(fault.node);
         this.crashedForGood.add(fault.node);
         break;
+      case "drain": {
+        const process = this.processes.get(fault.node);
+        if (process === undefined) break;
+        void process.drain().then((progress) => {
+          if (progress === null) return; // already draining: that drain decides
+          // Left the fleet: the process exits (unless a restart already replaced it).
+          if (this.processes.get(fault.node) !== process) return;
+          this.kill(fault.node);
+          this.log(`${fault.node} exited after its drain`);
+          if (!fault.back) {
+            this.crashedForGood.add(fault.node);
+            return;
+          }
+          this.loop.schedule(this.loop.now + fault.ms, () => {
+            if (!this.crashedForGood.has(fault.node) && !this.processes.has(fault.node))
+              this.startProcess(fault.node);
+          });
+        });
+        break;
+      }
       case "restart":
         if (this.crashedForGood.has(fault.node)) break;
         this.kill(fault.node);
@@ -228,6 +288,27 @@ class SimWorld {
         });
         break;
     }
+  }
+
+  /** Ops sent on to the process the claim names (a router with a perfect watch), in one delivery. */
+  private forward(key: string, ops: readonly QueuedOp[]): void {
+    const owner = this.ownerProcess(key);
+    const reply = (queued: QueuedOp) => (answer: OpAnswer) => {
+      this.loop.schedule(this.loop.now + this.random.between(1, 20), () => {
+        queued.answer(answer);
+      });
+    };
+    if (owner === undefined) {
+      for (const queued of ops) reply(queued)("refused");
+      return;
+    }
+    this.loop.schedule(
+      this.loop.now + this.random.between(1, 20),
+      () => {
+        for (const queued of ops) owner.receive(key, queued.op, reply(queued));
+      },
+      owner.host,
+    );
   }
 
   private kill(node: string): void {

@@ -25,7 +25,15 @@ export interface FinalKey {
 }
 
 /** Which of FLEET-PROTOCOL's invariants a violation breaks. */
-export type Invariant = "one-voice" | "nothing-acked-lost" | "no-key-lost" | "applied-once";
+export type Invariant = "one-voice" | "nothing-acked-lost" | "no-key-lost" | "applied-once" | "one-lobby";
+
+/** A player that moved from lobby `from` to `to`: the registry acknowledged its move intent. */
+export interface MoveRecord {
+  readonly player: string;
+  readonly registry: string;
+  readonly from: string;
+  readonly to: string;
+}
 
 export interface Violation {
   readonly invariant: Invariant;
@@ -38,11 +46,43 @@ export interface CheckInput {
   /** Keys whose create the client was told succeeded. */
   readonly created: readonly string[];
   readonly final: readonly FinalKey[];
+  /** Moves whose intent the registry acknowledged (none when omitted). */
+  readonly moves?: readonly MoveRecord[];
 }
 
-/** FLEET-PROTOCOL's four invariants over one run's record. */
+/** FLEET-PROTOCOL's four invariants over one run's record, and the registry's one lobby per player. */
 export function checkInvariants(input: CheckInput): Violation[] {
-  return [...oneVoice(input), ...nothingAckedLost(input), ...noKeyLost(input), ...appliedOnce(input)];
+  return [
+    ...oneVoice(input),
+    ...nothingAckedLost(input),
+    ...noKeyLost(input),
+    ...appliedOnce(input),
+    ...oneLobby(input),
+  ];
+}
+
+/**
+ * (5) A player whose move the registry acknowledged is, once settled, a member of exactly one of the two
+ * lobbies (`join:<player>` in its chain and no `leave:<player>`), and its registry's intent is done.
+ */
+function oneLobby({ moves, final }: CheckInput): Violation[] {
+  const violations: Violation[] = [];
+  const ops = new Map(final.map((f) => [f.key, f.ops ?? []]));
+  for (const move of moves ?? []) {
+    const memberOf = [move.from, move.to].filter((key) => {
+      const chain = ops.get(key) ?? [];
+      return chain.includes(`join:${move.player}`) && !chain.includes(`leave:${move.player}`);
+    });
+    const registry = ops.get(move.registry) ?? [];
+    const done = registry.includes(`left:${move.from}`);
+    if (memberOf.length !== 1 || !done) {
+      violations.push({
+        invariant: "one-lobby",
+        message: `${move.player} moved ${move.from} → ${move.to}: member of [${memberOf.join(", ")}], intent ${done ? "done" : "still pending"}`,
+      });
+    }
+  }
+  return violations;
 }
 
 /** (1) No ack at an older epoch after one at a newer epoch; the chain is written by epochs in order. */
@@ -73,7 +113,7 @@ function oneVoice({ acks, writes }: CheckInput): Violation[] {
   return violations;
 }
 
-/** (2) Every acked op is in its key's final snapshot, once, in the order the acks were given. */
+/** (2) Every acked op is in its key's final snapshot, once, in the order each sender's acks were given. */
 function nothingAckedLost({ acks, final }: CheckInput): Violation[] {
   const violations: Violation[] = [];
   const finalOps = new Map(final.map((f) => [f.key, f.ops]));
@@ -100,14 +140,35 @@ function nothingAckedLost({ acks, final }: CheckInput): Violation[] {
         invariant: "nothing-acked-lost",
         message: `${key}: acked ops lost: ${missing.join(", ")}`,
       });
-    } else if (kept.join() !== order.join()) {
-      violations.push({
-        invariant: "nothing-acked-lost",
-        message: `${key}: acked in order ${order.join(",")} but stored as ${kept.join(",")}`,
-      });
+    } else {
+      // Order is checked per sender: ops from two senders (a lobby's client and a moving player) are
+      // acknowledged in the order they were applied only when each is acked at its first application —
+      // an op applied, refused (lease) and acked on its retry is acked after ops applied later.
+      for (const stream of new Set(order.map(senderOf))) {
+        const acked = order.filter((op) => senderOf(op) === stream);
+        const stored = kept.filter((op) => senderOf(op) === stream);
+        if (stored.join() !== acked.join()) {
+          violations.push({
+            invariant: "nothing-acked-lost",
+            message: `${key}: acked in order ${acked.join(",")} but stored as ${stored.join(",")}`,
+          });
+        }
+      }
     }
   }
   return violations;
+}
+
+/**
+ * Who sent an op: a lobby's client numbers its ops (`K1-7`), a moving player joins and (through its
+ * registry) leaves (`join:P1`, `leave:P1`: one after the other), a registry records its intent and its end.
+ */
+function senderOf(op: string): string {
+  const counted = /^(.*)-\d+$/.exec(op);
+  if (counted !== null) return counted[1] ?? op;
+  const member = /^(?:join|leave):(.*)$/.exec(op);
+  if (member !== null) return `player ${member[1] ?? ""}`;
+  return op.startsWith("move:") ? "mover" : "registry";
 }
 
 /** (3) After healing, every created key — every key with a snapshot — is served by a live node with a fresh lease. */

@@ -1,4 +1,5 @@
-import type { OpAnswer, SimNode } from "./sim-node.ts";
+import type { MoveRecord } from "./sim-checks.ts";
+import { type OpAnswer, type SimNode, joinOp, moveOp } from "./sim-node.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { VirtualLoop } from "./virtual-loop.ts";
 
@@ -6,6 +7,8 @@ export interface SimClientsOptions {
   readonly loop: VirtualLoop;
   readonly random: SimRandom;
   readonly keys: number;
+  /** Players that join one lobby, then move to another through their registry key. */
+  readonly movers: number;
   /** Keys are created at random times between these. */
   readonly createFrom: number;
   readonly createUntil: number;
@@ -29,29 +32,91 @@ const retryMs = 600;
 export class SimClients {
   readonly keys: string[];
   readonly created: string[] = [];
+  /** Moves whose intent the registry acknowledged. */
+  readonly moves: MoveRecord[] = [];
   private readonly options: SimClientsOptions;
+  private readonly lobbies: string[];
 
   constructor(options: SimClientsOptions) {
     this.options = options;
-    this.keys = Array.from({ length: options.keys }, (_, i) => `lobby/K${i + 1}`);
+    this.lobbies = Array.from({ length: options.keys }, (_, i) => `lobby/K${i + 1}`);
+    const registries = Array.from({ length: options.movers }, (_, i) => `player/P${i + 1}`);
+    this.keys = [...this.lobbies, ...registries];
   }
 
   start(): void {
     const { loop, random } = this.options;
-    for (const key of this.keys) {
+    for (const key of this.lobbies) {
       loop.schedule(random.between(this.options.createFrom, this.options.createUntil), () => {
-        this.create(key, 3);
+        this.create(key, 3, () => {
+          this.nextOp(key, 1);
+        });
+      });
+    }
+    if (this.lobbies.length < 2) return;
+    for (let i = 0; i < this.options.movers; i++) {
+      const player = `P${i + 1}`;
+      const registry = `player/${player}`;
+      const from = this.lobbies[i % this.lobbies.length] ?? "";
+      const to = this.lobbies[(i + 1) % this.lobbies.length] ?? "";
+      loop.schedule(random.between(this.options.createFrom, this.options.createUntil), () => {
+        this.create(registry, 3, () => undefined);
+      });
+      loop.schedule(this.options.createUntil + random.between(0, 1_500), () => {
+        this.move({ player, registry, from, to });
       });
     }
   }
 
-  private create(key: string, triesLeft: number): void {
+  /**
+   * A player joins `from`, then `to`, then tells its registry it moved (the intent the registry drives
+   * until `from` confirms the leave) — waiting for the three keys to exist, each step retried with its id
+   * until acknowledged.
+   */
+  private move(move: MoveRecord): void {
+    const { loop } = this.options;
+    const ready = [move.registry, move.from, move.to].every((key) => this.created.includes(key));
+    if (!ready) {
+      if (loop.now < this.options.opsUntil)
+        loop.schedule(loop.now + 300, () => {
+          this.move(move);
+        });
+      return;
+    }
+    this.options.log(`client ${move.player} moves ${move.from} → ${move.to}`);
+    this.untilAcked(move.from, joinOp(move.player), () => {
+      this.untilAcked(move.to, joinOp(move.player), () => {
+        this.untilAcked(move.registry, moveOp(move.from), () => {
+          this.moves.push(move);
+          this.options.log(`client ${move.player} move recorded`);
+        });
+      });
+    });
+  }
+
+  /** Sends `op` to `key` until it is acknowledged (same id every time), then `then`. */
+  private untilAcked(key: string, op: string, then: () => void): void {
+    const { loop } = this.options;
+    let acked = false;
+    const attempt = (): void => {
+      if (acked) return;
+      this.sendOp(key, op, (answer) => {
+        if (answer !== "acked" || acked) return;
+        acked = true;
+        then();
+      });
+      loop.schedule(loop.now + retryMs, attempt);
+    };
+    attempt();
+  }
+
+  private create(key: string, triesLeft: number, then: () => void): void {
     const { loop, random, nodes } = this.options;
     const live = nodes();
     if (live.length === 0) {
       if (triesLeft > 0)
         loop.schedule(loop.now + 1_000, () => {
-          this.create(key, triesLeft - 1);
+          this.create(key, triesLeft - 1, then);
         });
       return;
     }
@@ -62,10 +127,10 @@ export class SimClients {
           if (ok) {
             this.created.push(key);
             this.options.log(`client created ${key} on ${node.identity.node}`);
-            this.nextOp(key, 1);
+            then();
           } else if (triesLeft > 0 && this.options.owner(key) === undefined) {
             loop.schedule(loop.now + 1_000, () => {
-              this.create(key, triesLeft - 1);
+              this.create(key, triesLeft - 1, then);
             });
           }
         });

@@ -1,7 +1,15 @@
 import type { SimRandom } from "./sim-random.ts";
 
 /** The faults a world can suffer, besides the store's per-operation refusals, timeouts and slow legs. */
-export const faultKinds = ["kv-election", "partition", "pause", "clock-jump", "crash", "restart"] as const;
+export const faultKinds = [
+  "kv-election",
+  "partition",
+  "pause",
+  "clock-jump",
+  "crash",
+  "restart",
+  "drain",
+] as const;
 
 /** One kind of fault (see `Fault`). */
 export type FaultKind = (typeof faultKinds)[number];
@@ -19,7 +27,18 @@ export type Fault =
   /** `node`'s process dies for good. */
   | { readonly kind: "crash"; readonly at: number; readonly node: string }
   /** `node`'s process dies and a new one starts `ms` later: a new incarnation under the same node id. */
-  | { readonly kind: "restart"; readonly at: number; readonly node: string; readonly ms: number };
+  | { readonly kind: "restart"; readonly at: number; readonly node: string; readonly ms: number }
+  /**
+   * `node` drains its keys to its peers (the real Drain and Migrations), then leaves the fleet; when
+   * `back`, a new process starts under its id `ms` after it left.
+   */
+  | {
+      readonly kind: "drain";
+      readonly at: number;
+      readonly node: string;
+      readonly back: boolean;
+      readonly ms: number;
+    };
 
 export interface FaultPlanOptions {
   readonly kinds: readonly FaultKind[];
@@ -32,7 +51,7 @@ export interface FaultPlanOptions {
 }
 
 /**
- * Draws a run's faults. Nodes that crash for good are at most all but two, so the survivors can still
+ * Draws a run's faults. Nodes that crash (or drain) for good are at most all but two, so the survivors can still
  * take over what the dead held.
  */
 export function planFaults(random: SimRandom, options: FaultPlanOptions): Fault[] {
@@ -70,6 +89,13 @@ export function planFaults(random: SimRandom, options: FaultPlanOptions): Fault[
       case "restart":
         faults.push({ kind, at, node, ms: ms(100, 5_000) });
         break;
+      case "drain": {
+        // One that never comes back counts as a crash for good: two nodes stay to take what is left.
+        const back = crashed.size >= options.nodes.length - 2 || random.chance(0.6);
+        if (!back) crashed.add(node);
+        faults.push({ kind, at, node, back, ms: random.between(100, 3_000) });
+        break;
+      }
     }
   }
   return faults.sort((a, b) => a.at - b.at);

@@ -1,5 +1,8 @@
 import { PersistError, type Scheduler, type Snapshot } from "../../actors/runtime/index.ts";
 import { KvActorStore } from "../actor-store.ts";
+import type { Bus } from "../bus.ts";
+import { Drain, type DrainProgress, type DrainTarget } from "../drain.ts";
+import { Migrations } from "../migration.ts";
 import { type NodeIdentity, decodeClaim } from "../claim.ts";
 import { Failover, type ClaimView } from "../failover.ts";
 import type { KvBucket } from "../kv.ts";
@@ -14,7 +17,9 @@ import type { SimHost } from "./virtual-loop.ts";
 export type NodeVariant =
   | "correct"
   /** Acknowledges a write that succeeded without asking whether its lease still holds. */
-  | "acks-without-lease";
+  | "acks-without-lease"
+  /** A registry that records a move but never drives the leave of the old lobby. */
+  | "registry-never-leaves";
 
 /** The snapshot kind of the simulation's actor: its state is the list of applied op ids. */
 export const counterKind = "sim-counter";
@@ -27,6 +32,13 @@ export interface SimNodePorts {
   readonly scheduler: Scheduler;
   readonly monotonic: () => number;
   readonly buckets: { readonly nodes: KvBucket; readonly claims: KvBucket; readonly lobbies: KvBucket };
+  /** This process's connection to the simulated bus (adoptions). */
+  readonly bus: Bus;
+  /**
+   * Sends ops for `key` to the process the router names now, in order, in one delivery: a handed-over
+   * buffer, or a registry's `leave` to a lobby. Each op's answer comes back to its own callback.
+   */
+  readonly forward: (key: string, ops: readonly QueuedOp[]) => void;
   readonly variant: NodeVariant;
   /** A fresh incarnation id, for rejoining after being declared dead. */
   readonly newIncarnation: () => string;
@@ -40,7 +52,7 @@ export interface SimNodePorts {
 /** How an op sent to a node ended, as the client hears it. */
 export type OpAnswer = "acked" | "refused";
 
-interface QueuedOp {
+export interface QueuedOp {
   readonly op: string;
   readonly answer: (answer: OpAnswer) => void;
 }
@@ -54,6 +66,60 @@ interface CounterActor {
   readonly queue: QueuedOp[];
   busy: boolean;
   dropped: boolean;
+  /** Frozen for a migration: ops wait in `queue` until the hand-over sends them on. */
+  frozen: boolean;
+  /** Waiting for the op in flight to finish (a freeze). */
+  readonly idle: (() => void)[];
+  /** A registry key's intent driver is armed. */
+  driving: boolean;
+}
+
+/** How long an adoption request may go unanswered. */
+const adoptTimeoutMs = 1_500;
+/** How often a registry drives an unconfirmed leave. */
+const leaveRetryMs = 400;
+/** A drain's deadline: what is left then is taken over by failover after the node leaves. */
+const drainDeadlineMs = 6_000;
+
+/** The op a registry key's state holds while its player moves away from `lobby` (the intent). */
+export function moveOp(lobby: string): string {
+  return `move:${lobby}`;
+}
+
+/** The op a registry key's state holds once `lobby` confirmed the player left. */
+export function leftOp(lobby: string): string {
+  return `left:${lobby}`;
+}
+
+/** The ops a lobby's state holds for a member joining and leaving. */
+export function joinOp(player: string): string {
+  return `join:${player}`;
+}
+export function leaveOp(player: string): string {
+  return `leave:${player}`;
+}
+
+/** The lobbies a registry's ops still have to leave: moves not confirmed `left`. */
+export function pendingLeaves(ops: readonly string[]): string[] {
+  return ops
+    .filter((op) => op.startsWith("move:"))
+    .map((op) => op.slice("move:".length))
+    .filter((lobby) => !ops.includes(leftOp(lobby)));
+}
+
+function newActor(key: string, epoch: number, revision: number, ops: readonly string[]): CounterActor {
+  return {
+    key,
+    epoch,
+    revision,
+    ops,
+    queue: [],
+    busy: false,
+    dropped: false,
+    frozen: false,
+    idle: [],
+    driving: false,
+  };
 }
 
 /**
@@ -70,6 +136,11 @@ export class SimNode {
   private claimsView = new Map<string, ClaimView>();
   private readonly actors = new Map<string, CounterActor>();
   private readonly restoring = new Set<string>();
+  /** Ops for keys being restored here (an adoption, a takeover): they wait for the actor. */
+  private readonly held = new Map<string, QueuedOp[]>();
+  private readonly migrations: Migrations;
+  private draining = false;
+  private started: Promise<void> | undefined;
   private refreshing = false;
 
   constructor(ports: SimNodePorts) {
@@ -92,7 +163,7 @@ export class SimNode {
         url: "",
         region: "sim",
         load: this.actors.size,
-        draining: false,
+        draining: this.draining,
         version: "sim",
         protocol: 1,
       }),
@@ -131,6 +202,30 @@ export class SimNode {
       scheduler: ports.scheduler,
       fallbackAfterMs: 3_000,
     });
+    this.migrations = new Migrations(
+      {
+        identity: this.identity,
+        bus: ports.bus,
+        freeze: (key) => this.freeze(key),
+        isLive: (key) => this.actors.has(key),
+        handOver: (key) => {
+          this.handOver(key);
+        },
+        takeOver: (key, revision) => this.store.takeOver(key, revision),
+        readClaim: (key) => this.store.readClaim(key),
+        learn: (key, owner, revision) => {
+          this.claimsView.set(key, { key, owner: { ...owner }, revision });
+        },
+        adopted: (key) => {
+          this.ports.trace(`${this.ports.node} adopted ${key}`);
+          void this.restore(key);
+        },
+        moved: () => undefined,
+        mayAdopt: () => this.membership.mayAct() && !this.draining && !this.ports.host.stopped,
+      },
+      adoptTimeoutMs,
+      ports.scheduler,
+    );
   }
 
   /** The simulated process this node runs as. */
@@ -139,20 +234,68 @@ export class SimNode {
   }
 
   /** Joins (retrying while the store refuses) and starts heartbeating. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.started ??= this.joinAndServe();
+    return this.started;
+  }
+
+  private async joinAndServe(): Promise<void> {
     await this.joinUntilDone(() => this.membership.join());
     this.ports.trace(`${this.ports.node}/${this.identity.incarnation} joined`);
+    await this.migrations.serve(this.ports.node);
     this.membership.start();
+  }
+
+  /**
+   * Drains this node as fleet-runtime does: marked draining (no adoptions, no creates), every key it owns
+   * moved to the least-loaded live peer by the real Drain and Migrations, then a clean leave.
+   */
+  async drain(): Promise<DrainProgress | null> {
+    if (this.draining) return null; // as the admin API: one drain at a time
+    this.draining = true;
+    // A node drains once it has joined (the admin API starts after the join): a process still joining
+    // would leave with no tombstone of its own, and a key it claimed meanwhile under an incarnation no
+    // peer ever saw would stay `unknown` to them for good.
+    await this.start();
+    this.ports.trace(`${this.ports.node}/${this.identity.incarnation} drains`);
+    const drain = new Drain({
+      identity: this.identity,
+      claims: () => this.claimsView.values(),
+      targets: () => this.drainTargets(),
+      move: async (key, revision, target) => {
+        const outcome = await this.migrations.move(key, revision, target);
+        this.ports.trace(`${this.ports.node} move of ${key} to ${target.node}: ${outcome}`);
+        return outcome;
+      },
+      pinned: () => false,
+      scheduler: this.ports.scheduler,
+      deadlineMs: drainDeadlineMs,
+    });
+    const progress = await drain.run();
+    this.ports.trace(
+      `${this.ports.node} drain ${progress.state}: moved ${progress.moved}, left ${progress.left}, failed ${progress.failed}`,
+    );
+    await this.membership.leave();
+    return progress;
+  }
+
+  private drainTargets(): DrainTarget[] {
+    return this.membership.peerViews().flatMap((peer) => {
+      const beat = peer.heartbeat;
+      if (peer.state !== "live" || beat === null || beat.draining) return [];
+      return [{ node: peer.node, url: `sim://${peer.node}`, load: beat.load }];
+    });
   }
 
   /** Creates `key` here; true when the create succeeded (the client was told it exists). */
   async create(key: string): Promise<boolean> {
+    if (this.draining) return false; // the runtime redirects it to a peer; the client tries elsewhere
     const incarnation = this.identity.incarnation;
     try {
       const { epoch, revision } = await this.store.create(key, (e) => this.snapshot(key, e, []));
       // Fenced meanwhile: the claim names the dropped incarnation, whose keys are taken over.
       if (this.ports.host.stopped || this.identity.incarnation !== incarnation) return false;
-      this.actors.set(key, { key, epoch, revision, ops: [], queue: [], busy: false, dropped: false });
+      this.actors.set(key, newActor(key, epoch, revision, []));
       return this.membership.mayAct();
     } catch (error) {
       this.ports.trace(`${this.ports.node} create ${key} failed: ${describe(error)}`);
@@ -163,12 +306,55 @@ export class SimNode {
   /** A client's op for `key`: applied and acknowledged, or refused (the client retries with the same id). */
   receive(key: string, op: string, answer: (answer: OpAnswer) => void): void {
     const actor = this.actors.get(key);
+    if (actor === undefined && this.restoring.has(key) && this.membership.mayAct()) {
+      // Being restored here (an adoption): held until the actor is live, as the runtime's mailbox does.
+      const held = this.held.get(key) ?? [];
+      held.push({ op, answer });
+      this.held.set(key, held);
+      return;
+    }
     if (actor === undefined || !this.membership.mayAct()) {
       answer("refused");
       return;
     }
     actor.queue.push({ op, answer });
     void this.pump(actor);
+  }
+
+  /** As ActorSystem.freeze: once the op in flight is written, the actor stops and buffers. */
+  private async freeze(key: string): Promise<{ epoch: number; revision: number } | null> {
+    const actor = this.actors.get(key);
+    if (actor === undefined || actor.dropped || actor.frozen) return null;
+    actor.frozen = true;
+    if (actor.busy) await new Promise<void>((resolve) => actor.idle.push(resolve));
+    if (!this.isCurrent(actor)) return null; // dropped meanwhile (a failed write, a fence)
+    this.ports.trace(`${this.ports.node} froze ${key} at epoch ${actor.epoch}`);
+    return { epoch: actor.epoch, revision: actor.revision };
+  }
+
+  /** Read afresh after an await: still the live actor of its key. */
+  private isCurrent(actor: CounterActor): boolean {
+    return !actor.dropped && this.actors.get(actor.key) === actor;
+  }
+
+  /**
+   * As ActorSystem.handOver: the actor is dropped without a write and its buffer goes, once and in order,
+   * to whoever the router names now (here again, after a reload, when this node took the key back).
+   */
+  private handOver(key: string): void {
+    const actor = this.actors.get(key);
+    if (actor === undefined) return;
+    actor.dropped = true;
+    this.actors.delete(key);
+    const buffered = actor.queue.splice(0);
+    const claim = this.claimsView.get(key);
+    const mine =
+      claim?.owner.node === this.identity.node && claim.owner.incarnation === this.identity.incarnation;
+    this.ports.trace(
+      `${this.ports.node} hands ${key} over (${buffered.length} buffered)${mine ? ", kept" : ""}`,
+    );
+    if (mine) void this.restore(key);
+    if (buffered.length > 0) this.ports.forward(key, buffered);
   }
 
   /** True when this process serves `key` at `epoch` now. */
@@ -181,12 +367,15 @@ export class SimNode {
     if (actor.busy) return;
     actor.busy = true;
     try {
-      for (let next = actor.queue.shift(); next !== undefined; next = actor.queue.shift()) {
+      while (!actor.frozen) {
+        const next = actor.queue.shift();
+        if (next === undefined) break;
         if (actor.dropped) next.answer("refused");
         else await this.apply(actor, next);
       }
     } finally {
       actor.busy = false;
+      for (const resolve of actor.idle.splice(0)) resolve();
     }
   }
 
@@ -200,6 +389,7 @@ export class SimNode {
           actor.revision,
         );
         actor.ops = ops;
+        this.drive(actor);
       } catch (error) {
         if (!(error instanceof PersistError)) throw error;
         // Fenced: another epoch owns it. Unavailable: the chain's state is unknown here. Either way the
@@ -222,6 +412,43 @@ export class SimNode {
     actor.dropped = true;
     if (this.actors.get(actor.key) === actor) this.actors.delete(actor.key);
     for (const queued of actor.queue.splice(0)) queued.answer("refused");
+    for (const resolve of actor.idle.splice(0)) resolve();
+  }
+
+  /**
+   * The player registry's move intent (actors/player/player-machine.ts): while a registry key's state
+   * holds a move not confirmed `left`, its live owner tells the old lobby `leave` on a timer until the
+   * lobby acknowledges, then records `left`. Driven again by whoever restores the key.
+   */
+  private drive(actor: CounterActor): void {
+    if (!actor.key.startsWith("player/") || actor.driving) return;
+    if (this.ports.variant === "registry-never-leaves") return;
+    if (pendingLeaves(actor.ops).length === 0) return;
+    actor.driving = true;
+    const player = actor.key.slice("player/".length);
+    const tick = (): void => {
+      if (actor.dropped || this.actors.get(actor.key) !== actor || this.ports.host.stopped) return;
+      const pending = pendingLeaves(actor.ops);
+      if (pending.length === 0) {
+        actor.driving = false;
+        return;
+      }
+      if (this.membership.mayAct() && !actor.frozen) {
+        for (const lobby of pending) {
+          this.ports.forward(lobby, [
+            {
+              op: leaveOp(player),
+              answer: (answer) => {
+                if (answer !== "acked" || this.ports.host.stopped) return;
+                this.receive(actor.key, leftOp(lobby), () => undefined);
+              },
+            },
+          ]);
+        }
+      }
+      this.ports.scheduler.at(this.ports.scheduler.now() + leaveRetryMs, tick);
+    };
+    tick();
   }
 
   /** Reads the claims (as the router's watch would keep them), takes over dead owners' keys, restores ours. */
@@ -263,21 +490,22 @@ export class SimNode {
       if (live !== undefined) this.drop(live);
       const ops = stored.snapshot.state;
       if (!Array.isArray(ops)) throw new TypeError(`${key}: not a counter snapshot`);
-      this.actors.set(key, {
-        key,
-        epoch: stored.epoch,
-        revision: stored.revision,
-        ops: ops.map(String),
-        queue: [],
-        busy: false,
-        dropped: false,
-      });
+      const actor = newActor(key, stored.epoch, stored.revision, ops.map(String));
+      this.actors.set(key, actor);
       this.ports.trace(`${this.ports.node} restored ${key} at epoch ${stored.epoch} (${ops.length} ops)`);
+      this.drive(actor);
     } catch (error) {
       if (!(error instanceof PersistError)) throw error;
       this.ports.trace(`${this.ports.node} restore of ${key} failed: ${error.failure}`);
     } finally {
       this.restoring.delete(key);
+      const held = this.held.get(key) ?? [];
+      this.held.delete(key);
+      const actor = this.actors.get(key);
+      if (actor !== undefined && held.length > 0) {
+        actor.queue.push(...held);
+        void this.pump(actor);
+      } else for (const queued of held) queued.answer("refused");
     }
   }
 

@@ -13,6 +13,7 @@ import {
   Failover,
   FleetRouter,
   Migrations,
+  migrationHostOf,
   decodeNodeRecord,
   isTombstone,
   sameIdentity,
@@ -295,26 +296,21 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   router.start();
   const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system });
   await endpoint.start();
-  const migrations = new Migrations({
-    identity,
-    bus,
-    freeze: (key) => system.freeze(key),
-    isLive: (key) => system.isLive(key),
-    handOver: (key) => {
-      system.handOver(key);
-    },
-    takeOver: (key, revision) => store.takeOver(key, revision),
-    readClaim: (key) => store.readClaim(key),
-    learn: (key, owner, revision) => {
-      router.learn(key, owner, revision);
-    },
-    adopted: (key) => {
-      parts.fleetEvents?.migrated?.("in", "adopted");
-      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere()] });
-    },
-    moved: parts.moved,
-    mayAdopt: () => membership.mayAct() && drainState.drain === null,
-  });
+  const migrations = new Migrations(
+    migrationHostOf({
+      identity,
+      bus,
+      system,
+      store,
+      router,
+      playersHere: parts.playersHere,
+      moved: parts.moved,
+      mayAdopt: () => membership.mayAct() && drainState.drain === null,
+      onAdopted: () => parts.fleetEvents?.migrated?.("in", "adopted"),
+    }),
+    undefined,
+    scheduler,
+  );
   const adoption = await migrations.serve(config.nodeId);
   /** Live peers that are not draining, with the load their heartbeats report. */
   const targets = (): DrainTarget[] =>

@@ -1,12 +1,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ActivityTransferView, FoyerClient } from "../../gateway/client/index.ts";
-import { createNodeClient } from "../../gateway/client/node.ts";
-import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
-import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
-import { eventually, testKey, tokenFor } from "../support/node.ts";
+import { eventually } from "../support/node.ts";
+import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
  * An activity lobby across a kill -9 of its node (docs/activity.md, "Restore after a failover"): three
@@ -25,38 +23,12 @@ function activitiesFile(): string {
   return path;
 }
 
-let nats: NatsLauncher | undefined;
-const nodes: NodeProcess[] = [];
-const urls: string[] = [];
-const clients: FoyerClient[] = [];
-
-beforeAll(async () => {
-  nats = await startNats({ servers: 3 });
-  const activities = activitiesFile();
-  for (const id of ["n1", "n2", "n3"]) {
-    const node = startNodeProcess({
-      id,
-      natsUrls: nats.urls,
-      natsReplicas: 3,
-      tokenKeys: `${testKey.id}:${testKey.secret}`,
-      sessionSecret: "activity-failover-secret-0123",
-      flags: {
-        "failure-timeout-ms": String(failureTimeoutMs),
-        "max-connections-per-ip": "100000",
-        "activities-file": activities,
-      },
-    });
-    nodes.push(node);
-    urls.push(await node.url);
-  }
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const n of nodes) n.child.kill("SIGKILL");
-  await Promise.all(nodes.map((n) => n.exited));
-  await nats?.stop();
-}, 60_000);
+const fleet = useProcessFleet({
+  ids: ["n1", "n2", "n3"],
+  natsServers: 3,
+  flags: { "failure-timeout-ms": String(failureTimeoutMs), "activities-file": activitiesFile() },
+});
+const { nodes, urls } = fleet;
 
 interface Player {
   readonly client: FoyerClient;
@@ -68,14 +40,7 @@ interface Player {
 }
 
 async function player(id: string, first: string): Promise<Player> {
-  const client = createNodeClient({
-    urls: [first, ...urls.filter((u) => u !== first)],
-    token: tokenFor(id),
-    reconnectMinMs: 50,
-    reconnectMaxMs: 500,
-    callTimeoutMs: 30_000,
-  });
-  clients.push(client);
+  const client = await fleet.player(id, first);
   const p: Player = { client, events: [], transfers: [], landings: [`n${urls.indexOf(first) + 1}`] };
   client.on("activity", (frame) => {
     const at = Date.now();
@@ -84,7 +49,6 @@ async function player(id: string, first: string): Promise<Player> {
   });
   client.on("activityTransfer", (frame) => p.transfers.push({ frame, at: Date.now() }));
   client.on("connected", (info) => p.landings.push(info.node));
-  await client.connect();
   return p;
 }
 

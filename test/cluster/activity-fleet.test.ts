@@ -1,12 +1,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ActivityEventView, ActivityTransferView, FoyerClient } from "../../gateway/client/index.ts";
-import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, refusal } from "../support/node.ts";
-import { startTestNode } from "../support/node.ts";
+import { eventually, refusal } from "../support/node.ts";
+import { useInProcessFleet } from "../support/process-fleet.ts";
 
 /**
  * Activity lobbies in a fleet (docs/activity.md, "In a fleet"): three in-process nodes over a real
@@ -38,29 +37,8 @@ function activitiesFile(): string {
   return path;
 }
 
-let nats: NatsLauncher | undefined;
-const nodes: RunningNode[] = [];
-const clients: FoyerClient[] = [];
-
-beforeAll(async () => {
-  nats = await startNats({ servers: 3 });
-  const fleet = {
-    nats: nats.urls.join(","),
-    natsReplicas: "3",
-    maxConnectionsPerIp: "10000",
-    sessionSecret: "cluster-session-secret-0123",
-    activitiesFile: activitiesFile(),
-  };
-  nodes.push(await startTestNode({ ...fleet, nodeId: "n1" }));
-  nodes.push(await startTestNode({ ...fleet, nodeId: "n2" }));
-  nodes.push(await startTestNode({ ...fleet, nodeId: "n3" }));
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const n of nodes.splice(0)) await n.stop();
-  await nats?.stop();
-}, 60_000);
+const fleet = useInProcessFleet(["n1", "n2", "n3"], () => ({ activitiesFile: activitiesFile() }));
+const { nodes } = fleet;
 
 /** The node started as `n<i>`. */
 function nodeNamed(id: string): RunningNode {
@@ -86,8 +64,7 @@ function line(frame: ActivityEventView): string {
 async function player(node: RunningNode, id: string): Promise<Player> {
   // The first welcome comes before a listener can be added: its node is the one connected to.
   const first = `n${nodes.indexOf(node) + 1}`;
-  const client = await clientFor(node, id, { callTimeoutMs: 20_000 });
-  clients.push(client);
+  const client = await fleet.connect(node, id);
   const events: string[] = [];
   const transfers: ActivityTransferView[] = [];
   const landings: string[] = [first];

@@ -3,8 +3,10 @@ import { runChaos, summaryText } from "../../ops/chaos/index.ts";
 
 /**
  * `foyer chaos` as a test: three node processes and a 3-server NATS cluster under SDK bots for 40 s, with
- * seed 2's schedule — a SIGSTOP past the failure timeout, a drain, three kill -9s of nodes (each restarted
- * under its node id) and a kill -9 of a nats-server — then healed, settled and audited.
+ * seed 2's schedule — a SIGSTOP past the failure timeout, a drain, kill -9s of nodes (each restarted under
+ * its node id) and a kill -9 of a nats-server — then healed, settled and audited. A fault that finds its
+ * node still away (a drained node restarting, say) waits, so the last kill may fall after the run's end:
+ * the test asks for at least four faults applied, two of them kills.
  */
 describe("chaos on a fleet of three node processes", () => {
   it("loses no acknowledged change and no lobby, hears no old owner, strands no client", async () => {
@@ -20,8 +22,11 @@ describe("chaos on a fleet of three node processes", () => {
     });
     const { summary } = result;
     const story = `${lines.join("\n")}\n${summaryText(summary, result.report, result.journal)}`;
-    expect(summary.kills, story).toBeGreaterThanOrEqual(3);
+    expect(summary.kills, story).toBeGreaterThanOrEqual(2);
     expect(summary.stops, story).toBeGreaterThanOrEqual(1);
+    expect(summary.kills + summary.stops + summary.natsKills + summary.drains, story).toBeGreaterThanOrEqual(
+      4,
+    );
     expect(summary.acked, story).toBeGreaterThan(0);
     expect(
       {

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeClient } from "../../gateway/client/node.ts";
+import { describe, expect, it } from "vitest";
 import type { FoyerClient } from "../../gateway/client/index.ts";
 import { runDrain, type DrainSummary } from "../../ops/admin/index.ts";
-import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
-import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
-import { eventually, testKey, tokenFor } from "../support/node.ts";
+import { eventually } from "../support/node.ts";
+import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
  * Drain with real processes: three Foyer nodes over a 3-server NATS cluster. A node with lobbies whose
@@ -12,48 +10,9 @@ import { eventually, testKey, tokenFor } from "../support/node.ts";
  * caller sees an error, and the drained node exits 0.
  */
 
-let nats: NatsLauncher | undefined;
-const nodes: NodeProcess[] = [];
-const urls: string[] = [];
-const admins: string[] = [];
-const clients: FoyerClient[] = [];
-
-beforeAll(async () => {
-  nats = await startNats({ servers: 3 });
-  for (const id of ["n1", "n2", "n3"]) {
-    const node = startNodeProcess({
-      id,
-      natsUrls: nats.urls,
-      natsReplicas: 3,
-      tokenKeys: `${testKey.id}:${testKey.secret}`,
-      sessionSecret: "drain-session-secret-0123456",
-      flags: { "max-connections-per-ip": "100000" },
-    });
-    nodes.push(node);
-    urls.push(await node.url);
-    admins.push(await node.admin);
-  }
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const n of nodes) n.child.kill("SIGKILL");
-  await Promise.all(nodes.map((n) => n.exited));
-  await nats?.stop();
-}, 60_000);
-
-async function player(id: string, first: string): Promise<FoyerClient> {
-  const client = createNodeClient({
-    urls: [first, ...urls.filter((u) => u !== first)],
-    token: tokenFor(id),
-    reconnectMinMs: 50,
-    reconnectMaxMs: 500,
-    callTimeoutMs: 30_000,
-  });
-  clients.push(client);
-  await client.connect();
-  return client;
-}
+const fleet = useProcessFleet({ ids: ["n1", "n2", "n3"], natsServers: 3 });
+const { nodes, urls, admins } = fleet;
+const player = (id: string, first: string): Promise<FoyerClient> => fleet.player(id, first);
 
 describe("draining a node of a fleet of three node processes", () => {
   it("moves 150 lobbies under load with every acknowledged change, no error, and the node exits 0", async () => {

@@ -1,11 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { FoyerClient, type SocketLike } from "../../gateway/client/index.ts";
+import type { FoyerClient, SocketLike } from "../../gateway/client/index.ts";
 import { decodeServerFrame } from "../../gateway/protocol/codec.ts";
 import { KvError, NatsKvStore, connectNats, decodeNodeRecord, isTombstone } from "../../fleet/index.ts";
-import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
-import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
-import { eventually, testKey, tokenFor } from "../support/node.ts";
+import { eventually } from "../support/node.ts";
+import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
  * Failover with real processes: three Foyer nodes and a 3-server NATS cluster (R3 buckets). A node is
@@ -13,48 +12,13 @@ import { eventually, testKey, tokenFor } from "../support/node.ts";
  */
 
 const failureTimeoutMs = 3_000;
-let nats: NatsLauncher | undefined;
-const nodes: NodeProcess[] = [];
-const urls: string[] = [];
-const clients: FoyerClient[] = [];
-
-function startNode(id: string): NodeProcess {
-  const node = startNodeProcess({
-    id,
-    natsUrls: nats!.urls,
-    natsReplicas: 3,
-    tokenKeys: `${testKey.id}:${testKey.secret}`,
-    sessionSecret: "failover-session-secret-0123",
-    flags: {
-      "failure-timeout-ms": String(failureTimeoutMs),
-      "max-connections-per-ip": "100000",
-      // FOYER_TEST_NODE_LOGS=<dir> keeps each node's log there (takeovers are logged at info).
-      ...(process.env.FOYER_TEST_NODE_LOGS ? { "log-level": "info" } : {}),
-    },
-  });
-  nodes.push(node);
-  return node;
-}
-
-beforeAll(async () => {
-  nats = await startNats({ servers: 3 });
-  for (const id of ["n1", "n2", "n3"]) {
-    // One after another: each opens the buckets the first one made.
-    urls.push(await startNode(id).url);
-  }
-}, 120_000);
-
-afterAll(async () => {
-  if (process.env.FOYER_TEST_NODE_LOGS) {
-    const { writeFileSync } = await import("node:fs");
-    for (const n of nodes)
-      writeFileSync(`${process.env.FOYER_TEST_NODE_LOGS}/${n.id}-${n.child.pid}.log`, n.output());
-  }
-  for (const c of clients.splice(0)) c.close();
-  for (const n of nodes) n.child.kill("SIGKILL");
-  await Promise.all(nodes.map((n) => n.exited));
-  await nats?.stop();
-}, 60_000);
+const fleet = useProcessFleet({
+  ids: ["n1", "n2", "n3"],
+  natsServers: 3,
+  flags: { "failure-timeout-ms": String(failureTimeoutMs) },
+});
+const { nodes, urls } = fleet;
+const nats = fleet.nats;
 
 /** Every frame about a key that any client's socket received, before the SDK's epoch filter. */
 interface Heard {
@@ -107,20 +71,11 @@ afterEach(() => {
 
 /** An SDK client that knows every node (its bootstrap list starts with `first`). */
 async function player(id: string, first: string): Promise<FoyerClient> {
-  const client = new FoyerClient({
-    urls: [first, ...urls.filter((u) => u !== first)],
-    token: tokenFor(id),
-    reconnectMinMs: 50,
-    reconnectMaxMs: 500,
-    callTimeoutMs: 30_000,
-    WebSocket: listeningSocket(id),
-  });
-  clients.push(client);
-  const log: string[] = [];
+  const client = await fleet.player(id, first, { WebSocket: listeningSocket(id) });
+  const log: string[] = [`+${client.player ?? id}@${Date.now() % 100_000}`];
   journal.set(client, log);
   client.on("connected", (c) => log.push(`+${c.node}${c.resumed ? "r" : ""}@${Date.now() % 100_000}`));
   client.on("disconnected", (c) => log.push(`-${c.code}@${Date.now() % 100_000}`));
-  await client.connect();
   return client;
 }
 
@@ -150,7 +105,7 @@ function expectLobby(client: FoyerClient, expected: Expected): void {
 
 /** The fleet's node records, read from NATS. */
 async function nodeRecords(): Promise<Map<string, ReturnType<typeof decodeNodeRecord>>> {
-  const nc = await connectNats({ servers: nats!.urls });
+  const nc = await connectNats({ servers: nats().urls });
   try {
     const bucket = await new NatsKvStore(nc, { replicas: 3 }).bucket("nodes");
     const records = new Map<string, ReturnType<typeof decodeNodeRecord>>();
@@ -227,7 +182,7 @@ describe("failover on a fleet of three node processes", () => {
 
   it("a node frozen past the failure timeout acts no more, finds itself tombstoned and comes back empty", async () => {
     // n1 is dead since the first test: start it again as a new incarnation.
-    const restarted = startNode("n1");
+    const restarted = fleet.start("n1");
     urls[0] = await restarted.url;
     await eventually(async () => {
       const record = (await nodeRecords()).get("n1");
@@ -266,7 +221,7 @@ describe("failover on a fleet of three node processes", () => {
   }, 120_000);
 
   it("creates interrupted by a kill -9 of their node are either served by a survivor or retried to a new lobby", async () => {
-    const victim = startNode("n4");
+    const victim = fleet.start("n4");
     const victimUrl = await victim.url;
     urls.push(victimUrl);
     const hosts = await Promise.all(Array.from({ length: 30 }, (_, i) => player(`c-host-${i}`, victimUrl)));
@@ -295,11 +250,11 @@ describe("failover on a fleet of three node processes", () => {
     const live = [...running].map((n) => n.id);
     expect(live.length).toBeGreaterThanOrEqual(3);
     const leader = await streamLeaderOf("KV_nodes");
-    const index = [0, 1, 2].find((i) => nats!.config(i).name === leader)!;
-    await nats!.kill(index, "SIGKILL");
+    const index = [0, 1, 2].find((i) => nats().config(i).name === leader)!;
+    await nats().kill(index, "SIGKILL");
     // Longer than the failure timeout, spanning the re-election.
     await new Promise((resolve) => setTimeout(resolve, 4 * failureTimeoutMs));
-    await nats!.restart(index);
+    await nats().restart(index);
     const after = await eventually(async () => nodeRecords(), 20_000);
     for (const node of live) {
       const record = after.get(node);
@@ -312,7 +267,7 @@ describe("failover on a fleet of three node processes", () => {
 });
 
 async function streamLeaderOf(stream: string): Promise<string> {
-  const nc = await connectNats({ servers: nats!.urls });
+  const nc = await connectNats({ servers: nats().urls });
   try {
     const info = await (await nc.jetstreamManager()).streams.info(stream);
     const leader = info.cluster?.leader;

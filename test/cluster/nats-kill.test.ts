@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { NatsConnection } from "nats";
-import { FoyerClient, isFoyerError, type SocketLike } from "../../gateway/client/index.ts";
+import { type FoyerClient, isFoyerError, type SocketLike } from "../../gateway/client/index.ts";
 import { decodeServerFrame } from "../../gateway/protocol/codec.ts";
 import { isRetryable, type ErrorCode } from "../../actors/runtime/index.ts";
 import { connectNats } from "../../fleet/index.ts";
-import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
-import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
-import { eventually, testKey, tokenFor } from "../support/node.ts";
+import { eventually } from "../support/node.ts";
+import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
  * Issue 3: kill one of three nats-servers (kill -9) under a steady load of SDK lobby ops on three Foyer
@@ -22,38 +21,14 @@ import { eventually, testKey, tokenFor } from "../support/node.ts";
  */
 
 const pairs = 10;
-let nats: NatsLauncher | undefined;
-const nodes: NodeProcess[] = [];
-const urls: string[] = [];
-const clients: FoyerClient[] = [];
-
-beforeAll(async () => {
-  nats = await startNats({ servers: 3, monitoring: true });
-  for (const id of ["n1", "n2", "n3"]) {
-    const node = startNodeProcess({
-      id,
-      natsUrls: nats.urls,
-      natsReplicas: 3,
-      tokenKeys: `${testKey.id}:${testKey.secret}`,
-      sessionSecret: "nats-kill-session-secret-0123",
-      flags: {
-        "max-connections-per-ip": "100000",
-        "rate-per-second": "100000",
-        "rate-burst": "100000",
-      },
-    });
-    nodes.push(node);
-    // One after another: each opens the buckets the first one made.
-    urls.push(await node.url);
-  }
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const n of nodes) n.child.kill("SIGKILL");
-  await Promise.all(nodes.map((n) => n.exited));
-  await nats?.stop();
-}, 60_000);
+const fleet = useProcessFleet({
+  ids: ["n1", "n2", "n3"],
+  natsServers: 3,
+  monitoring: true,
+  flags: { "rate-per-second": "100000", "rate-burst": "100000" },
+});
+const { urls } = fleet;
+const nats = fleet.nats;
 
 /** Messages of UNAVAILABLE refusals given before the kill, on a healthy cluster (for the report). */
 const healthyRefusals = new Set<string>();
@@ -85,19 +60,9 @@ function countingSocket(): new (url: string) => SocketLike {
 }
 
 /** An SDK client that knows every node, `first` first. */
-async function bot(id: string, first: number): Promise<FoyerClient> {
-  const client = new FoyerClient({
-    urls: [urls[first]!, ...urls.filter((_, i) => i !== first)],
-    token: tokenFor(id),
-    reconnectMinMs: 50,
-    reconnectMaxMs: 500,
-    // Longer than any re-election (4–9 s): a call that still fails was refused for good.
-    callTimeoutMs: 60_000,
-    WebSocket: countingSocket(),
-  });
-  clients.push(client);
-  await client.connect();
-  return client;
+function bot(id: string, first: number): Promise<FoyerClient> {
+  // Longer than any re-election (4–9 s): a call that still fails was refused for good.
+  return fleet.player(id, urls[first]!, { callTimeoutMs: 60_000, WebSocket: countingSocket() });
 }
 
 /** A pair's lobby as its acknowledged ops left it; null when the last acked op closed it (or none made one). */
@@ -295,28 +260,28 @@ function served(
 
 /** The server each stream's leader, and the meta leader, are on. */
 async function leaders(): Promise<{ streams: Map<string, string | undefined>; meta: string | undefined }> {
-  const nc = await connectNats({ servers: nats!.urls });
+  const nc = await connectNats({ servers: nats().urls });
   try {
     const jsm = await nc.jetstreamManager();
     const streams = new Map<string, string | undefined>();
     for (const info of await jsm.streams.list().next()) {
       streams.set(info.config.name, info.cluster?.leader);
     }
-    return { streams, meta: await nats!.metaLeader() };
+    return { streams, meta: await nats().metaLeader() };
   } finally {
     await nc.close();
   }
 }
 
 function indexOf(name: string | undefined): number {
-  const index = [0, 1, 2].find((i) => nats!.config(i).name === name);
+  const index = [0, 1, 2].find((i) => nats().config(i).name === name);
   if (index === undefined) throw new Error(`no server named ${name}`);
   return index;
 }
 
 /** Moves every stream leader off server `name` (a stepdown elects another replica) before the load. */
 async function leadNothing(name: string): Promise<void> {
-  const nc: NatsConnection = await connectNats({ servers: nats!.urls });
+  const nc: NatsConnection = await connectNats({ servers: nats().urls });
   try {
     await eventually(async () => {
       const { streams, meta } = await leaders();
@@ -344,11 +309,11 @@ async function killUnderLoad(tag: string, pick: () => Promise<number>): Promise<
     await rounds(load, 2, 60_000);
     const victim = await pick();
     kills.at = performance.now();
-    await nats!.kill(victim, "SIGKILL");
+    await nats().kill(victim, "SIGKILL");
     // Through the re-election and past it: two whole rounds per pair while the server is down.
     await rounds(load, 2, 120_000);
     marks.restartedMs = performance.now() - kills.at;
-    await nats!.restart(victim);
+    await nats().restart(victim);
     await rounds(load, 1, 60_000);
   } finally {
     await load.stop();
@@ -377,7 +342,7 @@ async function killUnderLoad(tag: string, pick: () => Promise<number>): Promise<
   process.stdout.write(
     `${tag}: ${load.pairs.reduce((n, p) => n + p.rounds, 0)} rounds; ${spanned} ops spanned the kill, the longest ${longest} ms; refusals under load: ${JSON.stringify(refused)}\n`,
   );
-  for (const c of clients.splice(0)) c.close();
+  fleet.closePlayers();
 }
 
 describe("killing one of three nats-servers under a load of lobby ops", () => {
@@ -395,7 +360,7 @@ describe("killing one of three nats-servers under a load of lobby ops", () => {
 
   it("a server that leads nothing: refused changes are retried, nothing acknowledged is lost", async () => {
     const { meta } = await leaders();
-    const name = [0, 1, 2].map((i) => nats!.config(i).name).find((n) => n !== meta);
+    const name = [0, 1, 2].map((i) => nats().config(i).name).find((n) => n !== meta);
     await leadNothing(name!);
     await killUnderLoad("follower", async () => {
       const { streams, meta: now } = await leaders();

@@ -1,42 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FoyerClient } from "../../gateway/client/index.ts";
-import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, eventually, lobbyOf, startTestNode } from "../support/node.ts";
+import { eventually, lobbyOf } from "../support/node.ts";
+import { useInProcessFleet } from "../support/process-fleet.ts";
 
 /**
  * Three nodes in a fleet over a real 3-server NATS cluster (R3 buckets): a lobby lives on the node that
  * claimed its code, and a join through the other node's gateway is redirected there.
  */
 
-let nats: NatsLauncher | undefined;
-const nodes: RunningNode[] = [];
-const clients: FoyerClient[] = [];
-
-beforeAll(async () => {
-  nats = await startNats({ servers: 3 });
-  const fleet = {
-    nats: nats.urls.join(","),
-    natsReplicas: "3",
-    maxConnectionsPerIp: "10000",
-    sessionSecret: "cluster-session-secret-0123",
-  };
-  nodes.push(await startTestNode({ ...fleet, nodeId: "n1" }));
-  nodes.push(await startTestNode({ ...fleet, nodeId: "n2" }));
-  nodes.push(await startTestNode({ ...fleet, nodeId: "n3" }));
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const n of nodes.splice(0)) await n.stop();
-  await nats?.stop();
-}, 60_000);
-
-async function connect(node: RunningNode, player: string): Promise<FoyerClient> {
-  const client = await clientFor(node, player, { callTimeoutMs: 20_000 });
-  clients.push(client);
-  return client;
-}
+const fleet = useInProcessFleet(["n1", "n2", "n3"]);
+const { nodes } = fleet;
+const connect = (node: RunningNode, player: string): Promise<FoyerClient> => fleet.connect(node, player);
 
 describe("a fleet of three nodes", () => {
   it("redirects a join through a non-owner gateway to the owner's lobby", async () => {

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { ActorSystem, seededRandom, type ActorKind } from "../../actors/runtime/index.ts";
-import { FleetRouter, KvActorStore, Migrations, NodeEndpoint, realScheduler } from "../../fleet/index.ts";
+import {
+  FleetRouter,
+  KvActorStore,
+  Migrations,
+  NodeEndpoint,
+  migrationHostOf,
+  realScheduler,
+} from "../../fleet/index.ts";
 import type { Bus, KvBucket, KvStore, NodeIdentity } from "../../fleet/index.ts";
 
 const messageSchema = z.discriminatedUnion("type", [
@@ -90,25 +97,18 @@ export async function startFleetNode(
   const movedTold: string[] = [];
   const node = { adopting: true };
   const migrations = new Migrations(
-    {
+    migrationHostOf({
       identity,
       bus,
-      freeze: (key) => system.freeze(key),
-      isLive: (key) => system.isLive(key),
-      handOver: (key) => {
-        system.handOver(key);
+      system,
+      store,
+      router,
+      playersHere: () => [],
+      moved: (key, url) => {
+        movedTold.push(`${key} → ${url}`);
       },
-      takeOver: (key, revision) => store.takeOver(key, revision),
-      readClaim: (key) => store.readClaim(key),
-      learn: (key, owner, revision) => {
-        router.learn(key, owner, revision);
-      },
-      adopted: (key) => {
-        system.tell(key, { type: "restored", reason: "migration", connected: [] });
-      },
-      moved: (key, url) => movedTold.push(`${key} → ${url}`),
       mayAdopt: () => node.adopting,
-    },
+    }),
     1_000,
   );
   const adoption = await migrations.serve(id);

@@ -75,6 +75,16 @@ async function setup() {
   return { claims, snapshots, storeOf, a: storeOf(nodeA), b: storeOf(nodeB) };
 }
 
+function setupStore(identity: NodeIdentity, claims: KvBucket, snapshots: KvBucket): KvActorStore {
+  return new KvActorStore({
+    claims,
+    snapshots,
+    identity,
+    scheduler: instantScheduler,
+    readBack: { attempts: 3, delayMs: 10 },
+  });
+}
+
 /** Matches a PersistError with this failure, in `rejects.toEqual`. */
 const failure = (kind: PersistError["failure"]): unknown =>
   expect.objectContaining({ name: "PersistError", failure: kind });
@@ -164,6 +174,30 @@ describe("KvActorStore", () => {
       owner: { ...nodeB, mine: true },
       snapshot: { epoch: taken.epoch, state: { n: 1 }, seq: 1 },
     });
+  });
+
+  it("a read whose claim moves before its snapshot read pairs them again: never an old epoch with a newer snapshot", async () => {
+    // Found by the fleet simulation (seed 1283 of the drain sweep): a node adopting a key read its own
+    // claim, then — slowly — the snapshot a takeover by another node had sealed meanwhile. The read said
+    // "yours, at the old epoch" with the new owner's state: an actor live on a node that lost the key.
+    const { a, b, claims, snapshots } = await setup();
+    const { epoch: e1, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    await a.write(key, snapshot(e1, "w1", { n: 1 }, 1), r0);
+    let moved = false;
+    const slowSnapshots = withFaults(snapshots, {
+      get: async (k) => {
+        if (!moved) {
+          moved = true;
+          const taken = await b.takeOver(key, e1);
+          if (taken.outcome !== "taken") throw new Error(`not taken: ${taken.outcome}`);
+        }
+        return snapshots.get(k);
+      },
+    });
+    const stored = await setupStore(nodeA, claims, slowSnapshots).read(key);
+    const claim = (await claims.get(key))!;
+    expect(stored).toMatchObject({ epoch: claim.revision, owner: { ...nodeB, mine: false } });
+    expect(stored?.snapshot.epoch).toBe(claim.revision);
   });
 
   it("a takeover from a claim revision that moved meanwhile is lost, and writes nothing", async () => {

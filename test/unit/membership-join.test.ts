@@ -1,24 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ManualScheduler } from "../../actors/runtime/index.ts";
 import {
-  Membership,
   MemoryKvServer,
   NodeIdConflictError,
   decodeNodeRecord,
   encodeNodeRecord,
 } from "../../fleet/index.ts";
-import type { KvBucket } from "../../fleet/index.ts";
-
-function member(nodes: KvBucket, node: string, incarnation: string, scheduler: ManualScheduler): Membership {
-  return new Membership({
-    nodes,
-    node,
-    incarnation,
-    scheduler,
-    monotonic: () => scheduler.now(),
-    facts: () => ({ url: "", region: "r", load: 0, draining: false, version: "t", protocol: 1 }),
-  });
-}
+import { member } from "./support/membership.ts";
 
 describe("Membership.join", () => {
   it("a restart whose dead predecessor is tombstoned during the wait joins — it is no second process", async () => {

@@ -1,18 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualScheduler } from "../../actors/runtime/index.ts";
-import { Membership, MemoryKvServer, encodeNodeRecord } from "../../fleet/index.ts";
-import type { KvBucket } from "../../fleet/index.ts";
-
-function member(nodes: KvBucket, node: string, incarnation: string, scheduler: ManualScheduler): Membership {
-  return new Membership({
-    nodes,
-    node,
-    incarnation,
-    scheduler,
-    monotonic: () => scheduler.now(),
-    facts: () => ({ url: "", region: "r", load: 0, draining: false, version: "t", protocol: 1 }),
-  });
-}
+import { MemoryKvServer, encodeNodeRecord } from "../../fleet/index.ts";
+import { member } from "./support/membership.ts";
 
 describe("Membership.ownerState", () => {
   it("a claim of an incarnation not read yet, after its node's tombstone, is unknown — not dead", async () => {

@@ -1,0 +1,161 @@
+import type { Bus, BusMessage, BusSubscription } from "../bus.ts";
+import { BusError, BusErrorCodes } from "../bus-error.ts";
+import type { SimRandom } from "./sim-random.ts";
+import type { SimHost, VirtualLoop } from "./virtual-loop.ts";
+
+/** How often the simulated bus misbehaves per request while faults are on. */
+export interface BusFaultRates {
+  /** The request is lost on its way: never delivered, the requester times out. */
+  readonly dropRequest: number;
+  /** The answer is lost on its way back: the responder acted, the requester times out. */
+  readonly dropReply: number;
+  /** One leg is slow (up to 3 s): past the requester's timeout, an answer that comes too late. */
+  readonly slow: number;
+}
+
+interface Subscriber {
+  readonly subject: string;
+  readonly host: SimHost;
+  readonly handler: (message: BusMessage) => void;
+  active: boolean;
+}
+
+/**
+ * The NATS core request/reply between simulated processes: exact subjects only (what migrations use),
+ * every delivery an event of the virtual loop on the receiving process (a paused process gets it late, a
+ * stopped one never), with lost requests, lost replies and slow legs drawn from the world's random source
+ * while faults are on. A request that timed out may still have been delivered and acted on.
+ */
+export class SimNet {
+  private readonly subscribers = new Map<string, Subscriber>();
+  private inboxes = 0;
+
+  constructor(
+    private readonly loop: VirtualLoop,
+    private readonly random: SimRandom,
+    private readonly rates: BusFaultRates,
+    private readonly faulty: () => boolean,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** The bus as the process `host` sees it. */
+  busFor(host: SimHost): Bus {
+    const mine: Subscriber[] = [];
+    let closed = false;
+    return {
+      publish: () => {
+        throw new Error("publish is not simulated");
+      },
+      subscribe: (subject, handler): BusSubscription => {
+        const subscriber: Subscriber = { subject, host, handler, active: !closed };
+        // One process per node id serves its subjects: a restart's subscription replaces the old one.
+        this.subscribers.set(subject, subscriber);
+        mine.push(subscriber);
+        return {
+          subject,
+          unsubscribe: () => {
+            subscriber.active = false;
+            if (this.subscribers.get(subject) === subscriber) this.subscribers.delete(subject);
+          },
+        };
+      },
+      request: (subject, data, { timeoutMs }) => {
+        if (closed) return Promise.reject(new BusError(BusErrorCodes.closed, "closed"));
+        return this.request(host, subject, data, timeoutMs);
+      },
+      flush: () => Promise.resolve(),
+      close: () => {
+        closed = true;
+        for (const subscriber of mine) {
+          subscriber.active = false;
+          if (this.subscribers.get(subscriber.subject) === subscriber)
+            this.subscribers.delete(subscriber.subject);
+        }
+        return Promise.resolve();
+      },
+    };
+  }
+
+  private request(from: SimHost, subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    const id = ++this.inboxes;
+    return new Promise<Uint8Array>((resolve, reject) => {
+      let settled = false;
+      const settle = (run: () => void): void => {
+        if (settled) return;
+        settled = true;
+        run();
+      };
+      const sent = this.loop.now;
+      const subscriber = this.subscribers.get(subject);
+      const live = subscriber !== undefined && subscriber.active && !subscriber.host.stopped;
+      if (!live) {
+        this.loop.schedule(
+          sent + this.random.between(1, 10),
+          () => {
+            settle(() => {
+              reject(new BusError(BusErrorCodes.noResponders, `no responders on ${subject}`));
+            });
+          },
+          from,
+        );
+        return;
+      }
+      this.loop.schedule(
+        sent + timeoutMs,
+        () => {
+          settle(() => {
+            this.log(`bus request #${id} ${subject} timed out`);
+            reject(new BusError(BusErrorCodes.timeout, `no answer on ${subject} in time`));
+          });
+        },
+        from,
+      );
+      const faulty = this.faulty();
+      if (faulty && this.random.chance(this.rates.dropRequest)) {
+        this.log(`bus request #${id} ${subject} lost`);
+        return;
+      }
+      const dropReply = faulty && this.random.chance(this.rates.dropReply);
+      const there = this.leg(faulty);
+      const back = this.leg(faulty);
+      this.loop.schedule(
+        sent + there,
+        () => {
+          if (!subscriber.active) return;
+          this.log(`bus request #${id} ${subject} delivered`);
+          let answered = false;
+          subscriber.handler({
+            subject,
+            data: new Uint8Array(data),
+            reply: `_INBOX.${id}`,
+            respond: (reply) => {
+              if (answered || subscriber.host.stopped) return false;
+              answered = true;
+              if (dropReply) {
+                this.log(`bus reply #${id} lost`);
+                return true;
+              }
+              const bytes = new Uint8Array(reply);
+              this.loop.schedule(
+                this.loop.now + back,
+                () => {
+                  settle(() => {
+                    resolve(bytes);
+                  });
+                },
+                from,
+              );
+              return true;
+            },
+          });
+        },
+        subscriber.host,
+      );
+    });
+  }
+
+  private leg(faulty: boolean): number {
+    if (faulty && this.random.chance(this.rates.slow)) return this.random.between(200, 3_000);
+    return this.random.between(1, 15);
+  }
+}
