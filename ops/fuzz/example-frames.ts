@@ -87,5 +87,5 @@ export const exampleFrames: Readonly<Record<string, Readonly<Record<string, unkn
 
 /** Every `type` the node accepts from a client, read from the schema itself. */
 export function clientFrameTypes(): string[] {
-  return clientFrameSchema.options.map((o) => String(o.shape.type.value));
+  return clientFrameSchema.options.map((o) => o.shape.type.value);
 }

@@ -5,21 +5,84 @@ import { exampleFrames } from "./example-frames.ts";
 
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false });
 
+/**
+ * The kinds of bad frame the fuzzer sends (issue 6), and the hello it starts each socket with:
+ *
+ * - `wrong-type`: a real frame with one field (walked through every field of every frame type, nested
+ *   ones too) given a value of another type or an edge value, removed, or an unknown field added;
+ * - `wrong-shape`: valid msgpack or JSON that is not a request map (an array, a number, a map without a
+ *   type, an unknown type);
+ * - `truncated`: a msgpack frame cut short;
+ * - `oversized`: a frame past `maxFrameBytes`;
+ * - `garbage`: random bytes, broken JSON text;
+ * - `out-of-order`: frames each valid alone in an order no client sends (ready or start before any
+ *   lobby, a second hello, request ids reused or far ahead);
+ * - `foreign-ids`: other players' ids and lobby codes, other players' request ids and resume tokens;
+ * - `flood`: hundreds of frames at once, to meet the rate limiter;
+ * - `bad-hello`: a first frame that is not a usable hello (a request first, an unknown protocol, a forged
+ *   token, garbage);
+ * - `hello`: a socket's valid hello (not a bad frame; counted so the totals add up).
+ */
+export const fuzzCategories = [
+  "wrong-type",
+  "wrong-shape",
+  "truncated",
+  "oversized",
+  "garbage",
+  "out-of-order",
+  "foreign-ids",
+  "flood",
+  "bad-hello",
+] as const;
+
+export type FuzzCategory = (typeof fuzzCategories)[number] | "hello";
+
 /** One WebSocket message the fuzzer sends: bytes in a binary message or text in a text one. */
 export interface FuzzMessage {
   readonly data: Uint8Array | string;
-  /** Which mutation made it (for the tally). */
-  readonly kind: string;
+  readonly category: FuzzCategory;
 }
 
-/** What a fuzz connection knows of the others: honest lobby codes and player ids, other fuzzers' resume tokens. */
+/** A resume token a fuzz socket was given, and whose it is. */
+export interface SeenResume {
+  readonly player: string;
+  readonly token: string;
+}
+
+/** What a fuzz connection knows of the others: honest lobby codes and player ids, other sockets' resume tokens. */
 export interface FuzzIntel {
   readonly honestCodes: Set<string>;
   readonly honestPlayers: readonly string[];
-  readonly resumeTokens: string[];
+  readonly resumeTokens: SeenResume[];
+  /** The `type.field` paths that were given a wrong value, for the coverage figure. */
+  readonly fieldsHit: Set<string>;
 }
 
-const types = Object.keys(exampleFrames).filter((t) => t !== "hello");
+/** One field of one frame type: its path from the frame (`["algorithm", "ranges"]`). */
+interface FieldPath {
+  readonly type: string;
+  readonly path: readonly string[];
+}
+
+const requestTypes = Object.keys(exampleFrames).filter((t) => t !== "hello");
+
+/** Every field of every request frame, and the fields of the maps inside them (one level down). */
+export const fuzzFields: readonly FieldPath[] = requestTypes.flatMap((type) => {
+  const frame = exampleFrames[type] ?? {};
+  return Object.keys(frame).flatMap((key) => {
+    const value = frame[key];
+    const inner =
+      typeof value === "object" && value !== null
+        ? Object.keys(value).map((k) => ({ type, path: [key, k] }))
+        : [];
+    return [{ type, path: [key] }, ...inner];
+  });
+});
+
+/** How a field path is named in `fieldsHit`. */
+export function fieldName(field: FieldPath): string {
+  return `${field.type}.${field.path.join(".")}`;
+}
 
 function pick<T>(random: Random, items: readonly T[]): T {
   return items[random.int(items.length)] as T;
@@ -31,9 +94,17 @@ function randomString(random: Random, length: number): string {
   return s;
 }
 
+/** A map with keys that trip naive code: an own `__proto__` key, `constructor`, `toString`. */
+function pollutingMap(): Record<string, unknown> {
+  return JSON.parse('{"__proto__":{"polluted":true},"constructor":"x","toString":1}') as Record<
+    string,
+    unknown
+  >;
+}
+
 /** Values of every type, and the edge values of each: a field gets one of these instead of its own. */
-function wrongValue(random: Random, intel: FuzzIntel): unknown {
-  switch (random.int(22)) {
+function wrongValue(random: Random): unknown {
+  switch (random.int(21)) {
     case 0:
       return null;
     case 1:
@@ -61,79 +132,125 @@ function wrongValue(random: Random, intel: FuzzIntel): unknown {
     case 12:
       return {};
     case 13:
-      return { __proto__: { polluted: true }, constructor: "x", toString: 1 };
+      return pollutingMap();
     case 14:
-      return pick(random, intel.honestPlayers.length ? intel.honestPlayers : ["dev-alice"]);
-    case 15:
-      return pick(random, [...intel.honestCodes, "AB12CD"]);
-    case 16:
       return random.int(1000);
-    case 17:
+    case 15:
       return new Uint8Array(random.int(64));
-    case 18:
+    case 16:
       return "\u0000\ud800\uffff";
-    case 19:
+    case 17:
       return { nested: { deeper: { deepest: [[[[[]]]]] } } };
-    case 20:
+    case 18:
       return Array.from({ length: 50 + random.int(500) }, (_, i) => i);
+    case 19:
+      return Number.NaN;
     default:
-      return " " + pick(random, [...intel.honestCodes, "ab12cd"]).toLowerCase() + " ";
+      return -0;
   }
-}
-
-/** An id: mostly the connection's own next one, else out of order, reused, another player's, or wrong. */
-function idFor(random: Random, next: () => number): unknown {
-  const roll = random.int(100);
-  if (roll < 70) return next();
-  if (roll < 80) return 1 + random.int(40); // the small ids the honest bots use (and its own, reused)
-  if (roll < 88) return random.int(2 ** 31) * 4096; // out of order, far ahead
-  return pick(random, [-1, 0.5, "7", null, 2 ** 53, Number.NaN, [1], { id: 1 }, true]);
 }
 
 function clone(frame: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return structuredClone(frame) as Record<string, unknown>;
+  return structuredClone(frame);
 }
 
-/** A frame from an example with one (or a few) of its fields made wrong, or removed, or one added. */
-function mutatedFrame(random: Random, intel: FuzzIntel, next: () => number): Record<string, unknown> {
-  const frame = clone(exampleFrames[pick(random, types)] ?? {});
-  if ("id" in frame) frame.id = idFor(random, next);
-  const mutations = 1 + (random.int(4) === 0 ? random.int(3) : 0);
-  for (let m = 0; m < mutations; m++) {
-    const keys = Object.keys(frame);
-    const key = pick(random, keys);
-    const roll = random.int(10);
-    if (roll < 6) {
-      const value = frame[key];
-      // Into a nested map or array now and then, so inner fields get wrong values too.
-      if (typeof value === "object" && value !== null && random.int(2) === 0) {
-        const inner = value as Record<string, unknown>;
-        const innerKeys = Object.keys(inner);
-        if (innerKeys.length) inner[pick(random, innerKeys)] = wrongValue(random, intel);
-        else inner.extra = wrongValue(random, intel);
-      } else frame[key] = wrongValue(random, intel);
-    } else if (roll < 8) {
-      delete frame[key];
-    } else {
-      frame[pick(random, ["player", "epoch", "session", "seq", "key", "host", "memberId", "__proto__"])] =
-        wrongValue(random, intel);
-    }
+/** Sets (or, with `undefined`, removes) a field by path, as an own property even when it is `__proto__`. */
+function setPath(frame: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let target: Record<string, unknown> = frame;
+  for (const key of path.slice(0, -1)) {
+    const inner = target[key];
+    if (typeof inner !== "object" || inner === null) return;
+    target = inner as Record<string, unknown>;
+  }
+  const last = path[path.length - 1] ?? "type";
+  if (value === undefined) Reflect.deleteProperty(target, last);
+  else Object.defineProperty(target, last, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A fuzz connection's state: its own next request id and its place in the walk through every field. */
+export interface FuzzCursor {
+  nextId: number;
+  field: number;
+}
+
+/**
+ * A real frame with the cursor's field made wrong (another type, an edge value), removed, or an unknown
+ * field added beside it; now and then a second field too.
+ */
+function wrongTypeFrame(random: Random, cursor: FuzzCursor, intel: FuzzIntel): Record<string, unknown> {
+  const field = fuzzFields[cursor.field++ % fuzzFields.length] ?? { type: "join", path: ["code"] };
+  const frame = clone(exampleFrames[field.type] ?? {});
+  if ("id" in frame && field.path[0] !== "id") frame.id = cursor.nextId++;
+  const roll = random.int(10);
+  if (roll < 7) {
+    setPath(frame, field.path, wrongValue(random));
+    intel.fieldsHit.add(fieldName(field));
+  } else if (roll < 9) setPath(frame, field.path, undefined);
+  else {
+    const extra = pick(random, ["player", "epoch", "session", "seq", "key", "host", "__proto__", "type "]);
+    setPath(frame, [extra], wrongValue(random));
+  }
+  if (random.int(4) === 0) {
+    const other = pick(
+      random,
+      fuzzFields.filter((f) => f.type === field.type),
+    );
+    setPath(frame, other.path, wrongValue(random));
   }
   return frame;
 }
 
-/** A valid frame (with the connection's own ids), as a real client would send. */
-function validFrame(random: Random, next: () => number): Record<string, unknown> {
-  const frame = clone(exampleFrames[pick(random, types)] ?? {});
-  if ("id" in frame) frame.id = next();
+/** A valid frame of a random type with the connection's own next id, as a real client might send it. */
+export function validFrame(random: Random, cursor: FuzzCursor): Record<string, unknown> {
+  const frame = clone(exampleFrames[pick(random, requestTypes)] ?? {});
+  if ("id" in frame) frame.id = cursor.nextId++;
   if (frame.type === "ping") frame.t = random.int(1_000_000);
   return frame;
+}
+
+/**
+ * Picks from a list whose length depends on timing (codes seen so far) with exactly one draw whatever the
+ * length, so a connection's later draws stay the same for a seed.
+ */
+function pickSeen<T>(random: Random, items: readonly T[], otherwise: T): T {
+  const i = random.int(Math.max(1, items.length));
+  return items[i] ?? otherwise;
+}
+
+/** A valid frame that names other players: their ids, their lobbies' codes, request ids they use. */
+function foreignFrame(random: Random, cursor: FuzzCursor, intel: FuzzIntel): Record<string, unknown> {
+  const player = pickSeen(random, intel.honestPlayers, "honest-0-host");
+  const code = pickSeen(random, [...intel.honestCodes], "AB12CD");
+  // The small ids honest bots use (each session counts from 1), or a far-ahead or reused own id.
+  const id = pick(random, [1 + random.int(40), cursor.nextId++, cursor.nextId + 4096 * random.int(1000)]);
+  switch (random.int(9)) {
+    case 0:
+      return { type: "makeHost", id, player };
+    case 1:
+      // A code as a sloppy client writes it: the node must not let it in either (see keepOutOfHonestLobbies).
+      return { type: "join", id, code: ` ${code.toLowerCase()} ` };
+    case 2:
+      return { type: "joinRoom", id, code, side: random.int(3) };
+    case 3:
+      return { type: "matchedReady", id, lobby: `lobby/${code}`, ready: true };
+    case 4:
+      return { type: "leaveMatched", id, lobby: `lobby/${code}` };
+    case 5:
+      return { type: "acceptMatch", id, matchId: `${player}/${code}` };
+    case 6:
+      return { type: "ready", id, ready: random.int(2) === 0 };
+    case 7:
+      return { type: "leave", id };
+    default:
+      return { type: "profile", id, name: player };
+  }
 }
 
 function encode(frame: unknown, json: boolean): Uint8Array | string {
   if (json) {
     try {
-      return JSON.stringify(frame) ?? "null";
+      // Every frame here is a map, an array or a plain value: JSON always says something.
+      return JSON.stringify(frame);
     } catch {
       return "{";
     }
@@ -148,10 +265,11 @@ function randomBytes(random: Random, n: number): Uint8Array {
 }
 
 /**
- * A frame that must not let a fuzz player into an honest lobby: a valid `join` of an honest code is a
- * real player joining (not a bad frame), so its code is replaced by one no lobby has.
+ * A valid `join` of an honest lobby's code is a real player joining (not a bad frame: a game lets anyone
+ * with the code in), so its code is replaced by one no lobby has. Codes are matched as the node reads
+ * them (trimmed, upper case).
  */
-function keepOutOfHonestLobbies(frame: unknown, intel: FuzzIntel): unknown {
+export function keepOutOfHonestLobbies(frame: unknown, intel: FuzzIntel): unknown {
   const parsed = clientFrameSchema.safeParse(frame);
   if (!parsed.success || parsed.data.type !== "join") return frame;
   if (!intel.honestCodes.has(parsed.data.code.trim().toUpperCase())) return frame;
@@ -160,25 +278,20 @@ function keepOutOfHonestLobbies(frame: unknown, intel: FuzzIntel): unknown {
 
 /**
  * The next message of a fuzz connection that has said hello. `maxFrameBytes` sizes the oversized ones;
- * `hello` is a valid hello of this connection (sent twice on purpose now and then).
+ * `hello` is a valid hello of this connection (sent again now and then: out of order).
  */
 export function nextFuzzMessage(
   random: Random,
   intel: FuzzIntel,
-  next: () => number,
+  cursor: FuzzCursor,
   maxFrameBytes: number,
   hello: Record<string, unknown>,
 ): FuzzMessage {
   const json = random.int(5) === 0;
   const roll = random.int(1000);
-  if (roll < 500)
-    return {
-      data: encode(keepOutOfHonestLobbies(mutatedFrame(random, intel, next), intel), json),
-      kind: "mutated",
-    };
-  if (roll < 620)
-    return { data: encode(keepOutOfHonestLobbies(validFrame(random, next), intel), json), kind: "valid" };
-  if (roll < 680) {
+  const safe = (frame: unknown): Uint8Array | string => encode(keepOutOfHonestLobbies(frame, intel), json);
+  if (roll < 450) return { data: safe(wrongTypeFrame(random, cursor, intel)), category: "wrong-type" };
+  if (roll < 560) {
     const shapes: unknown[] = [
       [],
       [1, 2],
@@ -188,20 +301,21 @@ export function nextFuzzMessage(
       true,
       -1.5,
       { type: 7 },
-      { id: next() },
-      { type: "nope", id: next() },
+      { id: cursor.nextId++ },
+      { type: "nope", id: cursor.nextId++ },
       { type: null },
+      { type: ["join"], id: cursor.nextId++ },
       {},
       [{ type: "ping", t: 1 }],
     ];
-    return { data: encode(pick(random, shapes), json), kind: "wrong-shape" };
+    return { data: encode(pick(random, shapes), json), category: "wrong-shape" };
   }
-  if (roll < 760) {
-    const whole = packr.pack(mutatedFrame(random, intel, next));
-    return { data: whole.subarray(0, random.int(Math.max(1, whole.byteLength))), kind: "truncated" };
+  if (roll < 640) {
+    const whole = packr.pack(validFrame(random, cursor));
+    return { data: whole.subarray(0, random.int(Math.max(1, whole.byteLength))), category: "truncated" };
   }
-  if (roll < 830) return { data: randomBytes(random, random.int(300)), kind: "binary-garbage" };
-  if (roll < 900) {
+  if (roll < 700) return { data: randomBytes(random, random.int(300)), category: "garbage" };
+  if (roll < 740) {
     const texts = [
       randomString(random, random.int(200)),
       '{"type":"join","id":',
@@ -209,54 +323,57 @@ export function nextFuzzMessage(
       "[1,2,3]",
       "null",
       '{"type":"ping","t":1e400}',
-      `{"type":"join","id":${String(next())},"code":"AB12CD","code":"X"}`,
+      `{"type":"join","id":${String(cursor.nextId++)},"code":"AB12CD","code":"X"}`,
       '{"__proto__":{"type":"leave"},"id":5}',
       "",
       "\u0000",
     ];
-    return { data: pick(random, texts), kind: "json-garbage" };
+    return { data: pick(random, texts), category: "garbage" };
   }
-  if (roll < 950) return { data: encode(hello, json), kind: "hello-twice" };
-  if (roll < 953) {
-    // Many frames in a row, to meet the rate limiter.
-    return { data: encode(validFrame(random, next), json), kind: "burst" };
+  if (roll < 860) {
+    if (random.int(6) === 0) return { data: encode(hello, json), category: "out-of-order" };
+    const frame = validFrame(random, cursor);
+    // Now and then with an id reused or far ahead of the connection's own.
+    if ("id" in frame && random.int(4) === 0) {
+      frame.id =
+        random.int(2) === 0 ? Math.max(0, cursor.nextId - 1 - random.int(5)) : cursor.nextId + 100_000;
+    }
+    return { data: safe(frame), category: "out-of-order" };
   }
-  if (roll >= 958) {
-    return {
-      data: encode(keepOutOfHonestLobbies(mutatedFrame(random, intel, next), intel), json),
-      kind: "mutated",
-    };
-  }
+  // The last 1 %: too large (it ends the socket, so rarer would mean longer lives, not more coverage).
+  if (roll < 990) return { data: safe(foreignFrame(random, cursor, intel)), category: "foreign-ids" };
   const size = maxFrameBytes + 1 + random.int(maxFrameBytes);
   if (json)
     return {
-      data: JSON.stringify({ type: "chat", id: next(), channel: "all", text: "y".repeat(size) }),
-      kind: "oversized",
+      data: JSON.stringify({ type: "chat", id: cursor.nextId++, channel: "all", text: "y".repeat(size) }),
+      category: "oversized",
     };
-  return { data: packr.pack({ type: "command", id: next(), data: "z".repeat(size) }), kind: "oversized" };
+  return {
+    data: packr.pack({ type: "command", id: cursor.nextId++, data: "z".repeat(size) }),
+    category: "oversized",
+  };
 }
 
-/** A first frame that is not a usable hello, and the close it is owed. */
+/** A first frame that is not a usable hello (each is owed a close with a code). */
 export function badFirstFrame(random: Random, goodToken: string, badToken: string): FuzzMessage {
   const json = random.int(3) === 0;
-  switch (random.int(6)) {
-    case 0:
-      return { data: encode({ type: "join", id: 1, code: "AB12CD" }, json), kind: "before-hello" };
-    case 1:
-      return {
-        data: encode({ type: "hello", protocol: 99, token: goodToken }, json),
-        kind: "hello-protocol",
-      };
-    case 2:
-      return { data: encode({ type: "hello", protocol: 1, token: badToken }, json), kind: "hello-bad-token" };
-    case 3:
-      return { data: randomBytes(random, random.int(100)), kind: "before-hello-garbage" };
-    case 4:
-      return {
-        data: encode({ type: "hello", protocol: "1", token: goodToken, extra: 1 }, json),
-        kind: "hello-mutated",
-      };
-    default:
-      return { data: encode({ type: "ping", t: 1 }, json), kind: "before-hello-ping" };
-  }
+  const data = ((): Uint8Array | string => {
+    switch (random.int(7)) {
+      case 0:
+        return encode({ type: "join", id: 1, code: "AB12CD" }, json);
+      case 1:
+        return encode({ type: "hello", protocol: 99, token: goodToken }, json);
+      case 2:
+        return encode({ type: "hello", protocol: 1, token: badToken }, json);
+      case 3:
+        return randomBytes(random, random.int(100));
+      case 4:
+        return encode({ type: "hello", protocol: "1", token: goodToken, extra: 1 }, json);
+      case 5:
+        return encode({ type: "hello", protocol: 1, token: goodToken.slice(0, -2) }, json);
+      default:
+        return encode({ type: "ping", t: 1 }, json);
+    }
+  })();
+  return { data, category: "bad-hello" };
 }

@@ -49,7 +49,11 @@ export class HonestPair {
     readonly guestId: string,
     private readonly onCode: (code: string) => void,
   ) {
-    for (const bot of [host, guest]) bot.on("lobby", (view) => this.heard(view));
+    for (const bot of [host, guest]) {
+      bot.on("lobby", (view) => {
+        this.heard(view);
+      });
+    }
   }
 
   /** A lobby frame one of the bots received. */
@@ -70,8 +74,12 @@ export class HonestPair {
     }
   }
 
-  /** Runs create / join / ready / leave loops until `stopped()`, ending each loop's op before it checks. */
-  async run(stopped: () => boolean): Promise<void> {
+  /**
+   * Runs create / join / ready / leave loops until `stopped()`, ending each loop's op before it checks.
+   * It waits `pauseMs` after each op, as a player would: the lobby stays up for the fuzz to aim at, and
+   * the pair does not take the node's whole time from the fuzz.
+   */
+  async run(stopped: () => boolean, pauseMs = 20): Promise<void> {
     const h = this.hostId;
     const g = this.guestId;
     while (!stopped()) {
@@ -102,6 +110,7 @@ export class HonestPair {
         this.acked++;
         this.acknowledged = step.after;
         this.allowed = [step.after];
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
         // Stop while the pair is in a lobby, so the final check has members to compare.
         if (stopped() && step.after !== null && Object.keys(step.after.members).length === 2) return;
       }
