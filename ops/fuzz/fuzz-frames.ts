@@ -154,12 +154,17 @@ function clone(frame: Readonly<Record<string, unknown>>): Record<string, unknown
   return structuredClone(frame);
 }
 
-/** Sets (or, with `undefined`, removes) a field by path, as an own property even when it is `__proto__`. */
-function setPath(frame: Record<string, unknown>, path: readonly string[], value: unknown): void {
+/**
+ * Sets (or, with `undefined`, removes) a field by path, as an own property even when it is `__proto__`.
+ * It goes only into plain maps and arrays: a field an earlier mutation made a byte array stays one (a
+ * map set as a byte array's element would throw here, in the fuzzer).
+ */
+export function setPath(frame: Record<string, unknown>, path: readonly string[], value: unknown): void {
   let target: Record<string, unknown> = frame;
   for (const key of path.slice(0, -1)) {
-    const inner = target[key];
+    const inner: unknown = target[key];
     if (typeof inner !== "object" || inner === null) return;
+    if (!Array.isArray(inner) && Object.getPrototypeOf(inner) !== Object.prototype) return;
     target = inner as Record<string, unknown>;
   }
   const last = path[path.length - 1] ?? "type";

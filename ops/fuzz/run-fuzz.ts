@@ -148,6 +148,17 @@ function errorLines(output: string): string[] {
  * mutated frames to the same node; counts crashes, honest lobbies changed and frames not answered.
  */
 export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
+  const target: { node?: NodeProcess } = {};
+  try {
+    return await fuzzRun(options, target);
+  } finally {
+    // A run that threw (a bug in the fuzzer itself) must not leave its node running.
+    const child = target.node?.child;
+    if (child?.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+}
+
+async function fuzzRun(options: FuzzOptions, spawned: { node?: NodeProcess }): Promise<FuzzSummary> {
   const print = options.print ?? ((): void => undefined);
   const started = performance.now();
   let node: NodeProcess | undefined;
@@ -157,6 +168,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   if (options.url === undefined) {
     const target = await startTarget(maxFrameBytes);
     ({ node, url, token } = target);
+    spawned.node = node;
   } else {
     url = options.url;
     const http = httpOf(url);
