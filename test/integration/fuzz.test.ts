@@ -38,4 +38,9 @@ it("a short fuzz of the front door: no crash, no honest lobby changed, every bad
   const limited = (summary.errorsByCode.RATE_LIMITED ?? 0) + (summary.closes["4029"] ?? 0);
   expect(limited, `the flood met the rate limiter\n${context}`).toBeGreaterThan(0);
   expect(summary.closes["4009"] ?? 0, context).toBeGreaterThan(0);
+  // A bad frame is the client's error: never an INTERNAL answer, never an error in the node's log.
+  expect({ internal: summary.errorsByCode.INTERNAL ?? 0, nodeErrors: summary.nodeErrors }, context).toEqual({
+    internal: 0,
+    nodeErrors: 0,
+  });
 }, 90_000);
