@@ -18,6 +18,8 @@ export interface ActivityRequestsDeps {
   readonly ownerOf?: (key: string) => Promise<OwnerLocation>;
   /** Called once per `redirect` frame sent. */
   readonly onRedirect?: (reason: RedirectReason) => void;
+  /** The configured activity ids: a join of another is NOT_FOUND here (unset: the directory decides). */
+  readonly activities?: ReadonlySet<string>;
 }
 
 /** How soon the SDK re-sends a join it was redirected for (on the lobby's node). */
@@ -74,6 +76,10 @@ export class ActivityRequests {
     vehicle: string | undefined,
     request: RequestId,
   ): Promise<AskResult> {
+    // An id no configuration names is refused here: the directory's create would only fail (and log it).
+    if (this.deps.activities?.has(activity) === false) {
+      return { ok: false, code: "NOT_FOUND", message: `no activity ${activity}` };
+    }
     const player = { id: session.player, name: session.name };
     const chosen = vehicle === undefined ? {} : { vehicle };
     let full: string | undefined;

@@ -6,6 +6,7 @@ import {
   type BlobStore,
   type RequestId,
 } from "../actors/runtime/index.ts";
+import { blobRefSchema } from "../actors/lobby/index.ts";
 import type { BlobRequestFrame } from "./protocol/blob-frames.ts";
 import type { Session } from "./session-registry.ts";
 
@@ -185,7 +186,16 @@ export class BlobRequests {
     if (key === null) return { ok: false, code: "NOT_IN_LOBBY", message: "you are not seated in a room" };
     const asked = await this.deps.system.ask(key, { type: "blob", player: session.player }, { request });
     if (!asked.ok) return asked;
-    const ref = asked.value as BlobRef;
+    // A request id the room already answered gets that first answer back (docs/protocol.md, "Exactly
+    // once"): reused for a download, it is some other request's result, not the room's document.
+    const parsed = blobRefSchema.safeParse(asked.value);
+    if (!parsed.success) {
+      return fail(
+        "INVALID",
+        `request id ${String(request.id)} already answered another request: use a new id`,
+      );
+    }
+    const ref: BlobRef = parsed.data;
     const size = this.deps.downloadChunkBytes;
     const count = Math.ceil(ref.size / size);
     if (from >= count) return fail("INVALID", `the document has ${String(count)} chunks`);

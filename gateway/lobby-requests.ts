@@ -35,6 +35,11 @@ export interface LobbyRequestsDeps {
   readonly onRedirect?: (reason: RedirectReason) => void;
   /** The matchmaking lobby types this node's queues serve (none: every search is NOT_FOUND). */
   readonly lobbyTypes?: readonly string[];
+  /**
+   * The activity ids the node's configuration names: a `joinActivity` of any other is NOT_FOUND at the
+   * gateway, without an actor being asked (or tried, and logged as failed). Unset: every id is asked.
+   */
+  readonly activities?: readonly string[];
   /** Uploads and downloads of room documents (docs/rooms.md "Large blobs"); without it they are refused. */
   readonly blobs?: BlobRequests;
 }
@@ -108,6 +113,7 @@ export class LobbyRequests {
       leaveLobby: (session, request) => this.leave(session, request),
       ownerOf: (key) => this.ownerOf(key),
       ...(deps.onRedirect === undefined ? {} : { onRedirect: deps.onRedirect }),
+      ...(deps.activities === undefined ? {} : { activities: new Set(deps.activities) }),
     });
   }
 

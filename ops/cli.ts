@@ -15,6 +15,7 @@ import { natsAuthOf } from "./nats/nats-auth.ts";
 import { httpUrlOf, runDrain, runStatus } from "./admin/index.ts";
 import { runChaos } from "./chaos/index.ts";
 import { runSuite } from "./conformance/run-suite.ts";
+import { fuzzFailed, runFuzz } from "./fuzz/index.ts";
 
 /** `foyer`: run a node, benchmark it. */
 const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
@@ -356,6 +357,78 @@ program
         },
         (text) => process.stdout.write(text),
       );
+    },
+  );
+
+program
+  .command("fuzz")
+  .description(
+    "start a node (or use --url) and send it seeded random and mutated frames from many sockets beside " +
+      "honest SDK bots: wrong types in every field, wrong shapes, truncated, oversized and garbage frames, " +
+      "frames out of order, other players' ids and resume tokens, floods. Counts node crashes, honest " +
+      "lobbies changed and frames answered by neither a typed error nor a close code (exit 1 unless all are 0); " +
+      "docs/fuzz.md",
+  )
+  .option("--frames <n>", "how many frames the fuzz sockets send in all", "10000")
+  .option("--seed <n>", "the seed of every fuzz socket's choices (default: random, printed)")
+  .option(
+    "--json",
+    "end with one JSON object on the last line: seed, frames, crashes, changedLobbies, unanswered, " +
+      "hijacked, categories (frames by kind), fieldsCovered, closes, errorsByCode, rate (frames/s), ...",
+  )
+  .option("--url <ws>", "fuzz a running dev-mode node at this WebSocket URL instead of starting one")
+  .option("--connections <n>", "fuzz sockets open at once", "32")
+  .option("--bots <n>", "honest SDK bots, two a lobby", "6")
+  .option(
+    "--max-frame-bytes <n>",
+    "the node's maxFrameBytes (set on the started node; say it with --url)",
+    "65536",
+  )
+  .action(
+    async (opts: {
+      frames: string;
+      seed?: string;
+      url?: string;
+      connections: string;
+      bots: string;
+      maxFrameBytes: string;
+      json?: boolean;
+    }) => {
+      const seed = opts.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(opts.seed);
+      const numbers = {
+        frames: opts.frames,
+        seed,
+        connections: opts.connections,
+        bots: opts.bots,
+        "max-frame-bytes": opts.maxFrameBytes,
+      };
+      const bad = Object.entries(numbers).find(([, v]) => !Number.isInteger(Number(v)) || Number(v) < 0);
+      if (bad) {
+        process.stderr.write(`foyer fuzz: --${bad[0]} must be a whole number, got ${String(bad[1])}\n`);
+        process.exit(2);
+      }
+      const summary = await runFuzz({
+        frames: Number(opts.frames),
+        seed,
+        ...(opts.url === undefined ? {} : { url: opts.url }),
+        connections: Math.max(1, Number(opts.connections)),
+        bots: Number(opts.bots),
+        maxFrameBytes: Number(opts.maxFrameBytes),
+        print: (line) => process.stderr.write(`${line}\n`),
+      });
+      const s = summary;
+      process.stdout.write(
+        `fuzz seed ${String(seed)}: ${String(s.frames)} frames on ${String(s.connections)} sockets in ${String(s.seconds)} s ` +
+          `(${String(s.rate)}/s): ${String(s.crashes)} crashes, ${String(s.changedLobbies)} lobbies changed, ` +
+          `${String(s.unanswered)} unanswered, ${String(s.hijacked)} sessions hijacked; ` +
+          `${String(s.fieldsCovered)}/${String(s.fieldsTotal)} fields given wrong values, ${String(s.honestAckedOps)} honest ops\n`,
+      );
+      for (const sample of s.samples) process.stdout.write(`  ${sample}\n`);
+      if (opts.json === true) {
+        // The samples were printed above; the last line is the figures alone.
+        process.stdout.write(`${JSON.stringify({ ...s, samples: undefined })}\n`);
+      }
+      process.exitCode = fuzzFailed(s) ? 1 : 0;
     },
   );
 

@@ -256,6 +256,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
       ...(parts.locateOwner ? { locateOwner: parts.locateOwner } : {}),
       ...(parts.placeNew ? { placeNew: parts.placeNew } : {}),
       lobbyTypes: config.lobbyTypes.lobbyTypes.map((t) => t.id),
+      activities: config.activities.activities.map((a) => a.id),
       blobs: new BlobRequests({
         system,
         store: parts.blobs,

@@ -12,6 +12,7 @@ import {
   rawSocket,
   startTestNode,
   tokenFor,
+  waitFrame,
 } from "../support/node.ts";
 
 let node: RunningNode | undefined;
@@ -207,5 +208,23 @@ describe("bad input from a member changes nothing and gets its error or close co
     const raw = await rawSocket(node, { hello: false });
     raw.ws.send(encodeFrame({ type: "hello", protocol: 99, token: tokenFor("x") }, "msgpack"));
     expect((await raw.closed).code).toBe(CloseCodes.PROTOCOL.code);
+  });
+
+  it("a getRoomBlob reusing the id of a room request it already answered gets INVALID, not INTERNAL", async () => {
+    // Found by `foyer fuzz`: the room answers a known (session, id) with the stored result of the earlier
+    // request (docs/protocol.md "Exactly once"), which is not a document; the gateway read it as one.
+    node = await startTestNode();
+    const x = await rawSocket(node, { player: "x" });
+    x.ws.send(encodeFrame({ type: "createRoom", id: 5, seats: 2, mode: "duel" }, "msgpack"));
+    await waitFrame(x.frames, (f) => f.id === 5 && f.type === "result");
+    x.ws.send(encodeFrame({ type: "roomReady", id: 6, ready: true }, "msgpack"));
+    await waitFrame(x.frames, (f) => f.id === 6 && f.type === "result");
+    x.ws.send(encodeFrame({ type: "getRoomBlob", id: 6 }, "msgpack"));
+    x.ws.send(encodeFrame({ type: "getRoomBlob", id: 5 }, "msgpack"));
+    await eventually(() => expect(errorsOf(x.frames)).toHaveLength(2));
+    expect(errorsOf(x.frames).map((f) => [f.id, f.code])).toEqual([
+      [6, "INVALID"],
+      [5, "INVALID"],
+    ]);
   });
 });

@@ -82,4 +82,28 @@ describe("LobbyRequests", () => {
     expect(await leaving).toEqual({ ok: true });
     expect(asked).toEqual(["lobby/BBBB leave"]);
   });
+
+  it("refuses a joinActivity of an activity no configuration names, without asking (or creating) an actor", async () => {
+    const asked: string[] = [];
+    const system = {
+      ask: (key: string, message: { type: string }) => {
+        asked.push(`${key} ${message.type}`);
+        return Promise.resolve({ ok: false, code: "NOT_FOUND", message: "no such key" } as AskResult);
+      },
+      tell: () => undefined,
+    } as unknown as ActorSystem;
+    const requests = new LobbyRequests({
+      system,
+      lobby: { codeLength: 4, codeAlphabet: "AB" },
+      random: seededRandom(1),
+      activities: ["race"],
+    });
+    const session = new Session("s1", "p1", "P");
+    const unknown = await requests.handle(session, { type: "joinActivity", id: 1, activity: "raid" });
+    expect(unknown).toMatchObject({ ok: false, code: "NOT_FOUND" });
+    expect(asked).toEqual([]);
+    // A configured one is asked of its directory as before.
+    await requests.handle(session, { type: "joinActivity", id: 2, activity: "race" });
+    expect(asked).toContain("activity/race join");
+  });
 });
