@@ -8,11 +8,14 @@ import { decodeValue } from "./decode-value.ts";
 export const pushRelaySubject = "foyer.push";
 
 /**
- * Keys whose players are not sent to the actor's node (FLEET-PROTOCOL, "Routing": asked over NATS, the
- * player stays on its gateway): a queue and the matched lobbies it spawns. Lobbies and rooms are not
- * relayed — their players are redirected to the owner, so every member's socket is there.
+ * Keys whose players may be connected to another node than the actor's: a queue and the matched lobbies it
+ * spawns (FLEET-PROTOCOL, "Routing": asked over NATS, the player stays on its gateway), and rooms — a
+ * lobby's members are sent to the lobby's node, and after a failover its room may be on another survivor.
+ * Lobbies are not relayed: their members are redirected to the owner, so every member's socket is there.
+ * A frame is relayed only for players with no socket on the actor's node, so a room whose players sit on
+ * its node (the usual case) publishes nothing.
  */
-export const relayedKeyPrefixes: readonly string[] = ["queue/", "mmlobby/"];
+export const relayedKeyPrefixes: readonly string[] = ["queue/", "mmlobby/", "room/"];
 
 const relayedSchema = z.object({
   from: z.string(),

@@ -1,4 +1,5 @@
 import type { Effect, Restored, Transition } from "../runtime/index.ts";
+import { roomKey } from "./codes.ts";
 import { departAndPush } from "./departures.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";
@@ -26,12 +27,20 @@ export function connection(state: LobbyState, message: LobbyMessageOf<"connectio
   const member = findMember(state, player);
   if (member === undefined) return { state, effects: [reply()] };
   if (connected) {
+    // A member seated in the running room is back for the room too: after a failover the room may live
+    // on another node than this lobby, where the member's session is not, and waits for its seats.
+    const room =
+      member.inRoom && roomRunning(state) && state.room !== null ? [roomBack(state.room.code, player)] : [];
     // A session resumed without the lobby noticing a drop still wants the current state.
-    if (member.connected) return { state, effects: [pushStateTo(state, player), reply()] };
-    return withEffects(reconnect(state, player), reply());
+    if (member.connected) return { state, effects: [pushStateTo(state, player), ...room, reply()] };
+    return withEffects(reconnect(state, player), ...room, reply());
   }
   if (!member.connected) return { state, effects: [reply()] };
   return withEffects(disconnect(state, member, env), reply());
+}
+
+function roomBack(code: string, player: string): Effect {
+  return { type: "tell", to: roomKey(code), message: { type: "connection", player, connected: true } };
 }
 
 function inRunningRoom(state: LobbyState, member: Member): boolean {

@@ -54,6 +54,12 @@ describe("rejoin during a room (SPEC §1 Rejoin)", () => {
     expect(effects).toEqual([
       { type: "cancelTimer", name: "grace:bob" },
       { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },
+      // Seated in the running room: the room hears it too (it may live on another node).
+      {
+        type: "tell",
+        to: `room/${d.state.room!.code}`,
+        message: { type: "connection", player: "bob", connected: true },
+      },
       { type: "reply" },
     ]);
   });

@@ -150,6 +150,24 @@ describe("after the room (SPEC §1)", () => {
     expect(back).toEqual([{ type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) }]);
   });
 
+  it("a member seated in the running room who comes back is reported back to the room too", () => {
+    // After a failover the room may live on another node than the lobby, where the member's session is
+    // not: only the lobby hears the member come back, and the room waits for every seat.
+    const d = playing(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    const back = {
+      type: "tell",
+      to: `room/${d.room}`,
+      message: { type: "connection", player: "bob", connected: true },
+    };
+    expect(d.send({ type: "connection", player: "bob", connected: true })).toContainEqual(back);
+    // A session resumed without the lobby noticing a drop, too.
+    expect(d.send({ type: "connection", player: "bob", connected: true })).toContainEqual(back);
+    // Not once the room has ended.
+    d.send({ type: "roomEnded", room: d.room });
+    expect(d.send({ type: "connection", player: "bob", connected: true })).not.toContainEqual(back);
+  });
+
   it("the host returning also ends the room for members who are away: they leave", () => {
     const d = playing(["alice", "bob"]);
     d.send({ type: "connection", player: "bob", connected: false });
