@@ -4,7 +4,7 @@
 //   timed until the join is answered, then leave and close (not timed) and again;
 // - warm: C clients, each connected once, loop join(code) → leave on their open socket; every join and
 //   every leave is one op.
-// At most 6 joiners a lobby, as cold-join.js. One untimed warm-up round per client. Tokens are signed
+// At most 6 joiners a lobby, as cold-join.js; each phase on lobbies of its own. One untimed warm-up round per client. Tokens are signed
 // before the clock starts (a studio's backend signs them, not the node).
 // From the repository root: npx tsx ops/bench/peers/foyer-join.ts [--concurrency 1,200] [--seconds 5]
 import type { FoyerClient } from "../../../gateway/index.ts";
@@ -17,13 +17,19 @@ const joinersPerLobby = 6;
 
 const node = await startFoyerNode();
 const hosts: { client: FoyerClient; code: string }[] = [];
-async function lobbies(count: number): Promise<void> {
-  while (hosts.length < count) {
+// Fresh lobbies for each phase: a lobby keeps every session's answers for 2 minutes (retried requests are
+// answered from them) and writes them with each change, so a lobby the cold phase churned through is
+// slower for a while; the warm phase should not pay for that.
+async function lobbies(count: number): Promise<string[]> {
+  const codes: string[] = [];
+  while (codes.length < count) {
     const client = node.client(node.token(`host${hosts.length}`));
     await client.connect();
     const { code } = await client.create();
     hosts.push({ client, code });
+    codes.push(code);
   }
+  return codes;
 }
 function note(errors: Record<string, number>, error: unknown): void {
   const key = String((error as Error)?.message ?? error).slice(0, 80);
@@ -31,12 +37,12 @@ function note(errors: Record<string, number>, error: unknown): void {
 }
 
 async function cold(concurrency: number) {
-  await lobbies(Math.ceil(concurrency / joinersPerLobby));
+  const codes = await lobbies(Math.ceil(concurrency / joinersPerLobby));
   const tokens = Array.from({ length: concurrency }, (_, w) => node.token(`cold${concurrency}-${w}`));
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   const loop = async (w: number, deadline: number, timed: boolean): Promise<void> => {
-    const { code } = hosts[Math.floor(w / joinersPerLobby)]!;
+    const code = codes[Math.floor(w / joinersPerLobby)]!;
     do {
       const t0 = performance.now();
       const client = node.client(tokens[w]!);
@@ -67,7 +73,7 @@ async function cold(concurrency: number) {
 }
 
 async function warm(concurrency: number) {
-  await lobbies(Math.ceil(concurrency / joinersPerLobby));
+  const codes = await lobbies(Math.ceil(concurrency / joinersPerLobby));
   const clients = await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
       const client = node.client(node.token(`warm${concurrency}-${w}`));
@@ -79,7 +85,7 @@ async function warm(concurrency: number) {
   const joins: number[] = [];
   const errors: Record<string, number> = {};
   const loop = async (w: number, deadline: number, timed: boolean): Promise<void> => {
-    const { code } = hosts[Math.floor(w / joinersPerLobby)]!;
+    const code = codes[Math.floor(w / joinersPerLobby)]!;
     const client = clients[w]!;
     do {
       try {
