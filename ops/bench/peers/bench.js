@@ -1,83 +1,239 @@
-// `npm run bench`: for each client count, Foyer's lobby bench (`foyer bench --scenario lobby`, run from the
-// repository root, one process) and then the same loop on Colyseus (load.js, one process), one after the
-// other so they never share the cores; then Colyseus's memory per idle room and its kill -9.
+// `npm run bench`: the same scenarios on Foyer and on Colyseus, one server process each, one after the
+// other so they never share the cores; prints both, their ratios and issue 10's targets met or not.
 //
-//   --clients 2,8,32   client counts (pairs loop create → join → ready → leave → leave)
-//   --seconds 5        seconds of load for each count
-//   --idle-rooms 2000  rooms of 8 connected clients for the memory figure (0: skip)
-//   --crash-rooms 100  rooms of 8 connected clients when the server is killed (0: skip)
-//   --no-foyer         Colyseus only (Foyer's root dependencies are not installed)
-//   --json             one JSON object on the last line
+//   --parts loop,cold,seated,crash   which parts to run (default all):
+//       loop    the lobby loop: `foyer bench --scenario lobby` beside load.js (server and clients in one
+//               process, as Foyer's bench), for each --clients count
+//       cold    cold join (new connection + join by code / joinById) and Foyer's warm ops (join / leave on
+//               an open socket), at each --concurrency: foyer-join.ts beside cold-join.js
+//       seated  --seated-rooms rooms of 8 connected clients: RSS and heap per seated client, then the
+//               server's CPU over --idle-seconds with all of them idle: foyer-memory.ts beside memory.js
+//       crash   kill -9 under --crash-rooms rooms of 8 clients: foyer-crash.ts (a fleet of 3) beside
+//               crash.js
+//   --clients 2,8,32     loop: client counts          --concurrency 1,200  cold: concurrent clients
+//   --seconds 5          seconds of load per count    --seated-rooms 1000  --idle-seconds 30
+//   --crash-rooms 100    --no-foyer (Colyseus only)   --json (one JSON object on the last line)
+//   --liveness-ms N      seated: Foyer's SDK clients' livenessMs (default the SDK's; 0: no client pings)
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { runColdJoin } from "./cold-join.js";
 import { runCrash } from "./crash.js";
 import { flag } from "./latency.js";
 import { runLoad } from "./load.js";
 import { runMemory } from "./memory.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
+const parts = new Set(String(flag("parts", "loop,cold,seated,crash")).split(","));
 const clientCounts = String(flag("clients", "2,8,32")).split(",").map(Number);
+const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
 const seconds = Number(flag("seconds", 5));
-const idleRooms = Number(flag("idle-rooms", 2000));
+const seatedRooms = Number(flag("seated-rooms", flag("idle-rooms", 1000)));
+const idleSeconds = Number(flag("idle-seconds", 30));
 const crashRooms = Number(flag("crash-rooms", 100));
-const withFoyer = !flag("no-foyer", false) && existsSync(`${root}node_modules/tsx`);
+const livenessMs = flag("liveness-ms", undefined);
+const withFoyer = !flag("no-foyer", false) && existsSync(`${root}node_modules/.bin/tsx`);
 const json = Boolean(flag("json", false));
-const say = (line) => json || console.log(line);
+// With --json the readable lines go to stderr, so one run gives both.
+const say = (line) => (json ? console.error(line) : console.log(line));
 
-function foyerLobby(clients) {
-  const out = execFileSync(
-    process.execPath,
-    [
-      `${root}ops/bin/foyer.js`,
-      "bench",
-      "--scenario",
-      "lobby",
-      "--clients",
-      String(clients),
-      "--seconds",
-      String(seconds),
-      "--json",
-    ],
-    { cwd: root, encoding: "utf8", maxBuffer: 1 << 24 },
-  );
+function lastJson(out) {
   return JSON.parse(out.trim().split("\n").pop());
+}
+function foyer(script, args) {
+  // Foyer's side runs from the repository root on the root's own packages (tsx, ws, ...).
+  try {
+    const out = execFileSync(`${root}node_modules/.bin/tsx`, [`ops/bench/peers/${script}`, ...args], {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 1 << 24,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    return lastJson(out);
+  } catch (error) {
+    say(`  foyer ${script} failed: ${String(error.message).split("\n")[0]}`);
+    return null;
+  }
+}
+function foyerLobby(clients) {
+  const args = [
+    "bench",
+    "--scenario",
+    "lobby",
+    "--clients",
+    String(clients),
+    "--seconds",
+    String(seconds),
+    "--json",
+  ];
+  const out = execFileSync(process.execPath, [`${root}ops/bin/foyer.js`, ...args], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 1 << 24,
+  });
+  return lastJson(out);
 }
 
 const ms = (x) => `${x.toFixed(3)} ms`;
-const rows = [];
-for (const clients of clientCounts) {
-  const foyer = withFoyer ? foyerLobby(clients) : null;
-  const colyseus = await runLoad(clients, seconds);
-  rows.push({ clients, foyer, colyseus });
-  say(`${clients} clients`);
-  if (foyer)
+const ratio = (a, b) => (a != null && b ? Number((a / b).toFixed(2)) : null);
+const result = { seconds, loop: [], cold: null, seated: null, crash: null, summary: [] };
+
+if (parts.has("loop")) {
+  say("== lobby loop (create → join → ready → leave → leave; server and clients in one process) ==");
+  for (const clients of clientCounts) {
+    const f = withFoyer ? foyerLobby(clients) : null;
+    const c = await runLoad(clients, seconds);
+    result.loop.push({ clients, foyer: f, colyseus: c });
+    say(`${clients} clients`);
+    if (f)
+      say(
+        `  foyer     ${String(f.opsPerSecond).padStart(6)} ops/s  p50 ${ms(f.lobby.p50Ms)}  p99 ${ms(f.lobby.p99Ms)}`,
+      );
     say(
-      `  foyer     ${String(foyer.opsPerSecond).padStart(6)} ops/s  p50 ${ms(foyer.lobby.p50Ms)}  p99 ${ms(foyer.lobby.p99Ms)}`,
+      `  colyseus  ${String(c.opsPerSecond).padStart(6)} ops/s  p50 ${ms(c.lobby.p50Ms)}  p99 ${ms(c.lobby.p99Ms)}` +
+        `  (create p50 ${ms(c.byOp.create.p50Ms)}, join ${ms(c.byOp.join.p50Ms)}, ready ${ms(c.byOp.ready.p50Ms)}, leave ${ms(c.byOp.leave.p50Ms)})`,
+    );
+    if (f) say(`  foyer / colyseus: ${ratio(f.opsPerSecond, c.opsPerSecond)}× ops/s`);
+  }
+}
+
+if (parts.has("cold")) {
+  say("== cold join (new connection + join by code / joinById) and warm ops; server in its own process ==");
+  const f = withFoyer
+    ? foyer("foyer-join.ts", ["--concurrency", concurrencies.join(","), "--seconds", String(seconds)])
+    : null;
+  const c = await runColdJoin(concurrencies, seconds);
+  result.cold = { foyer: f, colyseus: c };
+  concurrencies.forEach((concurrency, i) => {
+    const fc = f?.cold[i];
+    const fw = f?.warm[i];
+    const cc = c[i];
+    say(`${concurrency} concurrent clients`);
+    if (fc)
+      say(
+        `  foyer cold join     ${String(fc.joinsPerSecond).padStart(6)} /s  p50 ${ms(fc.join.p50Ms)}  p99 ${ms(fc.join.p99Ms)}  errors ${JSON.stringify(fc.errors)}`,
+      );
+    say(
+      `  colyseus joinById   ${String(cc.joinsPerSecond).padStart(6)} /s  p50 ${ms(cc.join.p50Ms)}  p99 ${ms(cc.join.p99Ms)}  errors ${JSON.stringify(cc.errors)}`,
+    );
+    if (fw)
+      say(
+        `  foyer warm ops      ${String(fw.opsPerSecond).padStart(6)} /s  p50 ${ms(fw.op.p50Ms)}  p99 ${ms(fw.op.p99Ms)}  errors ${JSON.stringify(fw.errors)}`,
+      );
+    if (fc) {
+      const throughput = ratio(fc.joinsPerSecond, cc.joinsPerSecond);
+      const p99 = ratio(fc.join.p99Ms, cc.join.p99Ms);
+      result.summary.push({
+        metric: `cold join, ${concurrency} clients: throughput`,
+        foyer: fc.joinsPerSecond,
+        colyseus: cc.joinsPerSecond,
+        ratio: throughput,
+        target: "≥ 3",
+        met: throughput >= 3,
+      });
+      result.summary.push({
+        metric: `cold join, ${concurrency} clients: p99 ms`,
+        foyer: fc.join.p99Ms,
+        colyseus: cc.join.p99Ms,
+        ratio: p99,
+        target: "≤ 0.33",
+        met: p99 <= 1 / 3,
+      });
+    }
+    if (fw) {
+      const warm = ratio(fw.opsPerSecond, cc.joinsPerSecond);
+      result.summary.push({
+        metric: `warm ops/s vs joinById/s, ${concurrency} clients`,
+        foyer: fw.opsPerSecond,
+        colyseus: cc.joinsPerSecond,
+        ratio: warm,
+        target: "≥ 10",
+        met: warm >= 10,
+      });
+    }
+  });
+}
+
+if (parts.has("seated") && seatedRooms > 0) {
+  say(
+    `== ${seatedRooms} rooms of 8 connected clients: memory, then ${idleSeconds} s idle; server in its own process ==`,
+  );
+  const f = withFoyer
+    ? foyer("foyer-memory.ts", [
+        ...["--lobbies", String(seatedRooms), "--idle-seconds", String(idleSeconds)],
+        ...(livenessMs === undefined ? [] : ["--liveness-ms", String(livenessMs)]),
+      ])
+    : null;
+  const c = await runMemory(seatedRooms, { idleSeconds });
+  result.seated = { foyer: f, colyseus: c };
+  const line = (name, m) =>
+    `  ${name} RSS ${m.rssBytesPer1000Clients} B per 1,000 seated clients (${m.rssBytesPerRoom ?? m.rssBytesPerLobby} a room), heap ${m.heapBytesPerClient} B a client; ` +
+    `idle CPU ${m.idle ? `${m.idle.percentOfCore} % of a core (${m.idle.cpuSeconds} s in ${m.idle.seconds} s)` : "not measured"}; filled in ${m.fillSeconds} s`;
+  if (f) say(line("foyer   ", f));
+  say(line("colyseus", c));
+  if (f) {
+    const rss = ratio(f.rssBytesPer1000Clients, c.rssBytesPer1000Clients);
+    result.summary.push({
+      metric: "RSS per 1,000 seated clients, bytes",
+      foyer: f.rssBytesPer1000Clients,
+      colyseus: c.rssBytesPer1000Clients,
+      ratio: rss,
+      target: "≤ 0.33",
+      met: rss <= 1 / 3,
+    });
+    if (f.idle)
+      result.summary.push({
+        metric: `idle CPU, ${seatedRooms} lobbies of 8, % of a core`,
+        foyer: f.idle.percentOfCore,
+        colyseus: c.idle?.percentOfCore ?? null,
+        ratio: ratio(f.idle.percentOfCore, c.idle?.percentOfCore),
+        target: "Foyer < 1 %",
+        met: f.idle.percentOfCore < 1,
+      });
+  }
+}
+
+if (parts.has("crash") && crashRooms > 0) {
+  say(`== kill -9 with ${crashRooms} rooms of 8 connected clients ==`);
+  const f = withFoyer ? foyer("foyer-crash.ts", ["--lobbies", String(crashRooms), "--members", "8"]) : null;
+  const c = await runCrash(crashRooms);
+  result.crash = { foyer: f, colyseus: c };
+  if (f)
+    say(
+      `  foyer (fleet of 3, one killed): ${f.clientsDropped} sockets dropped after p50 ${f.dropAfterKill.p50Ms} ms; ` +
+        `${f.clientsServedAgain}/${f.clients} clients served again after p50 ${f.servedAgainAfterKill.p50Ms} ms, p99 ${f.servedAgainAfterKill.p99Ms} ms; ` +
+        `lobbies lost ${f.lobbiesLost ?? "?"}/${f.lobbies}`,
     );
   say(
-    `  colyseus  ${String(colyseus.opsPerSecond).padStart(6)} ops/s  p50 ${ms(colyseus.lobby.p50Ms)}  p99 ${ms(colyseus.lobby.p99Ms)}` +
-      `  (create p50 ${ms(colyseus.byOp.create.p50Ms)}, join ${ms(colyseus.byOp.join.p50Ms)}, ready ${ms(colyseus.byOp.ready.p50Ms)}, leave ${ms(colyseus.byOp.leave.p50Ms)})`,
+    `  colyseus (one process, killed): ${c.clientsToldLeft} clients told (onLeave ${JSON.stringify(c.closeCodes)}) after p50 ${ms(c.leaveAfterKill.p50Ms)}, max ${ms(c.leaveAfterKill.maxMs)}; ` +
+      `rooms lost ${c.roomsLost}/${c.rooms}; rejoin by code: ${JSON.stringify(c.rejoinByCode)}; reconnect with token: ${JSON.stringify(c.reconnectWithToken.errors)}`,
   );
-  if (foyer) say(`  foyer / colyseus: ${(foyer.opsPerSecond / colyseus.opsPerSecond).toFixed(1)}× ops/s`);
+  if (f)
+    result.summary.push({
+      metric: "rooms lost to kill -9",
+      foyer: f.lobbiesLost ?? null,
+      colyseus: c.roomsLost,
+      ratio: null,
+      target: "—",
+      met: null,
+    });
 }
-const memory = idleRooms > 0 ? await runMemory(idleRooms) : null;
-if (memory)
-  say(
-    `colyseus idle rooms (8 connected clients each, ${idleRooms} rooms): ${memory.heapBytesPerRoom} heap bytes a room ` +
-      `(${memory.heapBytesPerClient} a client), ${memory.rssBytesPerRoom} RSS bytes a room`,
-  );
-if (rows[0]?.foyer)
-  say(
-    `foyer idle lobby (8 members, lobby state without sockets): ${rows[0].foyer.bytesPerIdleLobby} heap bytes`,
-  );
-const crash = crashRooms > 0 ? await runCrash(crashRooms) : null;
-if (crash)
-  say(
-    `colyseus kill -9 with ${crash.rooms} rooms / ${crash.clients} clients: ${crash.clientsToldLeft} clients told ` +
-      `(onLeave ${JSON.stringify(crash.closeCodes)}) after p50 ${ms(crash.leaveAfterKill.p50Ms)}, max ${ms(crash.leaveAfterKill.maxMs)}; ` +
-      `rooms lost ${crash.roomsLost}/${crash.rooms}; rejoin by code: ${JSON.stringify(crash.rejoinByCode)}; ` +
-      `reconnect with token: ${JSON.stringify(crash.reconnectWithToken.errors)}`,
-  );
-if (json) console.log(JSON.stringify({ seconds, rows, memory, crash }));
+
+if (result.summary.length > 0) {
+  say("== summary: Foyer ÷ Colyseus against issue 10's targets ==");
+  const rows = [["metric", "foyer", "colyseus", "foyer ÷ colyseus", "target", "met"]];
+  for (const s of result.summary)
+    rows.push([
+      s.metric,
+      String(s.foyer),
+      String(s.colyseus),
+      s.ratio == null ? "—" : `${s.ratio}×`,
+      s.target,
+      s.met == null ? "—" : s.met ? "yes" : "NO",
+    ]);
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows)
+    say(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  "));
+}
+if (json) console.log(JSON.stringify(result));
 process.exit(0);

@@ -1,12 +1,15 @@
-// Memory per idle room: the Colyseus server runs in its own process; this process fills it with rooms of
-// 8 connected clients (one creates, seven join by id) and asks the server for its heap after a full GC,
-// before and after. Unlike Foyer's figure (lobby state on the runtime, no sockets), a Colyseus room's
-// members are its sockets, so the figure includes 8 server-side WebSockets and their Client objects.
+// Memory per seated room and idle CPU: the Colyseus server runs in its own process; this process fills it
+// with rooms of 8 connected clients (one creates, seven join by id) and asks the server for its heap after
+// a full GC and its RSS, before and after; then it reads the server's CPU time (/proc/<pid>/stat) over
+// `idleSeconds` while every client stays connected and nothing is asked. Unlike Foyer's lobby-state
+// figure, a Colyseus room's members are its sockets, so the figure includes 8 server-side WebSockets and
+// their Client objects (foyer-memory.ts measures Foyer the same way).
 import { Client } from "colyseus.js";
 import { forkServer } from "./child.js";
 import { flag } from "./latency.js";
+import { idleCpu } from "./proc.js";
 
-export async function runMemory(rooms, members = 8) {
+export async function runMemory(rooms, { members = 8, idleSeconds = 30 } = {}) {
   const server = forkServer();
   const { url } = await server.ready;
   const open = [];
@@ -23,25 +26,33 @@ export async function runMemory(rooms, members = 8) {
     }
   };
   await fill(50); // warm up, as Foyer's bench does, so JIT and first maps do not count as room state
+  await new Promise((r) => setTimeout(r, 1000));
   const before = await server.heap();
   const t0 = performance.now();
   await fill(rooms);
   const fillS = (performance.now() - t0) / 1000;
-  await new Promise((r) => setTimeout(r, 500));
+  await new Promise((r) => setTimeout(r, 2000));
   const after = await server.heap();
+  const idle = idleSeconds > 0 ? await idleCpu(server.child.pid, idleSeconds) : null;
   for (const room of open) room.connection.close();
   server.child.kill("SIGKILL");
   return {
     rooms,
     members,
     heapBytesPerRoom: Math.round((after.heapUsed - before.heapUsed) / rooms),
-    rssBytesPerRoom: Math.round((after.rss - before.rss) / rooms),
     heapBytesPerClient: Math.round((after.heapUsed - before.heapUsed) / rooms / members),
+    rssBytesPerRoom: Math.round((after.rss - before.rss) / rooms),
+    rssBytesPer1000Clients: Math.round(((after.rss - before.rss) / rooms / members) * 1000),
+    rssBytes: after.rss,
     fillSeconds: Number(fillS.toFixed(1)),
+    idle,
   };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await runMemory(Number(flag("rooms", 500)))));
+  const result = await runMemory(Number(flag("rooms", 1000)), {
+    idleSeconds: Number(flag("idle-seconds", 30)),
+  });
+  console.log(JSON.stringify(result));
   process.exit(0);
 }

@@ -1,0 +1,130 @@
+// Foyer's side of cold-join.js, and its warm ops: an embedded `foyer node` in its own process
+// (foyer-node.ts) with lobbies whose hosts stay seated. For each concurrency C:
+// - cold: C clients at once each loop "new SDK client → connect (WebSocket + welcome) → join(code)",
+//   timed until the join is answered, then leave and close (not timed) and again;
+// - warm: C clients, each connected once, loop join(code) → leave on their open socket; every join and
+//   every leave is one op.
+// At most 6 joiners a lobby, as cold-join.js; each phase on lobbies of its own. One untimed warm-up round per client. Tokens are signed
+// before the clock starts (a studio's backend signs them, not the node).
+// From the repository root: npx tsx ops/bench/peers/foyer-join.ts [--concurrency 1,200] [--seconds 5]
+import type { FoyerClient } from "../../../gateway/index.ts";
+import { startFoyerNode } from "./foyer-node.ts";
+import { flag, summarize } from "./latency.js";
+
+const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
+const seconds = Number(flag("seconds", 5));
+const joinersPerLobby = 6;
+
+const node = await startFoyerNode();
+const hosts: { client: FoyerClient; code: string }[] = [];
+// Fresh lobbies for each phase: a lobby keeps every session's answers for 2 minutes (retried requests are
+// answered from them) and writes them with each change, so a lobby the cold phase churned through is
+// slower for a while; the warm phase should not pay for that.
+async function lobbies(count: number): Promise<string[]> {
+  const codes: string[] = [];
+  while (codes.length < count) {
+    const client = node.client(node.token(`host${hosts.length}`));
+    await client.connect();
+    const { code } = await client.create();
+    hosts.push({ client, code });
+    codes.push(code);
+  }
+  return codes;
+}
+function note(errors: Record<string, number>, error: unknown): void {
+  const key = String((error as Error)?.message ?? error).slice(0, 80);
+  errors[key] = (errors[key] ?? 0) + 1;
+}
+
+async function cold(concurrency: number) {
+  const codes = await lobbies(Math.ceil(concurrency / joinersPerLobby));
+  const tokens = Array.from({ length: concurrency }, (_, w) => node.token(`cold${concurrency}-${w}`));
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  const loop = async (w: number, deadline: number, timed: boolean): Promise<void> => {
+    const code = codes[Math.floor(w / joinersPerLobby)]!;
+    do {
+      const t0 = performance.now();
+      const client = node.client(tokens[w]!);
+      try {
+        await client.connect();
+        await client.join(code);
+        if (timed) latencies.push(performance.now() - t0);
+        await client.leave();
+      } catch (error) {
+        note(errors, error);
+      } finally {
+        client.close();
+      }
+    } while (performance.now() < deadline);
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, 0, false)));
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, deadline, true)));
+  const elapsedS = (performance.now() - started) / 1000;
+  return {
+    concurrency,
+    joins: latencies.length,
+    joinsPerSecond: Math.round(latencies.length / elapsedS),
+    join: summarize(latencies),
+    errors,
+  };
+}
+
+async function warm(concurrency: number) {
+  const codes = await lobbies(Math.ceil(concurrency / joinersPerLobby));
+  const clients = await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      const client = node.client(node.token(`warm${concurrency}-${w}`));
+      await client.connect();
+      return client;
+    }),
+  );
+  const all: number[] = [];
+  const joins: number[] = [];
+  const errors: Record<string, number> = {};
+  const loop = async (w: number, deadline: number, timed: boolean): Promise<void> => {
+    const code = codes[Math.floor(w / joinersPerLobby)]!;
+    const client = clients[w]!;
+    do {
+      try {
+        let t0 = performance.now();
+        await client.join(code);
+        let ms = performance.now() - t0;
+        if (timed) (all.push(ms), joins.push(ms));
+        t0 = performance.now();
+        await client.leave();
+        ms = performance.now() - t0;
+        if (timed) all.push(ms);
+      } catch (error) {
+        note(errors, error);
+      }
+    } while (performance.now() < deadline);
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, 0, false)));
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, deadline, true)));
+  const elapsedS = (performance.now() - started) / 1000;
+  for (const client of clients) client.close();
+  return {
+    concurrency,
+    ops: all.length,
+    opsPerSecond: Math.round(all.length / elapsedS),
+    op: summarize(all),
+    join: summarize(joins),
+    errors,
+  };
+}
+
+const coldResults = [];
+const warmResults = [];
+for (const concurrency of concurrencies) {
+  coldResults.push(await cold(concurrency));
+  warmResults.push(await warm(concurrency));
+}
+console.log(JSON.stringify({ seconds, cold: coldResults, warm: warmResults }));
+for (const { client } of hosts) client.close();
+node.stop();
+process.exit(0);

@@ -1,0 +1,28 @@
+// CPU time of a process from /proc/<pid>/stat (Linux): utime + stime, fields 14 and 15, in clock ticks.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+let ticksPerSecond = 0;
+
+export function cpuSeconds(pid) {
+  if (ticksPerSecond === 0)
+    ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after its ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+// The share of one core a process used over `seconds` of wall time while nothing was asked of it.
+export async function idleCpu(pid, seconds) {
+  const cpu0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const wallS = (performance.now() - t0) / 1000;
+  const cpuS = cpuSeconds(pid) - cpu0;
+  return {
+    seconds: Number(wallS.toFixed(1)),
+    cpuSeconds: Number(cpuS.toFixed(2)),
+    percentOfCore: Number(((cpuS / wallS) * 100).toFixed(2)),
+  };
+}
