@@ -177,6 +177,14 @@ program
   .option("--idle-lobbies <n>", "lobby: lobbies of 8 members for the memory figure", "2000")
   .option("--max-rooms <n>", "rooms: the most rooms of 4 seats to step up to (doubling from 8)", "512")
   .option("--turn-ms <ms>", "rooms: the turn length", "100")
+  .addOption(
+    new Option(
+      "--rooms-store <store>",
+      "rooms: where snapshots go — the embedded node's memory, or JetStream through a local nats-server",
+    )
+      .choices(["memory", "nats"])
+      .default("nats"),
+  )
   .option(
     "--lobbies <n>",
     "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000); scale: idle lobbies for the memory figure (500)",
@@ -200,6 +208,7 @@ program
       idleLobbies: string;
       maxRooms: string;
       turnMs: string;
+      roomsStore: string;
       lobbies?: string;
       members?: string;
       failureTimeoutMs: string;
@@ -253,14 +262,19 @@ program
           });
           return;
         case "rooms":
-          await runRoomsBench({
-            maxRooms: Number(opts.maxRooms),
-            startRooms: Math.min(8, Number(opts.maxRooms)),
-            seconds: Number(opts.seconds),
-            turnMs: Number(opts.turnMs),
-            lateLimitMs: 20,
-            json,
-          });
+          // Both durability modes, one after the other: the capacity of each.
+          for (const durability of ["volatile", "persisted"] as const) {
+            await runRoomsBench({
+              maxRooms: Number(opts.maxRooms),
+              startRooms: Math.min(8, Number(opts.maxRooms)),
+              seconds: Number(opts.seconds),
+              turnMs: Number(opts.turnMs),
+              lateLimitMs: 20,
+              durability,
+              fleet: opts.roomsStore === "nats",
+              json,
+            });
+          }
           return;
         default:
           await runLobbyBench({

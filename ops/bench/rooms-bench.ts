@@ -1,6 +1,8 @@
 import { pino } from "pino";
 import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
 import { loadConfig } from "../config.ts";
+import type { TurnDurability } from "../../actors/room/index.ts";
+import { startNats, type NatsLauncher } from "../nats/index.ts";
 import { startNode, type RunningNode } from "../node/start-node.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
 
@@ -14,6 +16,10 @@ export interface RoomsBenchOptions {
   readonly turnMs: number;
   /** The p99 turn lateness (ms) past which a step no longer counts towards the capacity. */
   readonly lateLimitMs: number;
+  /** The rooms' `turnDurability`: `persisted` writes every turn before it is sent. Default volatile. */
+  readonly durability?: TurnDurability;
+  /** Run the node in a fleet over one local nats-server (its snapshots in JetStream), not embedded. */
+  readonly fleet?: boolean;
   readonly json: boolean;
 }
 
@@ -28,6 +34,9 @@ export interface RoomsStep {
 /** The figures the rooms bench prints. */
 export interface RoomsBenchResult {
   readonly scenario: "rooms";
+  readonly durability: TurnDurability;
+  /** Where the snapshots went: the embedded in-memory store, or JetStream through one nats-server. */
+  readonly store: "memory" | "nats";
   readonly turnMs: number;
   readonly seats: 4;
   readonly steps: readonly RoomsStep[];
@@ -61,15 +70,21 @@ export async function runRoomsBench(options: RoomsBenchOptions): Promise<RoomsBe
   const say = (line: string): void => {
     if (!options.json) process.stdout.write(`${line}\n`);
   };
-  say(`rooms bench: ${seats} seats a room, turnMs ${options.turnMs}, ${options.seconds} s a step`);
-  const node = await startBenchNode(options.maxRooms);
+  const durability = options.durability ?? "volatile";
+  const store = options.fleet === true ? "nats" : "memory";
+  say(
+    `rooms bench: ${seats} seats a room, turnMs ${options.turnMs}, turnDurability ${durability}, ` +
+      `snapshots in ${store}, ${options.seconds} s a step`,
+  );
+  const nats = options.fleet === true ? await startNats({ servers: 1 }) : undefined;
+  const node = await startBenchNode(options.maxRooms, nats);
   const rooms: BenchRoom[] = [];
   const steps: RoomsStep[] = [];
   let measuring = false;
   try {
     for (let target = options.startRooms; target <= options.maxRooms; target *= 2) {
       while (rooms.length < target)
-        rooms.push(await openRoom(node, rooms.length, options.turnMs, () => measuring));
+        rooms.push(await openRoom(node, rooms.length, options.turnMs, durability, () => measuring));
       for (const room of rooms) {
         room.arrivals.length = 0;
         room.delivered = 0;
@@ -91,12 +106,15 @@ export async function runRoomsBench(options: RoomsBenchOptions): Promise<RoomsBe
   } finally {
     for (const room of rooms) for (const client of room.clients) client.close();
     await node.stop();
+    await nats?.stop();
   }
   const within = steps.filter((s) => s.lateness.p99Ms <= options.lateLimitMs);
   const capacity = within.at(-1)?.rooms ?? 0;
   say(`  capacity: ${capacity} rooms before the p99 lateness passes ${options.lateLimitMs} ms`);
   const result: RoomsBenchResult = {
     scenario: "rooms",
+    durability,
+    store,
     turnMs: options.turnMs,
     seats,
     steps,
@@ -107,9 +125,10 @@ export async function runRoomsBench(options: RoomsBenchOptions): Promise<RoomsBe
   return result;
 }
 
-function startBenchNode(maxRooms: number): Promise<RunningNode> {
+function startBenchNode(maxRooms: number, nats: NatsLauncher | undefined): Promise<RunningNode> {
   const config = loadConfig(
     {
+      ...(nats === undefined ? {} : { nats: nats.url(0), natsReplicas: "1", sessionSecret: benchSecret }),
       port: "0",
       adminPort: "0",
       tokenKeys: `bench:${benchSecret}`,
@@ -129,6 +148,7 @@ async function openRoom(
   node: RunningNode,
   index: number,
   turnMs: number,
+  turnDurability: TurnDurability,
   measuring: () => boolean,
 ): Promise<BenchRoom> {
   const exp = Math.floor(Date.now() / 1000) + 3600;
@@ -156,7 +176,7 @@ async function openRoom(
     });
   }
   const [host, ...guests] = clients as [FoyerClient, ...FoyerClient[]];
-  const { room: code } = await host.createRoom({ seats, mode: "bench", turnMs });
+  const { room: code } = await host.createRoom({ seats, mode: "bench", turnMs, turnDurability });
   for (const guest of guests) await guest.joinRoom(code);
   await Promise.all(clients.map((c) => c.roomReady()));
   return room;

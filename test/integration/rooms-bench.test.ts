@@ -22,5 +22,21 @@ describe("rooms bench", () => {
     expect(step.lateness.p50Ms).toBeGreaterThanOrEqual(0);
     expect(step.stateBytesPerRoom).toBeGreaterThan(500);
     expect(result.capacity).toBe(2);
+    expect(result).toMatchObject({ durability: "volatile", store: "memory" });
+  }, 30_000);
+
+  it("runs rooms whose every turn is written first (turnDurability persisted)", async () => {
+    const result = await runRoomsBench({
+      maxRooms: 2,
+      startRooms: 2,
+      seconds: 1,
+      turnMs: 50,
+      lateLimitMs: 1_000,
+      durability: "persisted",
+      json: true,
+    });
+    expect(result.durability).toBe("persisted");
+    expect(result.steps[0]!.turnsPerSecond).toBeGreaterThan(10);
+    expect(result.capacity).toBe(2);
   }, 30_000);
 });
