@@ -39,6 +39,19 @@ export function connection(state: LobbyState, message: LobbyMessageOf<"connectio
   return withEffects(disconnect(state, member, env), reply());
 }
 
+/**
+ * The lobby's running room was restored on a new node, which counts as connected only the seats whose
+ * sessions are on that node: the members connected here, seated in it, are reported to it. (A member's
+ * own `connection` may have reached the lobby while the room was still being taken over, and its tell to
+ * the room was lost then.)
+ */
+export function roomRestored(state: LobbyState, message: LobbyMessageOf<"roomRestored">): Step {
+  const room = state.room;
+  if (room?.code !== message.room || !roomRunning(state)) return { state, effects: [reply()] };
+  const back = state.members.filter((m) => m.connected && m.inRoom).map((m) => roomBack(room.code, m.player));
+  return { state, effects: [...back, reply()] };
+}
+
 function roomBack(code: string, player: string): Effect {
   return { type: "tell", to: roomKey(code), message: { type: "connection", player, connected: true } };
 }

@@ -1,5 +1,5 @@
 import type { Restored, TimerFired, Transition } from "../runtime/index.ts";
-import { connection, graceExpired, restored } from "./lobby-connection.ts";
+import { connection, graceExpired, restored, roomRestored } from "./lobby-connection.ts";
 import { lobbyFrame } from "./lobby-frames.ts";
 import type { LobbyMessage } from "./lobby-messages.ts";
 import { join, kick, leave, makeHost, setProfile, setReady } from "./lobby-membership.ts";
@@ -39,6 +39,8 @@ export function handleLobby(
       return connection(state, message, env);
     case "roomEnded":
       return roomEnded(state, message, env);
+    case "roomRestored":
+      return roomRestored(state, message);
     case "spawnFailed":
       return roomSpawnFailed(state, message);
     case "timer":

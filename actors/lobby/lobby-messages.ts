@@ -54,6 +54,8 @@ export const lobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("view") }),
   // From the lobby's room when its match is over.
   z.strictObject({ type: z.literal("roomEnded"), room: codeSchema }),
+  // From the lobby's room when a new node restored it: which of its seats are connected (to this lobby).
+  z.strictObject({ type: z.literal("roomRestored"), room: codeSchema }),
   // From the runtime when the room the lobby spawned could not be created.
   z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1).max(200) }),
   // From the directory: say the browse-list line again (the lobby kind answers it).

@@ -116,9 +116,15 @@ export function restored(state: RoomState, message: Restored, ctx: ActorContext)
     queue: failover ? [] : moved.queue,
     recovery: { reason: message.reason, fromTurn: state.lastTurn, reports: [], turns: [] },
   };
+  // A lobby's room: its members' sessions are at the lobby's node, which may not be this one (each key
+  // is placed on its own). The lobby says which of them are back (`connection`).
+  const lobby: Effect[] =
+    state.lobby?.startsWith("lobby/") === true
+      ? [{ type: "tell", to: state.lobby, message: { type: "roomRestored", room: state.code } }]
+      : [];
   const paused = andThen(pauseClock(next, "restored"), (s) => ({
     state: s,
-    effects: [...pushRoom(s), ...askForTurns(s, message.connected)],
+    effects: [...pushRoom(s), ...askForTurns(s, message.connected), ...lobby],
   }));
   const recovered = tryRecover(paused.state, ctx);
   return recovered ? { state: recovered.state, effects: [...paused.effects, ...recovered.effects] } : paused;

@@ -39,6 +39,8 @@ interface Pair {
   readonly turns: Map<FoyerClient, Turn[]>;
   /** The node each client was last welcomed at. */
   readonly at: Map<FoyerClient, string>;
+  /** What each client heard besides turns, for a failing case's message. */
+  readonly log: Map<FoyerClient, string[]>;
 }
 
 /** A lobby on n1 with two members, started: its room is on n1 too. */
@@ -50,16 +52,30 @@ async function startedLobby(i: number): Promise<Pair> {
     [guest, []],
   ]);
   const at = new Map<FoyerClient, string>();
+  const log = new Map<FoyerClient, string[]>();
+  const t0 = Date.now();
   for (const client of [host, guest]) {
+    const lines: string[] = [];
+    log.set(client, lines);
     client.on("roomEvent", (e) => {
       if (e.type === "turn") turns.get(client)!.push(e);
+      else lines.push(`${Date.now() - t0} ${JSON.stringify(e).slice(0, 160)}`);
     });
-    client.on("connected", (c) => at.set(client, c.node));
+    client.on("room", (r) => {
+      lines.push(
+        `${Date.now() - t0} room e${r.epoch} ${r.phase} paused=${JSON.stringify(r.paused)} turn=${r.turn}`,
+      );
+    });
+    client.on("connected", (c) => {
+      at.set(client, c.node);
+      lines.push(`${Date.now() - t0} connected ${c.node}`);
+    });
+    client.on("disconnected", (c) => lines.push(`${Date.now() - t0} disconnected ${c.code}`));
   }
   const { code } = await host.create();
   await guest.join(code);
   const { room } = await host.start("duel");
-  return { host, guest, lobby: `lobby/${code}`, room: `room/${room}`, turns, at };
+  return { host, guest, lobby: `lobby/${code}`, room: `room/${room}`, turns, at, log };
 }
 
 const lastTurn = (turns: readonly Turn[]): number => turns.at(-1)?.turn ?? 0;
@@ -76,7 +92,7 @@ describe("a lobby's room after a kill -9", () => {
       if (rendezvousOwner(pair.lobby, survivors) !== rendezvousOwner(pair.room, survivors)) split = pair;
     }
     expect(split, "no lobby whose room hashes to another survivor in 12 tries").toBeDefined();
-    const { host, guest, lobby, room, turns, at } = split!;
+    const { host, guest, lobby, room, turns, at, log } = split!;
     expect([await ownerOf(lobby), await ownerOf(room)]).toEqual(["n1", "n1"]);
     await eventually(() => {
       for (const client of [host, guest]) expect(lastTurn(turns.get(client)!)).toBeGreaterThanOrEqual(10);
@@ -95,7 +111,8 @@ describe("a lobby's room after a kill -9", () => {
       for (const client of [host, guest]) {
         expect(client.lobby?.key).toBe(lobby);
         expect(at.get(client)).toBe(lobbyNode);
-        expect(lastTurn(turns.get(client)!)).toBeGreaterThan(killedAt + 20);
+        const heard = [host, guest].map((c) => log.get(c)!.slice(-12).join("\n")).join("\n----\n");
+        expect(lastTurn(turns.get(client)!), heard).toBeGreaterThan(killedAt + 20);
       }
     }, 60_000);
     for (const client of [host, guest]) {

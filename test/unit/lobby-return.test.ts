@@ -168,6 +168,25 @@ describe("after the room (SPEC §1)", () => {
     expect(d.send({ type: "connection", player: "bob", connected: true })).not.toContainEqual(back);
   });
 
+  it("its room restored on a new node: the members connected here and seated in it are reported back", () => {
+    const d = playing(["alice", "bob", "carol"]);
+    d.send({ type: "connection", player: "carol", connected: false });
+    const tell = (player: string) => ({
+      type: "tell",
+      to: `room/${d.room}`,
+      message: { type: "connection", player, connected: true },
+    });
+    expect(d.send({ type: "roomRestored", room: d.room })).toEqual([
+      tell("alice"),
+      tell("bob"),
+      { type: "reply" },
+    ]);
+    // Another room's word, or one the lobby no longer plays in, changes nothing.
+    expect(d.send({ type: "roomRestored", room: "ZZZZZZ" })).toEqual([{ type: "reply" }]);
+    d.send({ type: "roomEnded", room: d.room });
+    expect(d.send({ type: "roomRestored", room: d.room })).toEqual([{ type: "reply" }]);
+  });
+
   it("the host returning also ends the room for members who are away: they leave", () => {
     const d = playing(["alice", "bob"]);
     d.send({ type: "connection", player: "bob", connected: false });

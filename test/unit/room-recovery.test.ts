@@ -42,6 +42,15 @@ describe("after a failover", () => {
     expect(turns(d.advance(5000))).toEqual([]);
   });
 
+  it("a lobby's room asks its lobby which seats are back: their sessions may be on the lobby's node", () => {
+    const { effects } = failedOver([]);
+    expect(effects).toContainEqual({
+      type: "tell",
+      to: "lobby/ABC123",
+      message: { type: "roomRestored", room: expect.any(String) as string },
+    });
+  });
+
   it("stays paused until every human is back and has reported, then resumes at max(lastTurn) + 1", () => {
     const { d } = failedOver();
     d.send(back("bob"));
