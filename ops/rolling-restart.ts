@@ -3,7 +3,7 @@ import { signPlayerToken } from "../gateway/auth/player-token.ts";
 import { createNodeClient } from "../gateway/client/node.ts";
 import type { FoyerClient } from "../gateway/client/index.ts";
 import { decodeClaim, decodeNodeRecord, isTombstone, NatsKvStore, connectNats } from "../fleet/index.ts";
-import { runDrain, type DrainSummary } from "./admin/index.ts";
+import { drainUntilAccepted, type DrainSummary } from "./admin/index.ts";
 import { startNats } from "./nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "./node/node-process.ts";
 
@@ -126,7 +126,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       const node = live[i];
       const port = ports[i];
       if (node === undefined || port === undefined) continue;
-      const summary = await drainUntilAccepted(node.id, admins[i] ?? "");
+      const { summary } = await drainUntilAccepted(node.id, { admin: admins[i] ?? "", pollMs: 100 });
       drains.push(summary);
       const code = await node.exited;
       say(
@@ -190,17 +190,6 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
 
 function portOf(url: string): string {
   return new URL(url).port;
-}
-
-/** `foyer drain --json`, asked again while the node has not yet seen a peer that could take its keys. */
-async function drainUntilAccepted(node: string, admin: string): Promise<DrainSummary> {
-  for (let attempt = 0; ; attempt++) {
-    let last = "";
-    await runDrain(node, { admin, json: true, pollMs: 100 }, (text) => (last = text));
-    const summary = JSON.parse(last) as DrainSummary;
-    if (summary.state !== "refused" || attempt >= 50) return summary;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 /** The protocol versions the live nodes' heartbeats advertise, sorted, without repeats. */

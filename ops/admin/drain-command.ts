@@ -149,3 +149,21 @@ async function adminOf(node: string, nats: readonly string[], auth: NatsAuth): P
     await nc.close();
   }
 }
+
+/**
+ * `foyer drain --json`, asked again while it is refused because the node sees no live peer that could take
+ * its keys: right after a start, or while a peer's heartbeat is late on a loaded machine, that is a moment,
+ * not an answer. Gives up after about 10 s of refusals. Returns the exit code and the last summary.
+ */
+export async function drainUntilAccepted(
+  node: string,
+  options: Omit<DrainCommandOptions, "json">,
+): Promise<{ code: number; summary: DrainSummary }> {
+  for (let attempt = 0; ; attempt++) {
+    let last = "";
+    const code = await runDrain(node, { ...options, json: true }, (text) => (last = text));
+    const summary = JSON.parse(last) as DrainSummary;
+    if (summary.state !== "refused" || attempt >= 50) return { code, summary };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

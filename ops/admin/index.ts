@@ -41,5 +41,5 @@ export {
   type StatusOptions,
   type StatusRow,
 } from "./status-command.ts";
-export { runDrain } from "./drain-command.ts";
+export { drainUntilAccepted, runDrain } from "./drain-command.ts";
 export type { DrainCommandOptions, DrainSummary } from "./drain-command.ts";

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runDrain, type DrainSummary } from "../../ops/admin/index.ts";
+import { drainUntilAccepted } from "../../ops/admin/index.ts";
 import {
   activityPlayer,
   clockSlackMs as slackMs,
@@ -67,11 +67,9 @@ describe("an activity lobby across a drain of its node", () => {
 
     // Drain the lobby's node, as an operator would.
     const drainedAt = Date.now();
-    const lines: string[] = [];
-    expect(
-      await runDrain(owner, { admin: admins[ownerIndex]!, json: true }, (text) => lines.push(text)),
-    ).toBe(0);
-    expect(JSON.parse(lines.at(-1)!) as DrainSummary).toMatchObject({ state: "done", left: 0 });
+    const drained = await drainUntilAccepted(owner, { admin: admins[ownerIndex]! });
+    expect(drained.summary).toMatchObject({ state: "done", left: 0 });
+    expect(drained.code).toBe(0);
     expect(await nodes[ownerIndex]!.exited).toBe(0);
     // The drain ended inside the countdown (else this test proves nothing about it).
     expect(Date.now()).toBeLessThan(deadline);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FoyerClient } from "../../gateway/client/index.ts";
-import { runDrain, type DrainSummary } from "../../ops/admin/index.ts";
+import { drainUntilAccepted, runDrain } from "../../ops/admin/index.ts";
 import { eventually } from "../support/node.ts";
 import { useProcessFleet } from "../support/process-fleet.ts";
 
@@ -42,13 +42,11 @@ describe("draining a node of a fleet of three node processes", () => {
         }
       }
     });
-    const summaries: string[] = [];
-    const drained = await runDrain("n1", { admin: admins[0]!, json: true }, (text) => summaries.push(text));
+    const { code: drained, summary } = await drainUntilAccepted("n1", { admin: admins[0]! });
     loading = false;
     await Promise.all(load);
-    expect(drained).toBe(0);
-    const summary = JSON.parse(summaries.at(-1)!) as DrainSummary;
     expect(summary).toMatchObject({ state: "done", left: 0 });
+    expect(drained).toBe(0);
     expect(summary.moved).toBeGreaterThanOrEqual(150);
     expect(await victim.exited).toBe(0);
     expect(errors).toEqual([]);

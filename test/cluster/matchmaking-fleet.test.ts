@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FoyerClient, MatchmakingView, SearchFields } from "../../gateway/client/index.ts";
-import { runDrain } from "../../ops/admin/index.ts";
+import { drainUntilAccepted } from "../../ops/admin/index.ts";
 import {
   NatsKvStore,
   connectNats,
@@ -176,7 +176,7 @@ describe("a queue in a fleet of node processes", () => {
     expect((await ownerOf("queue/Duel"))?.node).toBe("n1");
     await bob.client.findLobby("Duel", search(2000));
     await carol.client.findLobby("Duel", search(3000));
-    expect(await runDrain("n1", { admin: admins[0]!, json: true }, () => undefined)).toBe(0);
+    expect((await drainUntilAccepted("n1", { admin: admins[0]! })).code).toBe(0);
     expect(await nodes[0]!.exited).toBe(0);
     const owner = await ownerOf("queue/Duel");
     expect(["n2", "n3"]).toContain(owner?.node);
