@@ -108,12 +108,16 @@ export class Drain {
       // are scanned again only after it. A scan walks every claim the node knows of (the whole fleet's):
       // scanning once per finished move made a drain of 20,000 keys quadratic, and starved the node's
       // heartbeat until its peers declared it dead.
-      const ready = mine.filter(
-        (claim) =>
-          !this.inFlight.has(claim.key) &&
-          (this.notBefore.get(claim.key) ?? 0) <= now &&
-          !this.options.pinned(claim.key),
-      );
+      // Keys with members connected (lobbies, rooms, queues) go first, a player's own record last: a
+      // member sent on to its lobby's new node then finds its record answered here, not frozen mid-move.
+      const ready = mine
+        .filter(
+          (claim) =>
+            !this.inFlight.has(claim.key) &&
+            (this.notBefore.get(claim.key) ?? 0) <= now &&
+            !this.options.pinned(claim.key),
+        )
+        .sort((a, b) => movePriority(a.key) - movePriority(b.key));
       let started = 0;
       for (const claim of ready) {
         while (running.size >= concurrency) await Promise.race(running);
@@ -186,4 +190,9 @@ export class Drain {
       this.options.scheduler.at(this.options.scheduler.now() + ms, resolve);
     });
   }
+}
+
+/** A drain's order: a player's record after every key that holds members (0 first). */
+function movePriority(key: string): number {
+  return key.startsWith("player/") ? 1 : 0;
 }
