@@ -39,6 +39,12 @@ export class KvActorStore implements ActorStore {
   private readonly identity: NodeIdentity;
   private readonly scheduler: Scheduler;
   private readonly policy: ReadBackPolicy;
+  /**
+   * What a seal of ours just wrote (or found), kept for the restore that follows it: a takeover or an
+   * adoption is sealed and then restored at once, and reading back the claim and the snapshot it has
+   * just settled would cost two more round trips per key. Taken once, and only while fresh.
+   */
+  private readonly sealed = new Map<string, { stored: StoredActor; at: number; incarnation: string }>();
 
   constructor(options: KvActorStoreOptions) {
     // Actor keys may hold any player id; the buckets see them escaped to what KV keys allow.
@@ -67,6 +73,8 @@ export class KvActorStore implements ActorStore {
   }
 
   async read(key: string, again = false): Promise<StoredActor | null> {
+    const sealed = this.takeSealed(key);
+    if (sealed !== null) return sealed;
     // The claim first: a snapshot read after it is at least as new as the epoch it is paired with.
     const [claim, entry] = await unavailableOnKvError(async () => [
       await this.claims.get(key),
@@ -117,6 +125,7 @@ export class KvActorStore implements ActorStore {
    * create was ever acknowledged; if ours wins, the code is freed.
    */
   async takeOver(key: string, claimRevision: number): Promise<TakeOver> {
+    this.sealed.delete(key);
     const epoch = await this.claimFrom(key, claimRevision);
     if (epoch === null) return { outcome: "lost" };
     return this.seal(key, epoch);
@@ -141,10 +150,10 @@ export class KvActorStore implements ActorStore {
         return { outcome: "freed" };
       }
       if (current.snapshot.epoch > epoch) return { outcome: "lost" };
-      if (current.snapshot.epoch === epoch) return { outcome: "taken", epoch, revision: current.revision };
+      if (current.snapshot.epoch === epoch) return this.keepSealed(key, current.snapshot, current.revision);
       const sealed = { ...current.snapshot, epoch, writeId: `${current.snapshot.writeId}~seal${epoch}` };
       try {
-        return { outcome: "taken", epoch, revision: await this.writeAt(key, sealed, current.revision, true) };
+        return this.keepSealed(key, sealed, await this.writeAt(key, sealed, current.revision, true));
       } catch (error) {
         if (error instanceof PersistError && error.failure === "fenced") return { outcome: "lost" };
         if (!(error instanceof PersistError)) throw error;
@@ -156,7 +165,35 @@ export class KvActorStore implements ActorStore {
   }
 
   async write(key: string, snapshot: Snapshot, revision: number): Promise<number> {
+    this.sealed.delete(key);
     return this.writeAt(key, snapshot, revision, false);
+  }
+
+  /** Notes a seal of ours for the restore that follows (see `sealed`); the takeover's outcome. */
+  private keepSealed(key: string, snapshot: Snapshot, revision: number): TakeOver {
+    const now = this.scheduler.now();
+    // Seals the restore never read (a key taken while this node was being declared dead) age out here.
+    for (const [older, entry] of this.sealed) {
+      if (now - entry.at <= sealedFreshMs) break;
+      this.sealed.delete(older);
+    }
+    const { node, incarnation } = this.identity;
+    this.sealed.delete(key);
+    this.sealed.set(key, {
+      stored: { snapshot, revision, epoch: snapshot.epoch, owner: { node, incarnation, mine: true } },
+      at: now,
+      incarnation,
+    });
+    return { outcome: "taken", epoch: snapshot.epoch, revision };
+  }
+
+  /** The seal just noted for `key`, once, if it is fresh and this incarnation's. */
+  private takeSealed(key: string): StoredActor | null {
+    const entry = this.sealed.get(key);
+    if (entry === undefined) return null;
+    this.sealed.delete(key);
+    const fresh = this.scheduler.now() - entry.at <= sealedFreshMs;
+    return fresh && entry.incarnation === this.identity.incarnation ? entry.stored : null;
   }
 
   /** A write; a seal (`sealing`) never retries over a snapshot of its own epoch (see `seal`). */
@@ -201,6 +238,7 @@ export class KvActorStore implements ActorStore {
   }
 
   async remove(key: string, revision: number): Promise<void> {
+    this.sealed.delete(key);
     for (let retries = 1; ; retries -= 1) {
       try {
         await this.snapshots.delete(key, { expectedRevision: revision });
@@ -405,6 +443,9 @@ export class KvActorStore implements ActorStore {
     }
   }
 }
+
+/** How long a seal of ours stands in for a read of the key (the restore follows it at once). */
+const sealedFreshMs = 2_000;
 
 /** The snapshot kind of an orphan's tombstone: never restored, only freed. */
 const orphanKind = "$orphan";
