@@ -60,6 +60,8 @@ export class FleetRouter implements Router {
   private readonly refused = new Map<string, number>();
   private readonly ownerState: ((owner: NodeIdentity) => OwnerState) | undefined;
   private watch: KvWatch | undefined;
+  /** Callers waiting for a key's claim to change (see `changed`). */
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(options: FleetRouterOptions) {
     this.claims = withEscapedKeys(options.claims);
@@ -84,6 +86,38 @@ export class FleetRouter implements Router {
     this.watch?.stop();
     this.watch = undefined;
     this.cache.clear();
+    for (const key of [...this.waiters.keys()]) this.wake(key);
+  }
+
+  /**
+   * Resolves when the claim of `key` changes in this router's view (its watch, a takeover learnt here,
+   * a MOVED answer), or after `maxMs`, whichever comes first. A caller told to retry while a key is
+   * being taken over waits for the takeover itself rather than a fixed delay.
+   */
+  changed(key: string, maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let waiting = this.waiters.get(key);
+      if (waiting === undefined) {
+        waiting = new Set();
+        this.waiters.set(key, waiting);
+      }
+      const set = waiting;
+      const done = (): void => {
+        cancel();
+        set.delete(done);
+        if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
+        resolve();
+      };
+      const cancel = this.scheduler.at(this.scheduler.now() + maxMs, done);
+      set.add(done);
+    });
+  }
+
+  private wake(key: string): void {
+    const waiting = this.waiters.get(key);
+    if (waiting === undefined) return;
+    this.waiters.delete(key);
+    for (const done of waiting) done();
   }
 
   async locate(key: string): Promise<Location> {
@@ -114,10 +148,12 @@ export class FleetRouter implements Router {
     const cached = this.cache.get(key);
     if (cached !== undefined && cached.revision >= revision) return;
     this.cache.set(key, { owner: { node: owner.node, incarnation: owner.incarnation }, revision });
+    this.wake(key);
   }
 
   invalidate(key: string): void {
     this.cache.delete(key);
+    this.wake(key);
   }
 
   /** Number of cached claims, for tests and metrics. */
@@ -198,13 +234,14 @@ export class FleetRouter implements Router {
     if (cached !== undefined && cached.revision >= entry.revision) return;
     if (entry.operation === "DEL") {
       this.cache.delete(entry.key);
-      return;
+    } else {
+      try {
+        this.cache.set(entry.key, { owner: decodeClaim(entry.value), revision: entry.revision });
+      } catch {
+        this.cache.delete(entry.key); // a claim that does not decode names nobody we can reach
+      }
     }
-    try {
-      this.cache.set(entry.key, { owner: decodeClaim(entry.value), revision: entry.revision });
-    } catch {
-      this.cache.delete(entry.key); // a claim that does not decode names nobody we can reach
-    }
+    this.wake(entry.key);
   }
 
   private sleep(ms: number): Promise<void> {

@@ -201,7 +201,10 @@ export class Connection implements SessionSocket {
     const { session, welcome } = bindSession(this, hello, verified.claims, this.deps);
     this.session = session;
     this.reply(welcome);
-    session.located = locateLobby(this.deps.system, session, this, (key) => this.deps.requests.ownerOf(key));
+    session.located = locateLobby(this.deps.system, session, this, {
+      ownerOf: (key) => this.deps.requests.ownerOf(key),
+      waitForOwner: (key, maxMs) => this.deps.requests.waitForOwner(key, maxMs),
+    });
     // A player back while its queue match runs is told where (SPEC §4); requests need not wait for it.
     locateMatch(this.deps.system, session, this).catch((error: unknown) => {
       this.deps.logger.warn({ error: String(error) }, "match reconnect lookup failed");

@@ -29,6 +29,8 @@ export interface LobbyRequestsDeps {
    * being taken over is refused UNAVAILABLE, which the SDK retries.
    */
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
+  /** In a fleet: resolves when the node sees the claim of `key` change, or after `maxMs`. */
+  readonly ownerChanged?: (key: string, maxMs: number) => Promise<void>;
   /** Where a new lobby goes: here, or (while this node drains) a peer the player is redirected to. */
   readonly placeNew?: () => OwnerLocation;
   /** Called once per `redirect` frame sent, with its reason (the node counts them). */
@@ -127,6 +129,15 @@ export class LobbyRequests {
     } catch {
       return { kind: "waiting", retryAfterMs: timeoutRetryMs };
     }
+  }
+
+  /**
+   * Waits before asking about `key` again after a retryable answer: until its claim changes hands (a
+   * takeover landed) or `maxMs`, whichever is first. Without a fleet, simply `maxMs`.
+   */
+  waitForOwner(key: string, maxMs: number): Promise<void> {
+    if (this.deps.ownerChanged !== undefined) return this.deps.ownerChanged(key, maxMs);
+    return new Promise((resolve) => setTimeout(resolve, maxMs));
   }
 
   async handle(session: Session, frame: RequestFrame): Promise<AskResult> {

@@ -80,8 +80,11 @@ export async function locateLobby(
   system: ActorSystem,
   session: Session,
   socket: SessionSocket,
-  ownerOf: (key: string) => Promise<OwnerLocation> = () => Promise.resolve({ kind: "here" }),
+  fleet: LocateFleet = {},
 ): Promise<void> {
+  const ownerOf = fleet.ownerOf ?? (() => Promise.resolve<OwnerLocation>({ kind: "here" }));
+  // Told to retry while a key is taken over: wait for the takeover to land, at most the retry delay.
+  const waitFor = fleet.waitForOwner ?? ((_key: string, ms: number) => sleep(ms));
   // A resumed session knows its activity lobby: the player is back, and gets the lobby's full picture.
   if (session.activity) {
     system.tell(session.activity, { type: "connection", player: session.player, connected: true });
@@ -94,13 +97,14 @@ export async function locateLobby(
   // In a fleet the registry and the lobby may be being taken over (their node died): a retryable
   // answer is asked again until the wait runs out, never taken to mean "in no lobby".
   const deadline = Date.now() + maxTakeoverWaitMs;
-  let found = await system.ask(`player/${session.player}`, { type: "get" });
+  const record = `player/${session.player}`;
+  let found = await system.ask(record, { type: "get" });
   while (
     !found.ok &&
     (found.retryAfterMs !== undefined || found.code === "TIMEOUT") &&
     Date.now() < deadline
   ) {
-    await sleep(found.retryAfterMs ?? 250);
+    await waitFor(record, found.retryAfterMs ?? 250);
     if (session.socket !== socket) return;
     found = await system.ask(`player/${session.player}`, { type: "get" });
   }
@@ -132,7 +136,7 @@ export async function locateLobby(
       session.send({ type: "redirect", url: owner.url, reason: activity ? "activity" : "lobby" });
       return;
     }
-    await sleep(owner.retryAfterMs);
+    await waitFor(lobby, owner.retryAfterMs);
   }
   if (activity) {
     // A resumed session told its lobby above already; a fresh login finds it here.
@@ -153,6 +157,13 @@ export async function locateLobby(
 async function startedActivity(system: ActorSystem, key: string): Promise<boolean> {
   const status = await system.ask(key, { type: "status" });
   return status.ok && (status.value as { started?: unknown } | undefined)?.started === true;
+}
+
+/** How a fleet node finds a lobby's owner, and waits while one is being taken over. */
+export interface LocateFleet {
+  readonly ownerOf?: (key: string) => Promise<OwnerLocation>;
+  /** Resolves when the claim of `key` changes hands, or after `maxMs`. */
+  readonly waitForOwner?: (key: string, maxMs: number) => Promise<void>;
 }
 
 /** How long a resumed member waits for its registry and lobby to be taken over after their node died. */

@@ -61,6 +61,8 @@ export interface FleetRuntime {
   readonly node: NodeState;
   /** Where the owner of `key` is: here (or nobody yet), another node's public URL, or not reachable now. */
   locateOwner(key: string): Promise<OwnerLocation>;
+  /** Resolves when this node sees the claim of `key` change, or after `maxMs` (a wait for a takeover). */
+  ownerChanged(key: string, maxMs: number): Promise<void>;
   /** Publishes this node's public URL (and its admin API's) in its heartbeat, so peers can redirect players to it. */
   announce(url: string, admin?: string): Promise<void>;
   readonly membership: Membership;
@@ -358,6 +360,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     system,
     node,
     membership,
+    ownerChanged: (key, maxMs) => router.changed(key, maxMs),
     locateOwner: async (key) => {
       const location = await router.locate(key);
       if (location.kind === "unavailable") return { kind: "waiting", retryAfterMs: location.retryAfterMs };

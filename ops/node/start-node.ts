@@ -231,6 +231,7 @@ interface GatewayParts {
   readonly refusals: Map<string, number>;
   readonly capacity: Capacity;
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
+  readonly ownerChanged?: (key: string, maxMs: number) => Promise<void>;
   readonly placeNew?: () => OwnerLocation;
   readonly regions?: () => readonly RegionUrl[];
   readonly metrics: NodeMetrics;
@@ -254,6 +255,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
         metrics.redirected(reason);
       },
       ...(parts.locateOwner ? { locateOwner: parts.locateOwner } : {}),
+      ...(parts.ownerChanged ? { ownerChanged: parts.ownerChanged } : {}),
       ...(parts.placeNew ? { placeNew: parts.placeNew } : {}),
       lobbyTypes: config.lobbyTypes.lobbyTypes.map((t) => t.id),
       activities: config.activities.activities.map((a) => a.id),
@@ -296,6 +298,7 @@ type BuiltRuntime = { system: ActorSystem; blobs: BlobStore; bus: Bus; close(): 
     FleetRuntime,
     | "node"
     | "locateOwner"
+    | "ownerChanged"
     | "announce"
     | "placeNew"
     | "regions"
@@ -428,6 +431,7 @@ export async function startNode(
     capacity,
     metrics,
     ...(runtime.locateOwner ? { locateOwner: runtime.locateOwner } : {}),
+    ...(runtime.ownerChanged ? { ownerChanged: runtime.ownerChanged } : {}),
     ...(runtime.placeNew ? { placeNew: runtime.placeNew } : {}),
     ...(runtime.regions ? { regions: runtime.regions } : {}),
   });

@@ -192,7 +192,7 @@ describe("locateLobby finds activity lobbies", () => {
   it("here: the session's activity is set (not its private lobby) and the lobby hears it is back", async () => {
     const { system, asked } = stubSystem(registered);
     const s = session();
-    await locateLobby(system, s, s.socket, () => Promise.resolve({ kind: "here" }));
+    await locateLobby(system, s, s.socket, { ownerOf: () => Promise.resolve({ kind: "here" }) });
     expect(s.activity).toBe(LOBBY);
     expect(s.lobby).toBeNull();
     expect(asked).toEqual(["player/p1 get", `${LOBBY} connection`]);
@@ -202,7 +202,9 @@ describe("locateLobby finds activity lobbies", () => {
     const { system, asked } = stubSystem(registered);
     const s = session();
     s.activity = LOBBY; // a resumed session whose lobby moved away
-    await locateLobby(system, s, s.socket, () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }));
+    await locateLobby(system, s, s.socket, {
+      ownerOf: () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }),
+    });
     expect(s.socket.frames).toEqual([{ type: "redirect", url: "ws://n3/ws", reason: "activity" }]);
     expect(s.activity).toBeNull();
     // The lobby is asked whether it started, nothing more: it hears the player is back on its own node.
@@ -217,7 +219,9 @@ describe("locateLobby finds activity lobbies", () => {
     );
     const s = session();
     s.activity = LOBBY;
-    await locateLobby(system, s, s.socket, () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }));
+    await locateLobby(system, s, s.socket, {
+      ownerOf: () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }),
+    });
     expect(s.socket.frames).toEqual([]);
     expect(s.activity).toBeNull();
     expect(asked).toEqual(["player/p1 get", `${LOBBY} status`]);
@@ -231,14 +235,18 @@ describe("locateLobby finds activity lobbies", () => {
         : registered(key, message),
     );
     const s = session();
-    await locateLobby(system, s, s.socket, () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }));
+    await locateLobby(system, s, s.socket, {
+      ownerOf: () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }),
+    });
     expect(s.socket.frames).toEqual([{ type: "redirect", url: "ws://n3/ws", reason: "activity" }]);
   });
 
   it("a private lobby elsewhere is still redirected with reason lobby", async () => {
     const { system } = stubSystem(() => ({ ok: true, value: { lobby: "lobby/ABAB" } }));
     const s = session();
-    await locateLobby(system, s, s.socket, () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }));
+    await locateLobby(system, s, s.socket, {
+      ownerOf: () => Promise.resolve({ kind: "elsewhere", url: "ws://n3/ws" }),
+    });
     expect(s.socket.frames).toEqual([{ type: "redirect", url: "ws://n3/ws", reason: "lobby" }]);
   });
 });

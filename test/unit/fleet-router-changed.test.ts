@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { ManualScheduler, settle } from "../../actors/runtime/index.ts";
+import { FleetRouter, MemoryBusServer, MemoryKvServer, encodeClaim } from "../../fleet/index.ts";
+
+const me = { node: "n2", incarnation: "i-2" };
+const dead = { node: "n1", incarnation: "i-1" };
+
+async function setup() {
+  const claims = await new MemoryKvServer().connect().bucket("claims");
+  const scheduler = new ManualScheduler();
+  const router = new FleetRouter({ claims, bus: new MemoryBusServer().connect(), identity: me, scheduler });
+  router.start();
+  return { claims, scheduler, router };
+}
+
+describe("FleetRouter.changed", () => {
+  it("wakes a caller waiting on a key as soon as its claim changes hands, and only that caller", async () => {
+    const { claims, router } = await setup();
+    const revision = await claims.create("lobby/AAA", encodeClaim(dead));
+    await claims.create("lobby/BBB", encodeClaim(dead));
+    await settle();
+    const woken: string[] = [];
+    void router.changed("lobby/AAA", 60_000).then(() => woken.push("AAA"));
+    void router.changed("lobby/BBB", 60_000).then(() => woken.push("BBB"));
+    await settle();
+    expect(woken).toEqual([]);
+    // A survivor's takeover: the claim CAS that the watch delivers.
+    await claims.update("lobby/AAA", encodeClaim(me), revision);
+    await settle();
+    expect(woken).toEqual(["AAA"]);
+  });
+
+  it("wakes on a takeover learnt here, ahead of the watch", async () => {
+    const { router } = await setup();
+    let woken = false;
+    void router.changed("player/ann", 60_000).then(() => (woken = true));
+    router.learn("player/ann", me, 7);
+    await settle();
+    expect(woken).toBe(true);
+  });
+
+  it("gives up after its longest wait when nothing changes", async () => {
+    const { scheduler, router } = await setup();
+    let woken = false;
+    void router.changed("lobby/CCC", 250).then(() => (woken = true));
+    await scheduler.advance(249);
+    expect(woken).toBe(false);
+    await scheduler.advance(1);
+    await settle();
+    expect(woken).toBe(true);
+  });
+});
