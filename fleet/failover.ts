@@ -4,6 +4,9 @@ import type { NodeIdentity } from "./claim.ts";
 import type { OwnerState } from "./membership.ts";
 import { rendezvousOwner } from "./rendezvous.ts";
 
+/** Takeovers a node may run beyond its limit for keys a caller waits for (`want`). */
+const urgentExtra = 64;
+
 /** A claim as the node last saw it. */
 export interface ClaimView {
   readonly key: string;
@@ -44,6 +47,8 @@ export class Failover {
   private readonly options: FailoverOptions;
   private readonly inFlight = new Set<string>();
   private readonly queued: ClaimView[] = [];
+  /** Keys a caller is waiting for (see `want`): started before the queue, past its limit. */
+  private readonly urgent: ClaimView[] = [];
   /** When this node first saw each orphaned key (wall ms), for the fallback. */
   private readonly firstSeen = new Map<string, number>();
   private running = 0;
@@ -69,6 +74,21 @@ export class Failover {
     for (const key of this.firstSeen.keys()) if (!seen.has(key)) this.firstSeen.delete(key);
   }
 
+  /**
+   * A key somebody is waiting for (a member resuming here asked it) whose owner is dead: taken here next,
+   * whichever survivor its rendezvous names — the claim CAS keeps a race with that claimant safe, and
+   * the key then lands on the node its player came back to. Ignored unless its owner is declared dead
+   * and this node takes keys (it does not drain).
+   */
+  want(claim: ClaimView): void {
+    if (this.inFlight.has(claim.key)) return;
+    if (this.options.ownerState(claim.owner) !== "dead") return;
+    if (!this.options.liveNodes().includes(this.options.node)) return;
+    this.inFlight.add(claim.key);
+    this.urgent.push(claim);
+    this.pump();
+  }
+
   /** Keys being taken over now. */
   get pending(): number {
     return this.inFlight.size;
@@ -82,8 +102,13 @@ export class Failover {
 
   private pump(): void {
     const limit = this.options.concurrency ?? 128;
-    while (this.running < limit && this.queued.length > 0) {
-      const claim = this.queued.shift();
+    for (;;) {
+      const claim =
+        this.urgent.length > 0 && this.running < limit + urgentExtra
+          ? this.urgent.shift()
+          : this.running < limit
+            ? this.queued.shift()
+            : undefined;
       if (claim === undefined) break;
       this.running++;
       void this.takeOne(claim).finally(() => {

@@ -28,6 +28,8 @@ export interface FleetRouterOptions {
    * `UNAVAILABLE` until a survivor has taken it over. Without it every owner counts as live.
    */
   readonly ownerState?: (owner: NodeIdentity) => OwnerState;
+  /** Told of each located key whose owner is declared dead (a caller waits for its takeover). */
+  readonly deadOwner?: (claim: ClaimView) => void;
 }
 
 interface Cached {
@@ -59,6 +61,7 @@ export class FleetRouter implements Router {
   /** Nodes that refused a placed spawn, with when (scheduler ms). */
   private readonly refused = new Map<string, number>();
   private readonly ownerState: ((owner: NodeIdentity) => OwnerState) | undefined;
+  private readonly deadOwner: ((claim: ClaimView) => void) | undefined;
   private watch: KvWatch | undefined;
   /** Callers waiting for a key's claim to change (see `changed`). */
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -72,6 +75,7 @@ export class FleetRouter implements Router {
     this.attempts = Math.max(1, options.noResponders?.attempts ?? 6);
     this.firstDelayMs = options.noResponders?.firstDelayMs ?? 20;
     this.ownerState = options.ownerState;
+    this.deadOwner = options.deadOwner;
   }
 
   /** Starts the watch that keeps the cache current. Idempotent. */
@@ -133,6 +137,7 @@ export class FleetRouter implements Router {
     const state = this.ownerState?.(cached.owner) ?? "live";
     // An owner that went silent keeps its keys until a survivor has sealed them: ask again shortly.
     if (state === "suspected" || state === "dead" || cached.owner.node === this.node) {
+      if (state === "dead") this.deadOwner?.({ key, owner: cached.owner, revision: cached.revision });
       return { kind: "unavailable", retryAfterMs };
     }
     return { kind: "remote", node: cached.owner.node };

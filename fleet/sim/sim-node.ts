@@ -314,6 +314,10 @@ export class SimNode {
       return;
     }
     if (actor === undefined || !this.membership.mayAct()) {
+      // A key of a dead owner asked here is taken over here at once, as the router has a resuming
+      // member's keys taken (Failover.want); the client retries meanwhile.
+      const claim = this.claimsView.get(key);
+      if (actor === undefined && claim !== undefined) this.failover.want(claim);
       answer("refused");
       return;
     }

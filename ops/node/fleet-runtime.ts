@@ -230,6 +230,10 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     identity,
     scheduler,
     ownerState: (owner) => membership.ownerState(owner),
+    // A key a resuming member asks for is taken over here at once, not in its turn (docs/fleet.md).
+    deadOwner: (claim) => {
+      failover.want(claim);
+    },
   });
   const canOpenRoom = (): boolean => parts.capacity.canOpenRoom() && drainState.drain === null;
   const node: NodeState = {

@@ -50,3 +50,25 @@ describe("FleetRouter.changed", () => {
     expect(woken).toBe(true);
   });
 });
+
+describe("FleetRouter.locate of a dead owner's key", () => {
+  it("answers retry shortly and names the key to be taken over, only once its owner is declared dead", async () => {
+    const claims = await new MemoryKvServer().connect().bucket("claims");
+    await claims.create("lobby/AAA", encodeClaim(dead));
+    let state: "live" | "suspected" | "dead" = "suspected";
+    const wanted: string[] = [];
+    const router = new FleetRouter({
+      claims,
+      bus: new MemoryBusServer().connect(),
+      identity: me,
+      scheduler: new ManualScheduler(),
+      ownerState: () => state,
+      deadOwner: (claim) => wanted.push(`${claim.key}@${claim.owner.node}`),
+    });
+    expect(await router.locate("lobby/AAA")).toMatchObject({ kind: "unavailable" });
+    expect(wanted).toEqual([]);
+    state = "dead";
+    expect(await router.locate("lobby/AAA")).toMatchObject({ kind: "unavailable" });
+    expect(wanted).toEqual(["lobby/AAA@n1"]);
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { ManualScheduler, settle } from "../../actors/runtime/index.ts";
+import { Failover, type ClaimView, type TakeOver } from "../../fleet/index.ts";
+import type { OwnerState } from "../../fleet/index.ts";
+
+const dead = { node: "n1", incarnation: "i-1" };
+const live = { node: "n3", incarnation: "i-3" };
+
+/** A failover on n2 whose takeovers wait until released, so the order they start in shows. */
+function setup(options: { nodes?: string[]; concurrency?: number } = {}) {
+  const started: string[] = [];
+  const release: (() => void)[] = [];
+  const claims: ClaimView[] = [];
+  const failover = new Failover({
+    node: "n2",
+    claims: () => claims,
+    ownerState: (owner): OwnerState => (owner.node === "n1" ? "dead" : "live"),
+    liveNodes: () => options.nodes ?? ["n2", "n3"],
+    takeOver: (key) => {
+      started.push(key);
+      return new Promise<TakeOver>((resolve) =>
+        release.push(() => resolve({ outcome: "taken", epoch: 9, revision: 9 })),
+      );
+    },
+    taken: () => undefined,
+    scheduler: new ManualScheduler(),
+    fallbackAfterMs: 60_000,
+    concurrency: options.concurrency ?? 1,
+  });
+  return { failover, started, release, claims };
+}
+
+const claim = (key: string, owner = dead): ClaimView => ({ key, owner, revision: 3 });
+
+describe("Failover.want", () => {
+  it("takes a key a caller waits for at once, ahead of the sweep's queue and past its limit", async () => {
+    const { failover, started, claims } = setup();
+    for (let i = 0; i < 50; i++) claims.push(claim(`player/p${i}`));
+    failover.sweep();
+    await settle();
+    const queuedFirst = started.length;
+    failover.want(claim("lobby/WANTED"));
+    await settle();
+    expect(started.at(-1)).toBe("lobby/WANTED");
+    expect(started.length).toBe(queuedFirst + 1);
+  });
+
+  it("takes it whichever survivor its rendezvous names", async () => {
+    // With n2 the only other claimant out of the way, rendezvous would give some keys to n3: want ignores it.
+    const { failover, started } = setup({ nodes: ["n2", "n3", "n4", "n5"] });
+    for (let i = 0; i < 20; i++) failover.want(claim(`lobby/K${i}`));
+    await settle();
+    expect(started).toHaveLength(20);
+  });
+
+  it("leaves keys of live owners alone, and takes nothing while this node drains", async () => {
+    const { failover, started } = setup();
+    failover.want(claim("lobby/LIVE", live));
+    const draining = setup({ nodes: ["n3"] });
+    draining.failover.want(claim("lobby/DEAD"));
+    await settle();
+    expect(started).toEqual([]);
+    expect(draining.started).toEqual([]);
+  });
+
+  it("starts a key once, however many callers want it", async () => {
+    const { failover, started } = setup();
+    failover.want(claim("lobby/ONCE"));
+    failover.want(claim("lobby/ONCE"));
+    failover.sweep();
+    await settle();
+    expect(started).toEqual(["lobby/ONCE"]);
+  });
+});
