@@ -176,6 +176,36 @@ describe("KvActorStore", () => {
     });
   });
 
+  it("an older owner's write landing between the takeover's early snapshot read and its claim CAS is kept", async () => {
+    const { a, claims, snapshots } = await setup();
+    const { epoch: e1, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
+    let snapshotRead = (): void => undefined;
+    const read = new Promise<void>((resolve) => (snapshotRead = resolve));
+    const b = setupStore(
+      nodeB,
+      withFaults(claims, {
+        update: async (k, v, revision) => {
+          // The takeover read the snapshot already; the dying owner's last write lands now.
+          await read;
+          await a.write(key, snapshot(e1, "late", { n: 7 }, 1), r0);
+          return claims.update(k, v, revision);
+        },
+      }),
+      withFaults(snapshots, {
+        get: async (k) => {
+          const entry = await snapshots.get(k);
+          snapshotRead();
+          return entry;
+        },
+      }),
+    );
+    const taken = await b.takeOver(key, e1);
+    if (taken.outcome !== "taken") throw new Error(`not taken: ${taken.outcome}`);
+    const stored = decodeSnapshot((await snapshots.get(key))!.value);
+    expect(stored).toMatchObject({ epoch: taken.epoch, state: { n: 7 }, seq: 1 });
+    expect(await b.read(key)).toMatchObject({ epoch: taken.epoch, snapshot: { state: { n: 7 } } });
+  });
+
   it("the restore right after a takeover reads nothing: the seal it just wrote stands in, once", async () => {
     const { a, claims, snapshots } = await setup();
     const { epoch: e1, revision: r0 } = await a.create(key, (e) => snapshot(e, "w0"));
