@@ -1,6 +1,7 @@
 import type { Scheduler } from "../actors/runtime/index.ts";
 import { type NodeIdentity, sameIdentity } from "./claim.ts";
 import type { ClaimView } from "./failover.ts";
+import { movePriority } from "./key-priority.ts";
 import type { MoveOutcome } from "./migration.ts";
 
 /** A node a drain may move keys to. */
@@ -190,9 +191,4 @@ export class Drain {
       this.options.scheduler.at(this.options.scheduler.now() + ms, resolve);
     });
   }
-}
-
-/** A drain's order: a player's record after every key that holds members (0 first). */
-function movePriority(key: string): number {
-  return key.startsWith("player/") ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import type { Scheduler } from "../actors/runtime/index.ts";
 import type { TakeOver } from "./actor-store.ts";
 import type { NodeIdentity } from "./claim.ts";
+import { movePriority } from "./key-priority.ts";
 import type { OwnerState } from "./membership.ts";
 import { rendezvousOwner } from "./rendezvous.ts";
 
@@ -47,8 +48,11 @@ export class Failover {
   private readonly options: FailoverOptions;
   private readonly inFlight = new Set<string>();
   private readonly queued: ClaimView[] = [];
-  /** Keys a caller is waiting for (see `want`): started before the queue, past its limit. */
-  private readonly urgent: ClaimView[] = [];
+  /**
+   * Keys a caller is waiting for (see `want`), started before the queue and past its limit: lobbies
+   * first (a member whose record was just taken wants its lobby next), then players' records.
+   */
+  private readonly urgent: [ClaimView[], ClaimView[]] = [[], []];
   /** When this node first saw each orphaned key (wall ms), for the fallback. */
   private readonly firstSeen = new Map<string, number>();
   private running = 0;
@@ -85,7 +89,7 @@ export class Failover {
     if (this.options.ownerState(claim.owner) !== "dead") return;
     if (!this.options.liveNodes().includes(this.options.node)) return;
     this.inFlight.add(claim.key);
-    this.urgent.push(claim);
+    this.urgent[movePriority(claim.key) === 0 ? 0 : 1].push(claim);
     this.pump();
   }
 
@@ -103,9 +107,10 @@ export class Failover {
   private pump(): void {
     const limit = this.options.concurrency ?? 128;
     for (;;) {
+      const urgent = this.urgent[0].length > 0 ? this.urgent[0] : this.urgent[1];
       const claim =
-        this.urgent.length > 0 && this.running < limit + urgentExtra
-          ? this.urgent.shift()
+        urgent.length > 0 && this.running < limit + urgentExtra
+          ? urgent.shift()
           : this.running < limit
             ? this.queued.shift()
             : undefined;

@@ -45,6 +45,21 @@ describe("Failover.want", () => {
     expect(started.length).toBe(queuedFirst + 1);
   });
 
+  it("takes wanted lobbies before wanted players' records", async () => {
+    const { failover, started, release, claims } = setup();
+    claims.push(claim("player/first"));
+    failover.sweep();
+    await settle();
+    // The one slot of the queue is busy; 64 more are for wanted keys. Fill them with records, then ask more.
+    for (let i = 0; i < 70; i++) failover.want(claim(`player/p${i}`));
+    failover.want(claim("lobby/LATE"));
+    await settle();
+    expect(started).not.toContain("lobby/LATE");
+    release.shift()?.();
+    await settle();
+    expect(started.at(-1)).toBe("lobby/LATE");
+  });
+
   it("takes it whichever survivor its rendezvous names", async () => {
     // With n2 the only other claimant out of the way, rendezvous would give some keys to n3: want ignores it.
     const { failover, started } = setup({ nodes: ["n2", "n3", "n4", "n5"] });
