@@ -90,7 +90,7 @@ export class FleetRouter implements Router {
     this.watch?.stop();
     this.watch = undefined;
     this.cache.clear();
-    for (const key of [...this.waiters.keys()]) this.wake(key);
+    this.wakeAll();
   }
 
   /**
@@ -115,6 +115,14 @@ export class FleetRouter implements Router {
       const cancel = this.scheduler.at(this.scheduler.now() + maxMs, done);
       set.add(done);
     });
+  }
+
+  /**
+   * Wakes every caller waiting in `changed`: an owner was declared dead, so the keys it held may now be
+   * taken over (a caller asking again has its key taken at once, see `deadOwner`).
+   */
+  wakeAll(): void {
+    for (const key of [...this.waiters.keys()]) this.wake(key);
   }
 
   private wake(key: string): void {

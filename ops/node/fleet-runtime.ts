@@ -215,6 +215,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       peerDead: (peer) => {
         parts.log.warn({ peer }, "peer declared dead; its lobbies are taken over");
         failover.sweep();
+        // Members waiting for its keys ask again now: each key they ask for is taken over at once.
+        router.wakeAll();
       },
       ticked: () => {
         failover.sweep();

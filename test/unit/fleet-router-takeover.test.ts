@@ -39,6 +39,17 @@ describe("FleetRouter.changed", () => {
     expect(woken).toBe(true);
   });
 
+  it("wakes every waiter when told an owner died, so each asks again at once", async () => {
+    const { router } = await setup();
+    const woken: string[] = [];
+    void router.changed("lobby/AAA", 60_000).then(() => woken.push("AAA"));
+    void router.changed("player/ann", 60_000).then(() => woken.push("ann"));
+    await settle();
+    router.wakeAll();
+    await settle();
+    expect(woken.sort()).toEqual(["AAA", "ann"]);
+  });
+
   it("gives up after its longest wait when nothing changes", async () => {
     const { scheduler, router } = await setup();
     let woken = false;
