@@ -201,10 +201,16 @@ export class Connection implements SessionSocket {
     const { session, welcome } = bindSession(this, hello, verified.claims, this.deps);
     this.session = session;
     this.reply(welcome);
-    session.located = locateLobby(this.deps.system, session, this, {
-      ownerOf: (key) => this.deps.requests.ownerOf(key),
-      waitForOwner: (key, maxMs) => this.deps.requests.waitForOwner(key, maxMs),
-    });
+    session.located = locateLobby(
+      this.deps.system,
+      session,
+      this,
+      {
+        ownerOf: (key) => this.deps.requests.ownerOf(key),
+        waitForOwner: (key, maxMs) => this.deps.requests.waitForOwner(key, maxMs),
+      },
+      welcome.resumed ? hello.lobby : undefined,
+    );
     // A player back while its queue match runs is told where (SPEC §4); requests need not wait for it.
     locateMatch(this.deps.system, session, this).catch((error: unknown) => {
       this.deps.logger.warn({ error: String(error) }, "match reconnect lookup failed");

@@ -24,7 +24,7 @@ export function bindSession(
   hello: HelloFrame,
   claims: Pick<PlayerClaims, "sub" | "name">,
   deps: BindDeps,
-): { session: Session; welcome: object } {
+): { session: Session; welcome: { resumed: boolean } } {
   const player = claims.sub;
   const resumed = hello.resume ? verifyResumeToken(hello.resume, deps.sessionSecret) : undefined;
   const isResume = resumed?.player === player;
@@ -61,6 +61,7 @@ export function bindSession(
     // Every region's URL, so the SDK can measure its round trip to each (empty lists are left out).
     ...regionsOf(deps),
     resumed: isResume,
+    lobbyHint: true,
   };
   return { session, welcome };
 }
@@ -81,6 +82,8 @@ export async function locateLobby(
   session: Session,
   socket: SessionSocket,
   fleet: LocateFleet = {},
+  /** The lobby code the client said it was in (`hello.lobby`), on a resume. */
+  lobbyHint?: string,
 ): Promise<void> {
   const ownerOf = fleet.ownerOf ?? (() => Promise.resolve<OwnerLocation>({ kind: "here" }));
   // Told to retry while a key is taken over: wait for the takeover to land, at most the retry delay.
@@ -97,6 +100,13 @@ export async function locateLobby(
   // In a fleet the registry and the lobby may be being taken over (their node died): a retryable
   // answer is asked again until the wait runs out, never taken to mean "in no lobby".
   const deadline = Date.now() + maxTakeoverWaitMs;
+  const hinted = lobbyHint === undefined || session.activity !== null ? null : hintedKey(lobbyHint);
+  if (
+    hinted !== null &&
+    (await resumeInHintedLobby(system, session, socket, hinted, ownerOf, waitFor, deadline))
+  )
+    return;
+  if (session.socket !== socket) return;
   const record = `player/${session.player}`;
   let found = await system.ask(record, { type: "get" });
   while (
@@ -151,6 +161,51 @@ export async function locateLobby(
     if (session.socket !== socket) return;
     marked = await system.ask(lobby, back);
   }
+}
+
+/** The lobby key a `hello.lobby` names, or null when it is no lobby code. */
+function hintedKey(code: string): string | null {
+  const normalized = code.trim().toUpperCase();
+  return /^[A-Z0-9]{1,32}$/.test(normalized) ? `lobby/${normalized}` : null;
+}
+
+/**
+ * A resumed session goes straight to the lobby its client named, when that lobby is here or being taken
+ * over (then it is taken here): the player's record is not waited on, so after a failover the member is
+ * served as soon as its lobby is. The lobby decides: the session is bound only if the lobby answers that
+ * the player is its member. True when bound; false sends the session the usual way, through the
+ * player's record (a lobby that lives on another node included: the record, not the client, decides
+ * where the player is sent).
+ */
+async function resumeInHintedLobby(
+  system: ActorSystem,
+  session: Session,
+  socket: SessionSocket,
+  key: string,
+  ownerOf: (key: string) => Promise<OwnerLocation>,
+  waitFor: (key: string, maxMs: number) => Promise<void>,
+  deadline: number,
+): Promise<boolean> {
+  for (;;) {
+    const owner = await ownerOf(key);
+    if (session.socket !== socket) return false;
+    if (owner.kind === "here") break;
+    if (owner.kind === "elsewhere" || Date.now() >= deadline) return false;
+    await waitFor(key, owner.retryAfterMs);
+  }
+  // Set before asking: the state the lobby pushes in answer is for this lobby.
+  const before = session.lobby;
+  session.lobby = key;
+  const back = { type: "connection", player: session.player, connected: true };
+  let marked = await system.ask(key, back);
+  while (!marked.ok && marked.retryAfterMs !== undefined && Date.now() < deadline) {
+    await sleep(marked.retryAfterMs);
+    if (session.socket !== socket) return false;
+    marked = await system.ask(key, back);
+  }
+  const member = marked.ok && (marked.value as { member?: unknown } | undefined)?.member === true;
+  if (!member && session.lobby === key) session.lobby = before;
+  return member;
 }
 
 /** True when the activity lobby `key` says it has started; false when it says not, or cannot say now. */

@@ -21,23 +21,30 @@ export function reconnect(state: LobbyState, player: string): Step {
   return { state: next, effects: [cancelGrace(player), pushState(next)] };
 }
 
-/** The gateway reports a member's session dropping or coming back. Unknown players change nothing. */
+/**
+ * The gateway reports a member's session dropping or coming back. Unknown players change nothing. The
+ * answer says whether the player is a member: a gateway resuming a session on a lobby the client named
+ * (`hello.lobby`) learns from it that the lobby is the player's.
+ */
 export function connection(state: LobbyState, message: LobbyMessageOf<"connection">, env: LobbyEnv): Step {
   const { player, connected } = message;
   const member = findMember(state, player);
-  if (member === undefined) return { state, effects: [reply()] };
+  if (member === undefined) return { state, effects: [reply(notMember)] };
   if (connected) {
     // A member seated in the running room is back for the room too: after a failover the room may live
     // on another node than this lobby, where the member's session is not, and waits for its seats.
     const room =
       member.inRoom && roomRunning(state) && state.room !== null ? [roomBack(state.room.code, player)] : [];
     // A session resumed without the lobby noticing a drop still wants the current state.
-    if (member.connected) return { state, effects: [pushStateTo(state, player), ...room, reply()] };
-    return withEffects(reconnect(state, player), ...room, reply());
+    if (member.connected) return { state, effects: [pushStateTo(state, player), ...room, reply(isMember)] };
+    return withEffects(reconnect(state, player), ...room, reply(isMember));
   }
-  if (!member.connected) return { state, effects: [reply()] };
-  return withEffects(disconnect(state, member, env), reply());
+  if (!member.connected) return { state, effects: [reply(isMember)] };
+  return withEffects(disconnect(state, member, env), reply(isMember));
 }
+
+const isMember = { member: true };
+const notMember = { member: false };
 
 /**
  * The lobby's running room was restored on a new node, which counts as connected only the seats whose

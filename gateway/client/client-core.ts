@@ -61,6 +61,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
   private opening = false;
   private welcomed = false;
   private resume: string | undefined;
+  /** The last welcome said the fleet reads `hello.lobby` (a resume then names the lobby the client was in). */
+  private lobbyHint = false;
+  /** This attempt's hello named a lobby (an older node refuses such a hello: the next attempt does not). */
+  private hinted = false;
   private nextId = 1;
   private urlIndex = 0;
   private attempts = 0;
@@ -215,7 +219,13 @@ export class ClientCore extends Emitter<FoyerEvents> {
     socket.binaryType = "arraybuffer";
     socket.onopen = () => {
       const resume = this.resume ? { resume: this.resume } : {};
-      socket.send(this.encode({ type: "hello", protocol: PROTOCOL_VERSION, token, ...resume }));
+      const code =
+        this.resume && this.lobbyHint && this.lobby?.key.startsWith("lobby/") === true
+          ? this.lobby.code
+          : undefined;
+      this.hinted = code !== undefined;
+      const lobby = code === undefined ? {} : { lobby: code };
+      socket.send(this.encode({ type: "hello", protocol: PROTOCOL_VERSION, token, ...resume, ...lobby }));
     };
     socket.onmessage = (ev) => {
       if (this.socket === socket) this.onFrame(ev.data);
@@ -241,6 +251,13 @@ export class ClientCore extends Emitter<FoyerEvents> {
     const wasReady = this.welcomed;
     this.welcomed = false;
     if (this.closedByUser) return;
+    if (code === CloseCodes.PROTOCOL.code && this.hinted && !wasReady) {
+      // A node of an older release (a rolling deploy) does not know `hello.lobby`: resume without it.
+      this.lobbyHint = false;
+      this.hinted = false;
+      this.retryLater();
+      return;
+    }
     if (finalCloses.has(code)) {
       this.closedByUser = true;
       const kind = code === CloseCodes.UNAUTHORIZED.code ? "UNAUTHORIZED" : "UNAVAILABLE";
@@ -328,6 +345,8 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.welcomed = true;
         this.attempts = 0;
         this.resume = frame.resume;
+        this.lobbyHint = frame.lobbyHint === true;
+        this.hinted = false;
         this.player = frame.player.id;
         this.region = frame.region ?? null;
         this.regions = frame.regions ?? [];

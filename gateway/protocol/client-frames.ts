@@ -31,6 +31,12 @@ export const helloFrame = z
     protocol: z.number().int(),
     token: text(4096),
     resume: text(512).optional(),
+    /**
+     * With `resume`: the code of the lobby the client was in. A node whose welcome said `lobbyHint`
+     * finds that lobby first (the lobby itself says whether the player is a member), without waiting for
+     * the player's record — after a failover the lobby is served as soon as it is taken over.
+     */
+    lobby: lobbyCode.optional(),
   })
   .strict();
 

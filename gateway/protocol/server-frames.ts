@@ -35,6 +35,8 @@ export const welcomeFrame = z
      */
     regions: z.array(z.object({ region: z.string(), url: z.string() }).strict()).optional(),
     resumed: z.boolean(),
+    /** This node reads `hello.lobby` on a resume (older nodes refuse a hello that has it). */
+    lobbyHint: z.boolean().optional(),
   })
   .strict();
 

@@ -81,6 +81,8 @@ export async function rawSocket(
     player?: string;
     token?: string;
     resume?: string;
+    /** `hello.lobby`: the lobby code a resuming client says it was in. */
+    lobby?: string;
     json?: boolean;
     headers?: Record<string, string>;
     hello?: boolean;
@@ -104,7 +106,13 @@ export async function rawSocket(
   });
   if (opts.hello !== false) {
     const token = opts.token ?? tokenFor(opts.player ?? "raw");
-    const hello = { type: "hello", protocol: 1, token, ...(opts.resume ? { resume: opts.resume } : {}) };
+    const hello = {
+      type: "hello",
+      protocol: 1,
+      token,
+      ...(opts.resume ? { resume: opts.resume } : {}),
+      ...(opts.lobby === undefined ? {} : { lobby: opts.lobby }),
+    };
     ws.send(encodeFrame(hello, opts.json ? "json" : "msgpack"));
     await eventually(() => {
       if (

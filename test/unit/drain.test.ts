@@ -98,6 +98,9 @@ describe("Drain", () => {
       concurrency: 2,
     });
     expect(await drain.run()).toMatchObject({ state: "done", moved: 12 });
-    expect(order.slice(0, 6).every((key) => key.startsWith("lobby/")), order.join(" ")).toBe(true);
+    expect(
+      order.slice(0, 6).every((key) => key.startsWith("lobby/")),
+      order.join(" "),
+    ).toBe(true);
   });
 });

@@ -20,7 +20,7 @@ describe("rejoin during a room (SPEC §1 Rejoin)", () => {
     expect(effects).toEqual([
       { type: "timer", name: "grace:bob", at: T0 + 30_000, kind: "grace" },
       { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },
-      { type: "reply" },
+      { type: "reply", value: { member: true } },
     ]);
     expect(lobbyIdle(d.state)).toBe(false);
   });
@@ -60,7 +60,7 @@ describe("rejoin during a room (SPEC §1 Rejoin)", () => {
         to: `room/${d.state.room!.code}`,
         message: { type: "connection", player: "bob", connected: true },
       },
-      { type: "reply" },
+      { type: "reply", value: { member: true } },
     ]);
   });
 
@@ -113,7 +113,7 @@ describe("disconnects outside a room (SPEC §1 Disconnects)", () => {
     expect(drop).toEqual([
       { type: "timer", name: "grace:bob", at: T0 + 10_000, kind: "grace" },
       { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },
-      { type: "reply" },
+      { type: "reply", value: { member: true } },
     ]);
     d.ctx.advance(10_000);
     const expiry = d.fire("grace:bob");
@@ -131,7 +131,7 @@ describe("disconnects outside a room (SPEC §1 Disconnects)", () => {
     expect(effects).toEqual([
       { type: "tell", to: "player/alice", message: { type: "left", lobby: KEY } },
       { type: "push", to: ["bob"], frame: lobbyFrame(d.state) },
-      { type: "reply" },
+      { type: "reply", value: { member: true } },
     ]);
   });
 
@@ -147,15 +147,20 @@ describe("disconnects outside a room (SPEC §1 Disconnects)", () => {
   it("repeated or unknown connection reports change nothing; a resumed session gets the state", () => {
     const d = lobbyOf(["alice", "bob"]);
     const before = d.state;
-    expect(d.send({ type: "connection", player: "zed", connected: false })).toEqual([{ type: "reply" }]);
+    // The answer says the player is no member: a gateway that resumed it there on the client's word unbinds it.
+    expect(d.send({ type: "connection", player: "zed", connected: false })).toEqual([
+      { type: "reply", value: { member: false } },
+    ]);
     expect(d.send({ type: "connection", player: "bob", connected: true })).toEqual([
       { type: "push", to: ["bob"], frame: lobbyFrame(before) },
-      { type: "reply" },
+      { type: "reply", value: { member: true } },
     ]);
     expect(d.state).toBe(before);
     d.send({ type: "connection", player: "bob", connected: false });
     const away = d.state;
-    expect(d.send({ type: "connection", player: "bob", connected: false })).toEqual([{ type: "reply" }]);
+    expect(d.send({ type: "connection", player: "bob", connected: false })).toEqual([
+      { type: "reply", value: { member: true } },
+    ]);
     expect(d.state).toBe(away);
   });
 });

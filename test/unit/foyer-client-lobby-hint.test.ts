@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FoyerClient } from "../../gateway/client/index.ts";
+import { CloseCodes } from "../../gateway/protocol/close-codes.ts";
+import { fakeSockets, type FakeSocket } from "../support/fake-socket.ts";
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const lobbyFrame = {
+  type: "lobby",
+  key: "lobby/ABCD",
+  epoch: 1,
+  seq: 1,
+  code: "ABCD",
+  public: false,
+  metadata: null,
+  host: "p1",
+  members: [
+    { player: "p1", memberId: 1, name: "p1", ready: false, team: null, connected: true, inRoom: false },
+  ],
+  playing: false,
+  room: null,
+};
+
+/** A client welcomed by a node (that reads `hello.lobby` or not) and shown its lobby, then dropped. */
+async function droppedInLobby(lobbyHint: boolean) {
+  const { Socket, made } = fakeSockets();
+  const client = new FoyerClient({
+    urls: ["ws://node-1/ws", "ws://node-2/ws"],
+    token: "tok",
+    reconnectMinMs: 10,
+    reconnectMaxMs: 10,
+    WebSocket: Socket,
+  });
+  const last = (): FakeSocket => made.at(-1)!;
+  const done = client.connect();
+  await vi.advanceTimersByTimeAsync(0);
+  last().accept();
+  last().deliver({
+    type: "welcome",
+    protocol: 1,
+    session: "s1",
+    resume: "resume-token",
+    player: { id: "p1", name: "p1" },
+    node: "node-1",
+    resumed: false,
+    ...(lobbyHint ? { lobbyHint: true } : {}),
+  });
+  await done;
+  last().deliver(lobbyFrame);
+  last().drop();
+  await vi.advanceTimersByTimeAsync(20);
+  last().accept();
+  return { client, made, last };
+}
+
+describe("FoyerClient resume with its lobby", () => {
+  it("names the lobby it was in when it resumes on a fleet that reads it", async () => {
+    const { client, last } = await droppedInLobby(true);
+    expect(last().sent[0]).toMatchObject({ type: "hello", resume: "resume-token", lobby: "ABCD" });
+    client.close();
+  });
+
+  it("does not name it to a node whose welcome did not offer it", async () => {
+    const { client, last } = await droppedInLobby(false);
+    expect(last().sent[0]).toMatchObject({ type: "hello", resume: "resume-token" });
+    expect(last().sent[0]).not.toHaveProperty("lobby");
+    client.close();
+  });
+
+  it("resumes without it after a node of an older release refuses the hello, instead of giving up", async () => {
+    const { client, made, last } = await droppedInLobby(true);
+    const refused = last();
+    refused.drop(CloseCodes.PROTOCOL.code, "PROTOCOL");
+    await vi.advanceTimersByTimeAsync(20);
+    expect(made.length).toBeGreaterThan(2);
+    last().accept();
+    expect(last().sent[0]).toMatchObject({ type: "hello", resume: "resume-token" });
+    expect(last().sent[0]).not.toHaveProperty("lobby");
+    client.close();
+  });
+});
