@@ -36,6 +36,13 @@ export interface FailoverOptions {
   readonly fallbackAfterMs: number;
   /** Takeovers in flight at once. Default 128 (each waits on a few KV round trips, not on this node). */
   readonly concurrency?: number;
+  /**
+   * How long the sweep leaves a dead owner's key to be wanted (`want`) before it takes it itself.
+   * Members resuming on survivors ask for their lobbies within moments of the death: each is then taken
+   * where its member is, without racing the sweep of another survivor (whose win would send the member
+   * on with a redirect). Default 1,000 ms.
+   */
+  readonly sweepAfterMs?: number;
 }
 
 /**
@@ -56,6 +63,8 @@ export class Failover {
   /** When this node first saw each orphaned key (wall ms), for the fallback. */
   private readonly firstSeen = new Map<string, number>();
   private running = 0;
+  /** The sweep that takes keys held back for `sweepAfterMs`, when one is set. */
+  private laterSweep: (() => void) | undefined;
 
   constructor(options: FailoverOptions) {
     this.options = options;
@@ -66,16 +75,28 @@ export class Failover {
     const now = this.options.scheduler.now();
     const live = this.options.liveNodes();
     const seen = new Set<string>();
+    const holdMs = this.options.sweepAfterMs ?? 1_000;
+    let heldUntil = Infinity;
     for (const claim of this.options.claims()) {
       if (this.options.ownerState(claim.owner) !== "dead") continue;
       seen.add(claim.key);
       if (this.inFlight.has(claim.key)) continue;
       const first = this.firstSeen.get(claim.key) ?? now;
       this.firstSeen.set(claim.key, first);
+      if (now - first < holdMs) {
+        heldUntil = Math.min(heldUntil, first + holdMs);
+        continue;
+      }
       const claimant = rendezvousOwner(claim.key, live);
       if (claimant === this.options.node || now - first >= this.options.fallbackAfterMs) this.enqueue(claim);
     }
     for (const key of this.firstSeen.keys()) if (!seen.has(key)) this.firstSeen.delete(key);
+    if (heldUntil !== Infinity && this.laterSweep === undefined) {
+      this.laterSweep = this.options.scheduler.at(heldUntil, () => {
+        this.laterSweep = undefined;
+        this.sweep();
+      });
+    }
   }
 
   /**

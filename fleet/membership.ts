@@ -1,6 +1,6 @@
 import type { Scheduler } from "../actors/runtime/index.ts";
 import type { NodeIdentity } from "./claim.ts";
-import type { KvBucket, KvEntry } from "./kv.ts";
+import type { KvBucket, KvEntry, KvWatch } from "./kv.ts";
 import { isKvError, isTimeout, isUnavailable, isWrongRevision } from "./kv-error.ts";
 import {
   type Heartbeat,
@@ -124,6 +124,8 @@ export class Membership {
   /** Monotonic time of the last heartbeat round whose write and read both succeeded. */
   private lastGoodRound: number | undefined;
   private cancelTick: (() => void) | undefined;
+  /** Tombstones written by peers, heard as they land (the rounds still read every record). */
+  private tombstones: KvWatch | undefined;
   private ticking = false;
   private stopped = true;
   /** Waiting for the lease to come back (or to be lost for good). */
@@ -214,13 +216,38 @@ export class Membership {
   start(): this {
     this.stopped = false;
     this.schedule();
+    try {
+      this.tombstones ??= this.nodes.watch({}, (entry) => {
+        this.heardTombstone(entry);
+      });
+    } catch (error) {
+      // A store that cannot watch (the fleet simulation's): the rounds alone find tombstones.
+      if (!isKvError(error)) throw error;
+    }
     return this;
   }
 
   stop(): void {
     this.stopped = true;
     this.cancelTick?.();
+    this.tombstones?.stop();
+    this.tombstones = undefined;
     this.settleLeaseWaiters();
+  }
+
+  /**
+   * A peer's tombstone, written by another observer, is a death declared: taken as soon as the watch
+   * delivers it, so every survivor starts taking the dead node's keys at once rather than at its next
+   * round (up to a heartbeat later, while members wait). Anything else in the watch is left to the rounds,
+   * which count silence; a watch that goes quiet (NATS-NOTES) costs only that head start.
+   */
+  private heardTombstone(entry: KvEntry): void {
+    if (entry.key === this.node || entry.operation !== "PUT" || this.isFenced) return;
+    const record = decodeOrNull(entry);
+    if (record === null || !isTombstone(record)) return;
+    const peer = this.peers.get(entry.key);
+    if (peer === undefined || peer.dead || peer.revision >= entry.revision) return;
+    this.learn(entry.key, entry.revision, record, this.options.monotonic());
   }
 
   /**

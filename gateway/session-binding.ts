@@ -171,7 +171,8 @@ function hintedKey(code: string): string | null {
 
 /**
  * A resumed session goes straight to the lobby its client named, when that lobby is here or being taken
- * over (then it is taken here): the player's record is not waited on, so after a failover the member is
+ * over (then it is taken here), or owned by a node that does not answer (the one the client lost): the
+ * player's record is not waited on, so after a failover the member is
  * served as soon as its lobby is. The lobby decides: the session is bound only if the lobby answers that
  * the player is its member. True when bound; false sends the session the usual way, through the
  * player's record (a lobby that lives on another node included: the record, not the client, decides
@@ -186,12 +187,25 @@ async function resumeInHintedLobby(
   waitFor: (key: string, maxMs: number) => Promise<void>,
   deadline: number,
 ): Promise<boolean> {
+  // Owned elsewhere: perhaps by the node this client just lost, not suspected yet. The lobby is asked
+  // there (a read, `view`): if it answers, the record decides where the player goes. Until it does, the
+  // owner is looked at again every `probeRetryMs` (and at once when a node is declared dead): once it
+  // is, the lobby is taken over here.
+  let probe: Promise<boolean> | null = null;
   for (;;) {
     const owner = await ownerOf(key);
     if (session.socket !== socket) return false;
     if (owner.kind === "here") break;
-    if (owner.kind === "elsewhere" || Date.now() >= deadline) return false;
-    await waitFor(key, owner.retryAfterMs);
+    if (Date.now() >= deadline) return false;
+    if (owner.kind === "waiting") {
+      await waitFor(key, owner.retryAfterMs);
+      continue;
+    }
+    probe ??= system.ask(key, { type: "view" }).then((seen) => seen.ok);
+    const answered = await Promise.race([probe, waitFor(key, probeRetryMs).then(() => null)]);
+    if (session.socket !== socket) return false;
+    if (answered === true) return false;
+    if (answered === false) probe = null; // unreachable: asked again on the next look
   }
   // Set before asking: the state the lobby pushes in answer is for this lobby.
   const before = session.lobby;
@@ -220,6 +234,9 @@ export interface LocateFleet {
   /** Resolves when the claim of `key` changes hands, or after `maxMs`. */
   readonly waitForOwner?: (key: string, maxMs: number) => Promise<void>;
 }
+
+/** How often a hinted lobby owned by a node that does not answer is looked at again (a death wakes it). */
+const probeRetryMs = 250;
 
 /** How long a resumed member waits for its registry and lobby to be taken over after their node died. */
 const maxTakeoverWaitMs = 20_000;

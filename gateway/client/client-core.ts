@@ -286,9 +286,14 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.open();
   }
 
-  /** Tries the next URL after a backoff. */
+  /**
+   * Tries the next URL after a backoff. The first try after losing a node goes to a random other URL of
+   * three or more: the clients of a node that died spread over the survivors (each takes over the lobbies
+   * its members come back to) instead of all landing on the next one in the list.
+   */
   private retryLater(): void {
-    this.urlIndex++;
+    const count = this.options.urls.length;
+    this.urlIndex += this.attempts === 0 && count > 2 ? 1 + Math.floor(Math.random() * (count - 1)) : 1;
     const { reconnectMinMs = 50, reconnectMaxMs = 2_000 } = this.options;
     const delay = backoffMs(this.attempts++, reconnectMinMs, reconnectMaxMs);
     this.reconnectTimer = setTimeout(() => {

@@ -22,7 +22,10 @@ export interface SocketLike {
 
 /** Options of a FoyerClient. */
 export interface FoyerClientOptions {
-  /** Bootstrap URLs (`ws://host:port/ws`); the client tries them in turn when it (re)connects. */
+  /**
+   * Bootstrap URLs (`ws://host:port/ws`); the client tries them in turn when it (re)connects, starting
+   * from a random other one after it lost a node (with three or more).
+   */
   readonly urls: readonly string[];
   /**
    * The player's signed token, or a function that fetches a fresh one (called before every attempt; a

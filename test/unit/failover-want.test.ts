@@ -7,7 +7,7 @@ const dead = { node: "n1", incarnation: "i-1" };
 const live = { node: "n3", incarnation: "i-3" };
 
 /** A failover on n2 whose takeovers wait until released, so the order they start in shows. */
-function setup(options: { nodes?: string[]; concurrency?: number } = {}) {
+function setup(options: { nodes?: string[]; concurrency?: number; scheduler?: ManualScheduler } = {}) {
   const started: string[] = [];
   const release: (() => void)[] = [];
   const claims: ClaimView[] = [];
@@ -23,7 +23,7 @@ function setup(options: { nodes?: string[]; concurrency?: number } = {}) {
       );
     },
     taken: () => undefined,
-    scheduler: new ManualScheduler(),
+    scheduler: options.scheduler ?? new ManualScheduler(),
     fallbackAfterMs: 60_000,
     concurrency: options.concurrency ?? 1,
   });
@@ -58,6 +58,21 @@ describe("Failover.want", () => {
     release.shift()?.();
     await settle();
     expect(started.at(-1)).toBe("lobby/LATE");
+  });
+
+  it("the sweep leaves a dead owner's keys to be wanted for a moment, then takes its own share", async () => {
+    const scheduler = new ManualScheduler();
+    const { failover, started, claims } = setup({ scheduler, nodes: ["n2"], concurrency: 100 });
+    for (let i = 0; i < 10; i++) claims.push(claim(`lobby/K${i}`));
+    failover.sweep();
+    await settle();
+    expect(started).toEqual([]);
+    failover.want(claim("lobby/K3"));
+    await settle();
+    expect(started).toEqual(["lobby/K3"]);
+    await scheduler.advance(1_000);
+    await settle();
+    expect([...started].sort()).toEqual(claims.map((c) => c.key).sort());
   });
 
   it("takes it whichever survivor its rendezvous names", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ManualScheduler } from "../../actors/runtime/index.ts";
-import { MemoryKvServer, encodeNodeRecord } from "../../fleet/index.ts";
+import { ManualScheduler, settle } from "../../actors/runtime/index.ts";
+import { Membership, MemoryKvServer, encodeNodeRecord } from "../../fleet/index.ts";
 import { member } from "./support/membership.ts";
 
 describe("Membership.ownerState", () => {
@@ -34,6 +34,36 @@ describe("Membership.ownerState", () => {
     await b.join();
     await b.tick();
     expect(b.ownerState({ node: "n1", incarnation: "a1" })).toBe("dead");
+  });
+});
+
+describe("Membership: a tombstone another observer wrote", () => {
+  it("declares its node dead as soon as the watch delivers it, not at the next round", async () => {
+    const scheduler = new ManualScheduler();
+    const nodes = await new MemoryKvServer().connect().bucket("nodes");
+    await member(nodes, "n1", "a1", scheduler).join();
+    const dead: string[] = [];
+    const watching = new Membership({
+      nodes,
+      node: "n2",
+      incarnation: "b1",
+      scheduler,
+      monotonic: () => scheduler.now(),
+      facts: () => ({ url: "", region: "r", load: 0, draining: false, version: "t", protocol: 1 }),
+      events: { peerDead: (peer) => dead.push(`${peer.node}/${peer.incarnation}`) },
+    });
+    await watching.join();
+    await watching.tick();
+    watching.start();
+    await settle();
+    expect(watching.ownerState({ node: "n1", incarnation: "a1" })).toBe("live");
+    // n3 declares n1 dead; no round of the watching node runs (the clock does not move).
+    const record = (await nodes.get("n1"))!;
+    await nodes.update("n1", encodeNodeRecord({ dead: true, incarnation: "a1", by: "n3" }), record.revision);
+    await settle();
+    expect(watching.ownerState({ node: "n1", incarnation: "a1" })).toBe("dead");
+    expect(dead).toEqual(["n1/a1"]);
+    watching.stop();
   });
 });
 

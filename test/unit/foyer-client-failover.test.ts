@@ -84,3 +84,32 @@ describe("FoyerClient resume with its lobby", () => {
     client.close();
   });
 });
+
+describe("FoyerClient after losing its node", () => {
+  it("goes first to a random other URL of three or more, then on in turn", async () => {
+    for (const [draw, expected] of [
+      [0, "ws://node-2/ws"],
+      [0.99, "ws://node-3/ws"],
+    ] as const) {
+      const { Socket, made } = fakeSockets();
+      const client = new FoyerClient({
+        urls: ["ws://node-1/ws", "ws://node-2/ws", "ws://node-3/ws"],
+        token: "tok",
+        reconnectMinMs: 10,
+        reconnectMaxMs: 10,
+        WebSocket: Socket,
+      });
+      const done = client.connect();
+      await vi.advanceTimersByTimeAsync(0);
+      made.at(-1)!.accept();
+      made.at(-1)!.welcome();
+      await done;
+      const random = vi.spyOn(Math, "random").mockReturnValue(draw);
+      made.at(-1)!.drop();
+      await vi.advanceTimersByTimeAsync(20);
+      random.mockRestore();
+      expect(made.at(-1)!.url).toBe(expected);
+      client.close();
+    }
+  });
+});
