@@ -12,6 +12,7 @@ import {
 } from "../../actors/runtime/index.ts";
 import { ResultTable } from "../../actors/runtime/request-results.ts";
 import { decodeSnapshot } from "../../fleet/index.ts";
+import { resultSessionsOf } from "../../ops/config.ts";
 
 // The answers an actor keeps for retries (docs/protocol.md, "Exactly once"): per session, per actor and
 // by time, written in every snapshot, and read from snapshots the previous release wrote.
@@ -171,6 +172,11 @@ describe("request results", () => {
     expect(await h.system.ask(key, { type: "add", by: 0 })).toEqual({ ok: true, value: 11 });
     expect(await add(h, "s0", 6)).toEqual({ ok: true, value: 12 });
     expect(sessionsOf(h.store.peek(key)?.results)).toEqual(["s2", "s3", "s4", "s0"]);
+  });
+
+  it("a node keeps at least twice maxMembers sessions, so a full large lobby finds its answers", () => {
+    expect(resultSessionsOf({ maxMembers: 8 })).toBe(defaultResultSessions);
+    expect(resultSessionsOf({ maxMembers: 1000 })).toBe(2000);
   });
 });
 
