@@ -17,9 +17,9 @@ const joinersPerLobby = 6;
 
 const node = await startFoyerNode();
 const hosts: { client: FoyerClient; code: string }[] = [];
-// Fresh lobbies for each phase: a lobby keeps every session's answers for 2 minutes (retried requests are
-// answered from them) and writes them with each change, so a lobby the cold phase churned through is
-// slower for a while; the warm phase should not pay for that.
+// Fresh lobbies for each phase: a lobby keeps the answers of the last 256 sessions it answered (retried
+// requests are answered from them) and writes them with each change, so a lobby the cold phase churned
+// through writes larger snapshots; the warm phase should not pay for that.
 async function lobbies(count: number): Promise<string[]> {
   const codes: string[] = [];
   while (codes.length < count) {
