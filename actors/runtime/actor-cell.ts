@@ -72,5 +72,5 @@ export interface BatchBookkeeping {
   /** Requests whose results the batch added: removed again if the write fails. */
   readonly added: RequestId[];
   /** Results the batch's trim dropped: put back if the write fails. */
-  readonly dropped: SnapshotResult[];
+  dropped: readonly SnapshotResult[];
 }

@@ -210,7 +210,7 @@ export class MailboxRunner {
     const stopping = allEffects.some((e) => e.type === "stop");
     const stamped = outcomes.map((o) => ({ ...o, effects: this.stampPushes(cell, o.effects) }));
     const timers = planTimers(cell, allEffects, bookkeeping.fired, now);
-    bookkeeping.dropped.push(...cell.results.trim(now));
+    bookkeeping.dropped = cell.results.trim(now);
     // A push's sequence number is a change too: a restored actor must never reuse one.
     const changed =
       state !== before ||
