@@ -87,6 +87,8 @@ export function unavailable(message: string, retryAfterMs = retryLaterMs): AskRe
 interface SessionResults {
   readonly byId: Map<number, SnapshotResult>;
   last: number;
+  /** Answered since the last trim (listed in `ResultTable.touched`). */
+  touched: boolean;
 }
 
 /**
@@ -99,9 +101,10 @@ interface SessionResults {
  * results in the order they were answered, which rebuilds it too.
  */
 export class ResultTable {
-  private readonly sessions = new Map<string, SessionResults>();
+  /** Made on the first answer: most actors (a player's entry, a directory) never keep one. */
+  private sessions: Map<string, SessionResults> | undefined;
   /** Sessions answered since the last trim: only their own bounds may be exceeded. */
-  private readonly touched = new Set<string>();
+  private touched: string[] = [];
   private count = 0;
 
   constructor(private readonly bounds: ResultBounds) {}
@@ -113,25 +116,29 @@ export class ResultTable {
 
   /** Number of sessions with results kept. */
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.sessions?.size ?? 0;
   }
 
   /** The stored answer of a request, if any. */
   get(request: RequestId): SnapshotResult | undefined {
-    return this.sessions.get(request.session)?.byId.get(request.id);
+    return this.sessions?.get(request.session)?.byId.get(request.id);
   }
 
   /** Keeps an answer; its session becomes the most recently answered one. Bounds are applied by `trim`. */
   add(result: SnapshotResult): void {
+    this.sessions ??= new Map();
     let entry = this.sessions.get(result.session);
-    if (entry === undefined) entry = { byId: new Map(), last: result.at };
+    if (entry === undefined) entry = { byId: new Map(), last: result.at, touched: false };
     else this.sessions.delete(result.session);
     this.sessions.set(result.session, entry);
     if (entry.byId.delete(result.id)) this.count--;
     entry.byId.set(result.id, result);
     this.count++;
     entry.last = Math.max(entry.last, result.at);
-    this.touched.add(result.session);
+    if (!entry.touched) {
+      entry.touched = true;
+      this.touched.push(result.session);
+    }
   }
 
   /**
@@ -143,24 +150,27 @@ export class ResultTable {
    */
   trim(now: number): SnapshotResult[] {
     const dropped: SnapshotResult[] = [];
+    const sessions = this.sessions;
+    if (sessions === undefined) return dropped;
     const oldest = now - this.bounds.retentionMs;
     for (const session of this.touched) {
-      const entry = this.sessions.get(session);
+      const entry = sessions.get(session);
       if (entry === undefined) continue;
+      entry.touched = false;
       for (const [id, result] of entry.byId) {
         if (entry.byId.size <= this.bounds.perSession && result.at >= oldest) break;
         entry.byId.delete(id);
         this.count--;
         dropped.push(result);
       }
-      if (entry.byId.size === 0) this.sessions.delete(session);
+      if (entry.byId.size === 0) sessions.delete(session);
     }
-    this.touched.clear();
-    for (const [session, entry] of this.sessions) {
-      if (this.sessions.size <= this.bounds.maxSessions && entry.last >= oldest) break;
-      this.sessions.delete(session);
+    if (this.touched.length > 0) this.touched = [];
+    for (const [session, entry] of sessions) {
+      if (sessions.size <= this.bounds.maxSessions && entry.last >= oldest) break;
+      sessions.delete(session);
       this.count -= entry.byId.size;
-      dropped.push(...entry.byId.values());
+      for (const result of entry.byId.values()) dropped.push(result);
     }
     return dropped;
   }
@@ -175,7 +185,8 @@ export class ResultTable {
     const kept = [...dropped, ...this.list()]
       .filter((result) => !gone.has(requestKey(result)))
       .sort((a, b) => a.at - b.at);
-    this.sessions.clear();
+    this.sessions = undefined;
+    this.touched = [];
     this.count = 0;
     for (const result of kept) this.add(result);
   }
@@ -183,6 +194,7 @@ export class ResultTable {
   /** Every result, least recently answered session first, each session's results oldest first. */
   list(): SnapshotResult[] {
     const results: SnapshotResult[] = [];
+    if (this.sessions === undefined) return results;
     for (const entry of this.sessions.values())
       for (const result of entry.byId.values()) results.push(result);
     return results;
