@@ -60,6 +60,7 @@ async function cold(concurrency: number) {
   };
   await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, 0, false)));
   const started = performance.now();
+  const cpu0 = node.cpuSeconds();
   const deadline = started + seconds * 1000;
   await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, deadline, true)));
   const elapsedS = (performance.now() - started) / 1000;
@@ -68,6 +69,10 @@ async function cold(concurrency: number) {
     joins: latencies.length,
     joinsPerSecond: Math.round(latencies.length / elapsedS),
     join: summarize(latencies),
+    // The node's CPU time per timed join (its leave and close included): steadier than wall time.
+    serverCpuMsPerJoin: Number(
+      (((node.cpuSeconds() - cpu0) * 1000) / Math.max(1, latencies.length)).toFixed(3),
+    ),
     errors,
   };
 }
