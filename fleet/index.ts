@@ -80,7 +80,7 @@ export {
 export type { Heartbeat, NodeRecord, Tombstone } from "./node-record.ts";
 export { claimSchema, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
 export type { NodeIdentity } from "./claim.ts";
-export { decodeSnapshot, encodeSnapshot, snapshotSchema } from "./snapshot-codec.ts";
+export { decodeSnapshot, encodeSnapshot, reusePackedResultsFrom, snapshotSchema } from "./snapshot-codec.ts";
 export { CorruptValueError } from "./corrupt-value-error.ts";
 export { defaultReadBackPolicy, readBack } from "./read-back.ts";
 export type { ReadBackPolicy } from "./read-back.ts";

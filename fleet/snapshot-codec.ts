@@ -1,6 +1,6 @@
 import { pack } from "msgpackr";
 import { z } from "zod";
-import { errorCodeList, type Snapshot } from "../actors/runtime/index.ts";
+import { errorCodeList, type Snapshot, type SnapshotResult } from "../actors/runtime/index.ts";
 import { decodeValue } from "./decode-value.ts";
 
 // exactOptional, not optional: under exactOptionalPropertyTypes the runtime's Snapshot never holds an
@@ -41,9 +41,63 @@ type Assert<T extends true> = T;
 // Fails to compile when ports.ts and the schema drift apart, in either direction.
 type _SchemaIsSnapshot = Assert<Same<z.infer<typeof snapshotSchema>, Snapshot>>;
 
-/** Packs a snapshot for the KV store. */
+/**
+ * The packed bytes of each result of a large table, by the result object: the runtime never changes a
+ * result once stored, and keeps the same object in every snapshot it writes until the result goes
+ * (actors/runtime/request-results.ts), so each is packed once instead of on every write.
+ */
+const packedResults = new WeakMap<SnapshotResult, Uint8Array>();
+
+/** From this many results on, a snapshot reuses their packed bytes (below it, packing is cheap). */
+export const reusePackedResultsFrom = 64;
+
+/** `results`, packed as a map key. */
+const resultsKey = Uint8Array.from(pack("results"));
+
+/**
+ * Packs a snapshot for the KV store. A snapshot with many results (a lobby many sessions went through)
+ * is packed without them, and their bytes, packed once each, are appended as its `results` field: the
+ * same msgpack map any release decodes, at a fraction of the cost of packing every answer again on every
+ * write (docs/design.md, "Request results live in the snapshot").
+ */
 export function encodeSnapshot(snapshot: Snapshot): Uint8Array {
-  return pack(snapshot);
+  if (snapshot.results.length < reusePackedResultsFrom) return pack(snapshot);
+  const results = snapshot.results.map(packedResult);
+  const { results: _results, ...rest } = snapshot;
+  const head = pack(rest);
+  // msgpackr writes a plain object as a map16 (0xde, then its entry count): one more entry follows.
+  if (head[0] !== 0xde) return pack(snapshot);
+  const count = ((head[1] ?? 0) << 8) + (head[2] ?? 0) + 1;
+  const header = arrayHeader(results.length);
+  let size = head.length + resultsKey.length + header.length;
+  for (const bytes of results) size += bytes.length;
+  const out = new Uint8Array(size);
+  out.set(head, 0);
+  out[1] = count >> 8;
+  out[2] = count & 0xff;
+  let at = head.length;
+  for (const part of [resultsKey, header, ...results]) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** A result's packed bytes: a copy, so it does not hold on to msgpackr's shared buffer. */
+function packedResult(result: SnapshotResult): Uint8Array {
+  let bytes = packedResults.get(result);
+  if (bytes === undefined) {
+    bytes = Uint8Array.from(pack(result));
+    packedResults.set(result, bytes);
+  }
+  return bytes;
+}
+
+/** A msgpack array header. */
+function arrayHeader(length: number): Uint8Array {
+  if (length < 0x10) return Uint8Array.of(0x90 | length);
+  if (length < 0x10000) return Uint8Array.of(0xdc, length >> 8, length & 0xff);
+  return Uint8Array.of(0xdd, length >>> 24, (length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff);
 }
 
 /** Unpacks and validates a stored snapshot; throws CorruptValueError. */

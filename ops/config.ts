@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { lobbyOptionsSchema } from "../actors/lobby/index.ts";
+import { defaultResultSessions } from "../actors/runtime/index.ts";
 import { readActivities } from "./activities.ts";
 import { isLoopbackHost } from "./node/dev-mode.ts";
 import { readLobbyTypes } from "./lobby-types.ts";
@@ -43,6 +44,15 @@ function checkLobbyLimits(config: NodeConfig): void {
     name,
     `invalid setting ${flagOf(name)}${setting ? ` (${setting.env})` : ""}: ${issue?.message ?? "invalid"}`,
   );
+}
+
+/**
+ * How many sessions' answers each actor keeps for retries (docs/protocol.md, "Exactly once"): the
+ * runtime's default, or twice `maxMembers` when lobbies are larger, so that every member of a full lobby
+ * acting at once, and as many others, still find their answers.
+ */
+export function resultSessionsOf(config: Pick<NodeConfig, "maxMembers">): number {
+  return Math.max(defaultResultSessions, 2 * config.maxMembers);
 }
 
 /** The flag of a setting: `maxFrameBytes` → `--max-frame-bytes`. */

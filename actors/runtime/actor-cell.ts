@@ -1,5 +1,6 @@
 import type { ActorKind, AskResult, RequestId, TimerKind } from "./types.ts";
 import type { SnapshotResult } from "./ports.ts";
+import { ResultTable, type ResultBounds } from "./request-results.ts";
 
 /** A message waiting in an actor's mailbox, with whoever waits for its answer. */
 export interface Envelope {
@@ -23,7 +24,8 @@ export interface ArmedTimer {
 export class ActorCell {
   readonly mailbox: Envelope[] = [];
   readonly timers = new Map<string, ArmedTimer>();
-  readonly results = new Map<string, SnapshotResult>();
+  /** The answers kept for retries (see ResultTable). */
+  readonly results: ResultTable;
   running = false;
   stopped = false;
   /** Set while the store refuses writes: the mailbox waits until then. */
@@ -52,7 +54,9 @@ export class ActorCell {
     public revision: number,
     public seq: number,
     now: number,
+    bounds: ResultBounds,
   ) {
+    this.results = new ResultTable(bounds);
     this.lastActive = now;
     this.eventSeq = seq;
   }
@@ -65,6 +69,8 @@ export const flushMessage: unique symbol = Symbol("flush");
 export interface BatchBookkeeping {
   /** Timers that fired in the batch, by name: forgotten only once the batch is written. */
   readonly fired: Map<string, ArmedTimer>;
-  /** Result keys the batch added: removed again if the write fails. */
-  readonly added: string[];
+  /** Requests whose results the batch added: removed again if the write fails. */
+  readonly added: RequestId[];
+  /** Results the batch's trim dropped: put back if the write fails. */
+  dropped: readonly SnapshotResult[];
 }

@@ -49,8 +49,13 @@ export interface ActorSystemOptions {
   readonly publisher?: EventPublisher;
   /** Default deadline of an ask. */
   readonly askTimeoutMs?: number;
-  /** How long a request's result is kept for retries (SDK retry deadline + failure timeout). */
+  /** How long a request's result is kept for retries (SDK retry deadline + failure timeout); 120 000. */
   readonly resultRetentionMs?: number;
+  /**
+   * Each actor keeps the results of at most this many sessions, those it answered most recently
+   * (docs/protocol.md, "Exactly once"); 256.
+   */
+  readonly resultSessions?: number;
   /** Idle actors are dropped from memory after this long (their snapshot stays in the store). */
   readonly passivateAfterMs?: number;
   /** At most this many messages of one actor share one snapshot write (group commit). */

@@ -12,7 +12,16 @@ import {
   type SnapshotTimer,
   type StoredActor,
 } from "./ports.ts";
-import { answerOf, requestKey, retryLaterMs, toResult, unavailable } from "./request-results.ts";
+import {
+  answerOf,
+  defaultResultRetentionMs,
+  defaultResultSessions,
+  maxResultsPerSession,
+  retryLaterMs,
+  toResult,
+  unavailable,
+  type ResultBounds,
+} from "./request-results.ts";
 import type { ActorContext, ActorKind, AskResult, RequestId, RoomHost, Transition } from "./types.ts";
 
 export type { ActorSystemOptions, RuntimeEvents } from "./actor-system-options.ts";
@@ -78,6 +87,7 @@ export class ActorSystem {
   private readonly loading = new Map<string, Promise<ActorCell | LoadFailure>>();
   private readonly waiting = new Map<string, Waiter[]>();
   private readonly runner: MailboxRunner;
+  private readonly resultBounds: ResultBounds;
   private sweepCancel: (() => void) | undefined;
   private writeCounter = 0;
   private closed = false;
@@ -85,6 +95,11 @@ export class ActorSystem {
   private generation = 0;
 
   constructor(private readonly options: ActorSystemOptions) {
+    this.resultBounds = {
+      retentionMs: options.resultRetentionMs ?? defaultResultRetentionMs,
+      maxSessions: options.resultSessions ?? defaultResultSessions,
+      perSession: maxResultsPerSession,
+    };
     this.runner = new MailboxRunner(options, {
       deliver: (key, envelope) => {
         this.deliver(key, envelope);
@@ -325,9 +340,9 @@ export class ActorSystem {
       this.options.events?.handlerFailed?.(key, error);
       return { created: true, result: { ok: false, code: "INTERNAL", message: "create failed" } };
     }
-    const cell = new ActorCell(key, registration.kind, transition.state, 0, 0, 0, now);
+    const cell = new ActorCell(key, registration.kind, transition.state, 0, 0, 0, now, this.resultBounds);
     const answer = answerOf(transition.effects);
-    if (request && answer) cell.results.set(requestKey(request), toResult(request, now, answer));
+    if (request && answer) cell.results.add(toResult(request, now, answer));
     const pending = planTimers(cell, transition.effects, new Map(), now);
     // The numbers stampPushes will give: one per push, and one for events that no push numbers.
     const frames = transition.effects.filter((e) => e.type === "push").length;
@@ -532,8 +547,12 @@ export class ActorSystem {
       stored.revision,
       snapshot.seq,
       now,
+      this.resultBounds,
     );
-    for (const result of snapshot.results) cell.results.set(requestKey(result), result);
+    // In the order they were written (see ResultTable), then bounded: a snapshot of an older release may
+    // hold every session of the last two minutes.
+    for (const result of snapshot.results) cell.results.add(result);
+    cell.results.trim(now);
     for (const timer of snapshot.timers)
       this.runner.arm(cell, timer.name, timer.kind, restoredDeadline(timer, now));
     this.cells.set(key, cell);
@@ -559,7 +578,7 @@ export class ActorSystem {
       writeId,
       state: cell.kind.stored ? cell.kind.stored(state) : state,
       timers,
-      results: [...cell.results.values()],
+      results: cell.results.list(),
     };
   }
 

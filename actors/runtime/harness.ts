@@ -62,6 +62,8 @@ export function createHarness(options: {
   seed?: number;
   start?: number;
   passivateAfterMs?: number;
+  /** ActorSystemOptions.resultSessions (default the runtime's). */
+  resultSessions?: number;
 }): Harness {
   const clock = new ManualScheduler(options.start);
   const store = new MemoryActorStore();
@@ -81,6 +83,7 @@ export function createHarness(options: {
     random: seededRandom(options.seed ?? 1),
     node,
     passivateAfterMs: options.passivateAfterMs ?? 60_000,
+    ...(options.resultSessions === undefined ? {} : { resultSessions: options.resultSessions }),
     publisher: { publish: (event) => published.push(event) },
     events: {
       handlerFailed: (key) => reported.push({ what: "handlerFailed", key }),

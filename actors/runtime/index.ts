@@ -31,7 +31,7 @@ export {
   BlobError,
 } from "./ports.ts";
 export { seededRandom } from "./seeded-random.ts";
-export { maxResultsPerSession } from "./request-results.ts";
+export { defaultResultSessions, maxResultsPerSession } from "./request-results.ts";
 export { armGrace, cancelGrace, graceTimerName, graceTimerPlayer } from "./grace-timers.ts";
 export type {
   ActorContext,

@@ -9,11 +9,8 @@ import { forgetFired, planTimers } from "./cell-timers.ts";
 import { PersistError, type Snapshot, type SnapshotTimer } from "./ports.ts";
 import {
   answerOf,
-  capSessionResults,
-  pruneResults,
   rejectEffect,
   rejection,
-  requestKey,
   resultToAnswer,
   retryLaterMs,
   toResult,
@@ -201,7 +198,7 @@ export class MailboxRunner {
   private async runBatch(cell: ActorCell, batch: Envelope[], now: number): Promise<boolean> {
     const before = cell.state;
     const seqBefore = cell.seq;
-    const bookkeeping: BatchBookkeeping = { fired: new Map(), added: [] };
+    const bookkeeping: BatchBookkeeping = { fired: new Map(), added: [], dropped: [] };
     const outcomes: Outcome[] = [];
     let state = cell.state;
     for (const envelope of batch) {
@@ -213,7 +210,7 @@ export class MailboxRunner {
     const stopping = allEffects.some((e) => e.type === "stop");
     const stamped = outcomes.map((o) => ({ ...o, effects: this.stampPushes(cell, o.effects) }));
     const timers = planTimers(cell, allEffects, bookkeeping.fired, now);
-    const pruned = pruneResults(cell.results, now, this.options.resultRetentionMs ?? 120_000);
+    bookkeeping.dropped = cell.results.trim(now);
     // A push's sequence number is a change too: a restored actor must never reuse one.
     const changed =
       state !== before ||
@@ -221,7 +218,7 @@ export class MailboxRunner {
       bookkeeping.fired.size > 0 ||
       bookkeeping.added.length > 0 ||
       cell.seq !== seqBefore ||
-      pruned;
+      bookkeeping.dropped.length > 0;
     const mustWrite = stopping || outcomes.some((o) => o.flush === true || (!o.volatile && changed));
     if (mustWrite && (changed || cell.dirty || stopping)) {
       if (!(await this.persist(cell, state, timers.table, now, stopping))) {
@@ -270,7 +267,7 @@ export class MailboxRunner {
     if (envelope.message === flushMessage)
       return { state, outcome: { envelope, effects: [], volatile: false, flush: true } };
     if (envelope.request) {
-      const earlier = cell.results.get(requestKey(envelope.request));
+      const earlier = cell.results.get(envelope.request);
       if (earlier) return unchanged([], resultToAnswer(earlier));
     }
     const message = cell.kind.parse(envelope.message);
@@ -290,10 +287,8 @@ export class MailboxRunner {
     }
     const answer = answerOf(transition.effects);
     if (envelope.request && answer && transition.state !== state) {
-      const id = requestKey(envelope.request);
-      cell.results.set(id, toResult(envelope.request, now, answer));
-      bookkeeping.added.push(id);
-      capSessionResults(cell.results, envelope.request.session);
+      cell.results.add(toResult(envelope.request, now, answer));
+      bookkeeping.added.push(envelope.request);
     }
     return {
       state: transition.state,
@@ -342,8 +337,8 @@ export class MailboxRunner {
     bookkeeping: BatchBookkeeping,
   ): void {
     cell.state = before;
-    // Only the results this batch added: a retry answered from an earlier, written result keeps it.
-    for (const id of bookkeeping.added) cell.results.delete(id);
+    // Only what this batch changed: a retry answered from an earlier, written result keeps it.
+    cell.results.undo(bookkeeping.added, bookkeeping.dropped);
     if (cell.stopped) {
       const moved: AskResult = {
         ok: false,

@@ -28,7 +28,7 @@ export interface SnapshotTimer {
 export interface SnapshotResult {
   readonly session: string;
   readonly id: number;
-  /** Wall-clock ms when it was answered; results are kept by time, not by count. */
+  /** Wall-clock ms when it was answered; results are kept for a time, within bounds (ResultTable). */
   readonly at: number;
   readonly ok: boolean;
   readonly value?: unknown;
@@ -52,6 +52,10 @@ export interface Snapshot {
   readonly writeId: string;
   readonly state: unknown;
   readonly timers: readonly SnapshotTimer[];
+  /**
+   * The answers kept for retries: the least recently answered session first, each session's oldest
+   * first (earlier releases wrote them in answer order, which reads back the same; see ResultTable).
+   */
   readonly results: readonly SnapshotResult[];
 }
 

@@ -4,12 +4,35 @@ import type { AskResult, Effect, RequestId } from "./types.ts";
 
 /**
  * The answers an actor keeps for requests, so a retry (same session, same request id) is answered with
- * the first result and applied once. Kept by time (the SDK's retry deadline plus the failure timeout)
- * and bounded per session, so a busy client cannot make every snapshot write larger.
+ * the first result and applied once. Kept by time (the SDK's retry deadline plus the failure timeout),
+ * bounded per session, so a busy client cannot make every snapshot write larger, and bounded per actor
+ * to its most recently answered sessions, so a lobby that many short sessions passed through (each cold
+ * join is a new session) does not carry all of them in every snapshot it writes (docs/protocol.md,
+ * "Exactly once").
  */
 
 /** At most this many results are kept per session and actor; the oldest go first. */
 export const maxResultsPerSession = 32;
+
+/** How long a result is kept by default: the SDK's call deadline (10 s) with a wide margin. */
+export const defaultResultRetentionMs = 120_000;
+
+/**
+ * At most this many sessions' results are kept per actor by default, the most recently answered ones.
+ * A retry loses its stored answer only when this many other sessions were answered by the same actor
+ * between its first answer and the retry: a default lobby has 8 members, and the SDK retries for 10 s.
+ */
+export const defaultResultSessions = 256;
+
+/** What a ResultTable keeps. */
+export interface ResultBounds {
+  /** Results older than this (ms) are dropped. */
+  readonly retentionMs: number;
+  /** At most this many sessions' results are kept: those answered most recently. */
+  readonly maxSessions: number;
+  /** At most this many results of one session are kept: its latest. */
+  readonly perSession: number;
+}
 
 /** How long the runtime waits before a refused batch is tried again, and the hint it gives callers. */
 export const retryLaterMs = 500;
@@ -60,26 +83,120 @@ export function unavailable(message: string, retryAfterMs = retryLaterMs): AskRe
   return { ok: false, code: "UNAVAILABLE", message, retryAfterMs };
 }
 
-/** Drops results older than `retentionMs`; true when any went. */
-export function pruneResults(
-  results: Map<string, SnapshotResult>,
-  now: number,
-  retentionMs: number,
-): boolean {
-  let pruned = false;
-  for (const [id, result] of results) {
-    if (now - result.at > retentionMs) {
-      results.delete(id);
-      pruned = true;
-    }
-  }
-  return pruned;
+/** One session's results, oldest first, and when it was last answered. */
+interface SessionResults {
+  readonly byId: Map<number, SnapshotResult>;
+  last: number;
+  /** Answered since the last trim (listed in `ResultTable.touched`). */
+  touched: boolean;
 }
 
-/** Keeps at most maxResultsPerSession results of `session` (Map order is insertion order: oldest first). */
-export function capSessionResults(results: Map<string, SnapshotResult>, session: string): void {
-  if (results.size <= maxResultsPerSession) return;
-  const mine: string[] = [];
-  for (const [id, result] of results) if (result.session === session) mine.push(id);
-  for (const id of mine.slice(0, Math.max(0, mine.length - maxResultsPerSession))) results.delete(id);
+/**
+ * An actor's stored answers, indexed by session and kept in the order sessions were last answered
+ * (least recent first, each session's results oldest first). A lookup is two map reads; `trim` costs
+ * what it drops plus the sessions answered since the last trim, never a scan of the whole table.
+ *
+ * The order is the order of the answers' times, so it needs no field of its own in the snapshot: `list`
+ * writes it and adding the results again in that order rebuilds it. A snapshot of the old code lists
+ * results in the order they were answered, which rebuilds it too.
+ */
+export class ResultTable {
+  /** Made on the first answer: most actors (a player's entry, a directory) never keep one. */
+  private sessions: Map<string, SessionResults> | undefined;
+  /** Sessions answered since the last trim: only their own bounds may be exceeded. */
+  private touched: string[] = [];
+  private count = 0;
+
+  constructor(private readonly bounds: ResultBounds) {}
+
+  /** Number of results kept. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Number of sessions with results kept. */
+  get sessionCount(): number {
+    return this.sessions?.size ?? 0;
+  }
+
+  /** The stored answer of a request, if any. */
+  get(request: RequestId): SnapshotResult | undefined {
+    return this.sessions?.get(request.session)?.byId.get(request.id);
+  }
+
+  /** Keeps an answer; its session becomes the most recently answered one. Bounds are applied by `trim`. */
+  add(result: SnapshotResult): void {
+    this.sessions ??= new Map();
+    let entry = this.sessions.get(result.session);
+    if (entry === undefined) entry = { byId: new Map(), last: result.at, touched: false };
+    else this.sessions.delete(result.session);
+    this.sessions.set(result.session, entry);
+    if (entry.byId.delete(result.id)) this.count--;
+    entry.byId.set(result.id, result);
+    this.count++;
+    entry.last = Math.max(entry.last, result.at);
+    if (!entry.touched) {
+      entry.touched = true;
+      this.touched.push(result.session);
+    }
+  }
+
+  /**
+   * Drops what the bounds no longer keep: the oldest results of a session answered since the last trim
+   * past `perSession` or `retentionMs`, then whole sessions from the least recently answered while there
+   * are more than `maxSessions` or while its latest answer is older than `retentionMs`. A session
+   * answered again drops its expired results then; until then they may outlive `retentionMs` (harmless:
+   * ids are unique within a session). Returns what went, for `undo`.
+   */
+  trim(now: number): SnapshotResult[] {
+    const dropped: SnapshotResult[] = [];
+    const sessions = this.sessions;
+    if (sessions === undefined) return dropped;
+    const oldest = now - this.bounds.retentionMs;
+    for (const session of this.touched) {
+      const entry = sessions.get(session);
+      if (entry === undefined) continue;
+      entry.touched = false;
+      for (const [id, result] of entry.byId) {
+        if (entry.byId.size <= this.bounds.perSession && result.at >= oldest) break;
+        entry.byId.delete(id);
+        this.count--;
+        dropped.push(result);
+      }
+      if (entry.byId.size === 0) sessions.delete(session);
+    }
+    if (this.touched.length > 0) this.touched = [];
+    for (const [session, entry] of sessions) {
+      if (sessions.size <= this.bounds.maxSessions && entry.last >= oldest) break;
+      sessions.delete(session);
+      this.count -= entry.byId.size;
+      for (const result of entry.byId.values()) dropped.push(result);
+    }
+    return dropped;
+  }
+
+  /**
+   * Takes back a batch whose write failed: the results it added go, the ones its trim dropped come back,
+   * each session again in its place (by its latest answer). Rare, so it rebuilds the table.
+   */
+  undo(added: readonly RequestId[], dropped: readonly SnapshotResult[]): void {
+    if (added.length === 0 && dropped.length === 0) return;
+    const gone = new Set(added.map(requestKey));
+    const kept = [...dropped, ...this.list()]
+      .filter((result) => !gone.has(requestKey(result)))
+      .sort((a, b) => a.at - b.at);
+    this.sessions = undefined;
+    this.touched = [];
+    this.count = 0;
+    for (const result of kept) this.add(result);
+  }
+
+  /** Every result, least recently answered session first, each session's results oldest first. */
+  list(): SnapshotResult[] {
+    const results: SnapshotResult[] = [];
+    if (this.sessions === undefined) return results;
+    for (const entry of this.sessions.values())
+      for (const result of entry.byId.values()) results.push(result);
+    return results;
+  }
 }

@@ -39,7 +39,7 @@ import {
   type ClaimView,
 } from "../../fleet/index.ts";
 import { PROTOCOL_VERSION } from "../../gateway/index.ts";
-import type { NodeConfig } from "../config.ts";
+import { resultSessionsOf, type NodeConfig } from "../config.ts";
 import { foyerVersion } from "../version.ts";
 import { natsAuthOf } from "../nats/nats-auth.ts";
 
@@ -313,6 +313,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     random: cryptoRandom(),
     node,
     events: parts.events,
+    resultSessions: resultSessionsOf(config),
     router,
     blobs,
     publisher: busEventPublisher(bus, config.nodeId, (event, error) => {

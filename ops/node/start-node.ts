@@ -40,7 +40,7 @@ import {
   BlobRequests,
 } from "../../gateway/index.ts";
 import { NodeMetrics, startAdmin, type FleetSource } from "../admin/index.ts";
-import type { NodeConfig } from "../config.ts";
+import { resultSessionsOf, type NodeConfig } from "../config.ts";
 import { FilterPool, filterEndpoint } from "../filters/index.ts";
 import { buildFleetRuntime, type FleetRuntime, type RegionUrl } from "./fleet-runtime.ts";
 import { isDevMode, isLoopbackHost, tokenKeysOf } from "./dev-mode.ts";
@@ -125,6 +125,7 @@ export async function buildEmbeddedRuntime(
     random: cryptoRandom(),
     node,
     events,
+    resultSessions: resultSessionsOf(config),
     ...(blobs ? { blobs } : {}),
     ...(publisher ? { publisher } : {}),
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { PersistError, type Scheduler, type Snapshot } from "../../actors/runtime/index.ts";
+import { pack, unpack } from "msgpackr";
+import {
+  PersistError,
+  type Scheduler,
+  type Snapshot,
+  type SnapshotResult,
+} from "../../actors/runtime/index.ts";
 import {
   CorruptValueError,
   KvActorStore,
@@ -9,6 +15,7 @@ import {
   decodeSnapshot,
   encodeClaim,
   encodeSnapshot,
+  reusePackedResultsFrom,
   snapshotSchema,
 } from "../../fleet/index.ts";
 import type { KvBucket, NodeIdentity } from "../../fleet/index.ts";
@@ -617,6 +624,25 @@ describe("snapshot codec", () => {
       ],
     };
     expect(decodeSnapshot(encodeSnapshot(full))).toEqual(full);
+  });
+
+  it("a snapshot with many results reuses their packed bytes and reads as msgpack of the same snapshot", () => {
+    const results: SnapshotResult[] = Array.from({ length: reusePackedResultsFrom + 200 }, (_, i) =>
+      i % 3 === 0
+        ? { session: `s${i}`, id: i, at: 1_733_000_000_000 + i, ok: false, code: "FULL", message: "full" }
+        : { session: `s${i}`, id: i, at: 1_733_000_000_000 + i, ok: true, value: { code: `C${i}` } },
+    );
+    const first: Snapshot = { ...snapshot(3, "w1", { n: 1 }, 5), results };
+    // The next write keeps the same result objects (their bytes come from the cache) and adds one.
+    const added: SnapshotResult = { session: "new", id: 1, at: 1_733_000_001_000, ok: true };
+    const second: Snapshot = { ...snapshot(3, "w2", { n: 2 }, 6), results: [...results.slice(1), added] };
+    for (const snap of [first, second, first]) {
+      const bytes = encodeSnapshot(snap);
+      expect(decodeSnapshot(bytes)).toEqual(snap);
+      // What any release's decoder sees: the same map as msgpack of the whole snapshot, as long.
+      expect(unpack(bytes)).toEqual(unpack(pack(snap)));
+      expect(bytes.length).toBe(pack(snap).length);
+    }
   });
 
   it("rejects bytes that are not a snapshot with CorruptValueError", () => {

@@ -111,10 +111,10 @@ if (parts.has("cold")) {
     say(`${concurrency} concurrent clients`);
     if (fc)
       say(
-        `  foyer cold join     ${String(fc.joinsPerSecond).padStart(6)} /s  p50 ${ms(fc.join.p50Ms)}  p99 ${ms(fc.join.p99Ms)}  errors ${JSON.stringify(fc.errors)}`,
+        `  foyer cold join     ${String(fc.joinsPerSecond).padStart(6)} /s  p50 ${ms(fc.join.p50Ms)}  p99 ${ms(fc.join.p99Ms)}  server CPU ${ms(fc.serverCpuMsPerJoin)}/join  errors ${JSON.stringify(fc.errors)}`,
       );
     say(
-      `  colyseus joinById   ${String(cc.joinsPerSecond).padStart(6)} /s  p50 ${ms(cc.join.p50Ms)}  p99 ${ms(cc.join.p99Ms)}  errors ${JSON.stringify(cc.errors)}`,
+      `  colyseus joinById   ${String(cc.joinsPerSecond).padStart(6)} /s  p50 ${ms(cc.join.p50Ms)}  p99 ${ms(cc.join.p99Ms)}  server CPU ${ms(cc.serverCpuMsPerJoin)}/join  errors ${JSON.stringify(cc.errors)}`,
     );
     if (fw)
       say(

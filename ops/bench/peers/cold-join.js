@@ -7,6 +7,7 @@
 import { Client } from "colyseus.js";
 import { forkServer } from "./child.js";
 import { flag, summarize } from "./latency.js";
+import { cpuSeconds } from "./proc.js";
 
 export const joinersPerRoom = 6;
 
@@ -36,14 +37,18 @@ export async function runColdJoin(concurrencies, seconds) {
     };
     await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, 0, false)));
     const started = performance.now();
+    const cpu0 = cpuSeconds(server.child.pid);
     const deadline = started + seconds * 1000;
     await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, deadline, true)));
     const elapsedS = (performance.now() - started) / 1000;
+    const cpuS = cpuSeconds(server.child.pid) - cpu0;
     results.push({
       concurrency,
       joins: latencies.length,
       joinsPerSecond: Math.round(latencies.length / elapsedS),
       join: summarize(latencies),
+      // The server's CPU time per timed join (its leave included): steadier than wall time.
+      serverCpuMsPerJoin: Number(((cpuS * 1000) / Math.max(1, latencies.length)).toFixed(3)),
       errors,
     });
   }
