@@ -1,7 +1,6 @@
 import type { Scheduler } from "../actors/runtime/index.ts";
 import { type NodeIdentity, sameIdentity } from "./claim.ts";
 import type { ClaimView } from "./failover.ts";
-import { movePriority } from "./key-priority.ts";
 import type { MoveOutcome } from "./migration.ts";
 
 /** A node a drain may move keys to. */
@@ -109,16 +108,15 @@ export class Drain {
       // are scanned again only after it. A scan walks every claim the node knows of (the whole fleet's):
       // scanning once per finished move made a drain of 20,000 keys quadratic, and starved the node's
       // heartbeat until its peers declared it dead.
-      // Keys with members connected (lobbies, rooms, queues) go first, a player's own record last: a
-      // member sent on to its lobby's new node then finds its record answered here, not frozen mid-move.
-      const ready = mine
-        .filter(
-          (claim) =>
-            !this.inFlight.has(claim.key) &&
-            (this.notBefore.get(claim.key) ?? 0) <= now &&
-            !this.options.pinned(claim.key),
-        )
-        .sort((a, b) => movePriority(a.key) - movePriority(b.key));
+      // In the order the claims come (players' records and lobbies mixed): moving every lobby first sent
+      // all their members reconnecting at once, and that storm paused each probe's requests for seconds
+      // (docs/results.md, "Drain").
+      const ready = mine.filter(
+        (claim) =>
+          !this.inFlight.has(claim.key) &&
+          (this.notBefore.get(claim.key) ?? 0) <= now &&
+          !this.options.pinned(claim.key),
+      );
       let started = 0;
       for (const claim of ready) {
         while (running.size >= concurrency) await Promise.race(running);

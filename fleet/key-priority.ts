@@ -1,5 +1,5 @@
 /**
- * Which keys go first when many move at once (a drain, a failover): those with members connected
+ * Which keys a failover takes first when members wait for several: those with members connected
  * (lobbies, rooms, queues) before a player's own record. A member waits on its lobby to be served; its
  * record is asked only once, when it comes back.
  */

@@ -74,33 +74,4 @@ describe("Drain", () => {
     // A scan per finished move would be ~2,000 scans of 2,000 claims.
     expect(scans).toBeLessThan(10);
   });
-
-  it("moves the keys that hold members before the players' own records", async () => {
-    const claims = new Map<string, ClaimView>();
-    for (let i = 0; i < 6; i++) {
-      claims.set(`player/p${i}`, { key: `player/p${i}`, owner: me, revision: 1 });
-      claims.set(`lobby/L${i}`, { key: `lobby/L${i}`, owner: me, revision: 1 });
-    }
-    const order: string[] = [];
-    const drain = new Drain({
-      identity: me,
-      claims: () => claims.values(),
-      targets: () => [{ node: "n2", url: "ws://n2", load: 0 }],
-      move: async (key) => {
-        order.push(key);
-        await Promise.resolve();
-        claims.set(key, { key, owner: peer, revision: 2 });
-        return "moved";
-      },
-      pinned: () => false,
-      scheduler: realScheduler(),
-      deadlineMs: 60_000,
-      concurrency: 2,
-    });
-    expect(await drain.run()).toMatchObject({ state: "done", moved: 12 });
-    expect(
-      order.slice(0, 6).every((key) => key.startsWith("lobby/")),
-      order.join(" "),
-    ).toBe(true);
-  });
 });
