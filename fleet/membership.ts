@@ -124,8 +124,12 @@ export class Membership {
   /** Monotonic time of the last heartbeat round whose write and read both succeeded. */
   private lastGoodRound: number | undefined;
   private cancelTick: (() => void) | undefined;
-  /** Tombstones written by peers, heard as they land (the rounds still read every record). */
-  private tombstones: KvWatch | undefined;
+  /** Peers' heartbeats and tombstones, heard as they land (the rounds still read every record). */
+  private watch: KvWatch | undefined;
+  /** The silence check between rounds (see `checkSilence`). */
+  private cancelCheck: (() => void) | undefined;
+  /** Peers a tombstone is being written for. */
+  private readonly declaring = new Set<string>();
   private ticking = false;
   private stopped = true;
   /** Waiting for the lease to come back (or to be lost for good). */
@@ -217,37 +221,69 @@ export class Membership {
     this.stopped = false;
     this.schedule();
     try {
-      this.tombstones ??= this.nodes.watch({}, (entry) => {
-        this.heardTombstone(entry);
+      this.watch ??= this.nodes.watch({}, (entry) => {
+        this.heard(entry);
       });
     } catch (error) {
-      // A store that cannot watch (the fleet simulation's): the rounds alone find tombstones.
+      // A store that cannot watch (the fleet simulation's): the rounds alone read the records.
       if (!isKvError(error)) throw error;
     }
+    this.scheduleCheck();
     return this;
   }
 
   stop(): void {
     this.stopped = true;
     this.cancelTick?.();
-    this.tombstones?.stop();
-    this.tombstones = undefined;
+    this.cancelCheck?.();
+    this.watch?.stop();
+    this.watch = undefined;
     this.settleLeaseWaiters();
   }
 
   /**
-   * A peer's tombstone, written by another observer, is a death declared: taken as soon as the watch
-   * delivers it, so every survivor starts taking the dead node's keys at once rather than at its next
-   * round (up to a heartbeat later, while members wait). Anything else in the watch is left to the rounds,
-   * which count silence; a watch that goes quiet (NATS-NOTES) costs only that head start.
+   * A peer's record as the watch delivers it. A tombstone written by another observer is a death
+   * declared: taken at once, so every survivor starts taking the dead node's keys together rather than
+   * at its next round. A heartbeat is heard when it lands, not up to a round later, so silence is
+   * counted from the peer's last write. Peers not read by a round yet are left to the rounds; a watch that
+   * goes quiet (NATS-NOTES) only makes heard times a round older, as they were without it.
    */
-  private heardTombstone(entry: KvEntry): void {
+  private heard(entry: KvEntry): void {
     if (entry.key === this.node || entry.operation !== "PUT" || this.isFenced) return;
-    const record = decodeOrNull(entry);
-    if (record === null || !isTombstone(record)) return;
     const peer = this.peers.get(entry.key);
     if (peer === undefined || peer.dead || peer.revision >= entry.revision) return;
+    const record = decodeOrNull(entry);
+    if (record === null) return;
     this.learn(entry.key, entry.revision, record, this.options.monotonic());
+  }
+
+  private scheduleCheck(): void {
+    if (this.stopped) return;
+    const scheduler = this.options.scheduler;
+    this.cancelCheck = scheduler.at(scheduler.now() + this.timing.heartbeatMs / 4, () => {
+      this.checkSilence();
+      this.scheduleCheck();
+    });
+  }
+
+  /**
+   * Between rounds, four times a heartbeat: a peer silent for the failure timeout is declared dead now
+   * rather than at the next round (up to a heartbeat later). The same rule as the rounds': silence counts
+   * only while this node's own rounds succeed, one heartbeat apart; the tombstone is a CAS on the
+   * peer's record as last read, so a peer that wrote since (heard late) lives.
+   */
+  private checkSilence(): void {
+    if (this.isFenced) return;
+    const now = this.options.monotonic();
+    const continuous =
+      this.lastGoodRound !== undefined && now - this.lastGoodRound <= 2 * this.timing.heartbeatMs;
+    if (!continuous) return;
+    for (const [node, peer] of this.peers) {
+      if (peer.dead || this.declaring.has(node)) continue;
+      if (this.silence(peer, now) < this.timing.failureTimeoutMs) continue;
+      this.declaring.add(node);
+      void this.declareDead(node, peer).finally(() => this.declaring.delete(node));
+    }
   }
 
   /**

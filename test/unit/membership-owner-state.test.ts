@@ -67,6 +67,38 @@ describe("Membership: a tombstone another observer wrote", () => {
   });
 });
 
+describe("Membership: silence counted from the peer's last write", () => {
+  it("declares a silent peer dead at the failure timeout after its last heartbeat landed, between rounds", async () => {
+    const scheduler = new ManualScheduler();
+    const t0 = scheduler.now();
+    const nodes = await new MemoryKvServer().connect().bucket("nodes");
+    const peer = member(nodes, "n1", "a1", scheduler);
+    await peer.join();
+    const declared: number[] = [];
+    const observer = new Membership({
+      nodes,
+      node: "n2",
+      incarnation: "b1",
+      scheduler,
+      monotonic: () => scheduler.now(),
+      facts: () => ({ url: "", region: "r", load: 0, draining: false, version: "t", protocol: 1 }),
+      events: { peerDead: () => declared.push(scheduler.now() - t0) },
+    });
+    await observer.join();
+    observer.start();
+    await scheduler.advance(1_000); // the observer's first round reads n1
+    await scheduler.advance(500);
+    await peer.tick(); // n1's last heartbeat lands at 1,500: the watch hears it then, not at the 2,000 round
+    await settle();
+    for (let t = 1_500; t < 6_000 && declared.length === 0; t += 250) await scheduler.advance(250);
+    // Rounds alone would see it only at 2,000 and declare it at the 5,000 round.
+    expect(declared).toHaveLength(1);
+    expect(declared[0]).toBeGreaterThanOrEqual(4_500);
+    expect(declared[0]).toBeLessThan(5_000);
+    observer.stop();
+  });
+});
+
 describe("Membership.claimantNodes", () => {
   it("a draining node, itself or a peer, is no claimant of dead nodes' keys — unless every live node drains", async () => {
     const scheduler = new ManualScheduler();
