@@ -336,7 +336,8 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.onClose(socket, noWelcomeCode, "the node stopped answering");
         return;
       }
-      if (silentMs >= pingAfterMs && pingedAt < this.lastHeardAt) {
+      // One ping per silence: none while one is out. Its answer may come in the same millisecond.
+      if (silentMs >= pingAfterMs && pingedAt <= this.lastHeardAt) {
         pingedAt = now;
         if (canPing(socket)) socket.ping();
         else socket.send(this.encode({ type: "ping", t: now }));

@@ -82,11 +82,14 @@ export class FakeSocket implements SocketLike {
  */
 export class PingingFakeSocket extends FakeSocket {
   pings = 0;
+  /** Answer each ping at once, inside `ping()`: a node on loopback answers within the same millisecond. */
+  answerAtOnce = false;
   private readonly listeners = new Map<string, (() => void)[]>();
 
   ping(): void {
     if (this.readyState !== 1) throw new Error("ping on a socket that is not open");
     this.pings++;
+    if (this.answerAtOnce) this.pong();
   }
 
   on(event: "ping" | "pong", listener: () => void): this {

@@ -327,6 +327,29 @@ describe("liveness: a node that goes silent (frozen, or cut off without a close)
     fake.client.close();
   });
 
+  it("keeps pinging a node that answers each ping within the same millisecond", async () => {
+    const { Socket, made } = pingingFakeSockets();
+    const client = new FoyerClient({
+      urls: ["ws://node-1/ws"],
+      token: "tok",
+      livenessMs: 6_000,
+      WebSocket: Socket,
+    });
+    const done = client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    const socket = made[0]!;
+    socket.answerAtOnce = true;
+    socket.accept();
+    socket.welcome();
+    await done;
+    // A ping every 3 s for ten minutes, each answered at once: never taken for a silent node.
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(socket.pings).toBeGreaterThanOrEqual(199);
+    expect(socket.closedWith).toBeUndefined();
+    expect(made).toHaveLength(1);
+    client.close();
+  });
+
   it("keeps a socket whose node answers its pings", async () => {
     const { client, made, last } = await connected({ livenessMs: 6_000 });
     for (let i = 0; i < 10; i++) {
