@@ -31,6 +31,8 @@ export class Connection implements SessionSocket {
   private probes = 0;
   /** A ping is out and its pong has not come back yet. */
   private awaitingPong = false;
+  /** Something came from the peer since the last heartbeat: a frame, a ping, or the pong to ours. */
+  private heard = false;
   private readonly out: SocketSender;
   private readonly limiter: RateLimiter;
   private readonly helloTimer: NodeJS.Timeout;
@@ -49,8 +51,18 @@ export class Connection implements SessionSocket {
     ws.on("message", (data, isBinary) => {
       this.onMessage(toBytes(data), isBinary);
     });
+    ws.on("ping", () => {
+      // `ws` has answered it already; a client's ping is proof of life as good as a pong. Each takes a
+      // token as a frame does, so a flood of pings (each answered with a write) is closed like one.
+      this.heard = true;
+      if (!this.closed && this.limiter.take() === "close") this.closeWith("RATE_LIMITED");
+    });
     ws.on("pong", () => {
+      // An unsolicited pong (RFC 6455 allows them) is not counted: the node must keep sending to a peer
+      // that only sends those, or a proxy between them would close the socket as idle.
+      if (!this.awaitingPong) return;
       this.awaitingPong = false;
+      this.heard = true;
     });
     ws.on("close", () => {
       this.onClose();
@@ -69,12 +81,22 @@ export class Connection implements SessionSocket {
   }
 
   /**
-   * One heartbeat, called every `heartbeatMs` by the server: a socket that has not answered the previous
-   * ping is gone (a peer that vanished without a FIN would otherwise hold its seat forever), so it is
-   * dropped — a disconnect like any other, and the member's grace starts.
+   * One heartbeat, called every `heartbeatMs` by the server. A socket heard from since the previous one
+   * (a frame, a ping, a pong) is alive and is not pinged: a client that pings the node itself (the SDK in
+   * a browser) is not pinged as well, and a socket that answered a ping is skipped at the next
+   * heartbeat, so an idle socket costs a ping every two heartbeats. A silent one is pinged; one
+   * that has not answered that ping by the next heartbeat is gone (a peer that vanished without a FIN
+   * would otherwise hold its seat forever), so it is dropped — a disconnect like any other, and the
+   * member's grace starts. A peer that vanishes is thus dropped two to three heartbeats after it last
+   * spoke.
    */
   heartbeat(): void {
     if (this.closed) return;
+    if (this.heard) {
+      this.heard = false;
+      this.awaitingPong = false;
+      return;
+    }
     if (this.awaitingPong) {
       this.closed = true;
       this.deps.onRefused?.("close:HEARTBEAT");
@@ -119,6 +141,7 @@ export class Connection implements SessionSocket {
 
   private onMessage(bytes: Uint8Array, isBinary: boolean): void {
     if (this.closed) return;
+    this.heard = true;
     if (bytes.byteLength > this.deps.limits.maxFrameBytes) {
       this.closeWith("TOO_LARGE");
       return;

@@ -207,7 +207,7 @@ export const settings = {
     schema: int(100, 600_000),
     env: "FOYER_HEARTBEAT_MS",
     def: "15000",
-    help: "ping every socket this often; one that missed the previous ping is dropped",
+    help: "heartbeat period: a socket silent for one is pinged, dropped if silent for another",
   },
   maxRooms: {
     schema: int(0, 10_000_000),

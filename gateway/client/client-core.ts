@@ -23,6 +23,22 @@ import { encodedTurnBytes, TurnLog, type TurnView } from "./turn-log.ts";
 const OPEN = 1;
 
 /**
+ * How long the node may stay silent before the client leaves it, by default (`livenessMs`). The client
+ * pings 10 s before that, past 35 s: later than two of the node's heartbeats (15 s each by default; a
+ * socket that spoke since the last one is not pinged, so an idle one is pinged every 30 s), so an idle
+ * client in Node never pings a healthy node. docs/operations.md says what it trades.
+ */
+export const defaultLivenessMs = 45_000;
+
+/**
+ * How long the node gets to answer the client's liveness ping: half of `livenessMs`, at most 10 s. With
+ * the default the client pings past 35 s of silence, later than the node's heartbeat comes.
+ */
+export function pingMarginMs(livenessMs: number): number {
+  return Math.min(livenessMs / 2, 10_000);
+}
+
+/**
  * The SDK's transport: connects with bootstrap URLs, says hello with the player's token, and resumes its
  * session after any drop. Every call gets a request id; unanswered calls are re-sent with the same id
  * after a reconnect (the node applies them once), retryable refusals are retried until the call's
@@ -73,7 +89,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private attemptTimer: ReturnType<typeof setTimeout> | undefined;
   /** Checks that the node still speaks (see `livenessMs`). */
-  private livenessTimer: ReturnType<typeof setInterval> | undefined;
+  private livenessTimer: ReturnType<typeof setTimeout> | undefined;
   private lastHeardAt = 0;
   private readonly Socket: new (url: string) => SocketLike;
   private readonly connectTimeoutMs: number;
@@ -121,7 +137,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.closedByUser = true;
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.attemptTimer);
-    clearInterval(this.livenessTimer);
+    clearTimeout(this.livenessTimer);
     const socket = this.socket;
     this.socket = null;
     this.welcomed = false;
@@ -234,6 +250,14 @@ export class ClientCore extends Emitter<FoyerEvents> {
     socket.onclose = (ev) => {
       this.onClose(socket, ev.code, ev.reason);
     };
+    if (canPing(socket)) {
+      // WebSocket pings and pongs are the node speaking too: the answer to ours, or its own heartbeat.
+      const heard = (): void => {
+        if (this.socket === socket) this.lastHeardAt = Date.now();
+      };
+      socket.on("ping", heard);
+      socket.on("pong", heard);
+    }
     // A node that accepts the socket but never welcomes must not hold the client: give up on it.
     this.attemptTimer = setTimeout(() => {
       // Silenced first: a late hello from it must not race the next attempt's (a REPLACED would follow).
@@ -307,32 +331,43 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.emit("closed", { code, reason });
   }
 
-  /** While welcomed: a ping past half of `livenessMs` of silence, a drop past all of it. */
+  /**
+   * While welcomed: a ping once the node has been silent for `livenessMs` less the time it gets to answer
+   * (`pingMarginMs`), a drop past all of it. On a socket that can (`ws` in Node) the ping is a WebSocket
+   * ping, answered by the node's WebSocket library without a Foyer frame to decode, and the node's own
+   * heartbeat pings count as hearing it, so an idle client in Node pings only a node whose heartbeat is
+   * late. A browser's socket can do neither: it sends a `ping` frame. One timer per client, armed for
+   * the next moment something is due.
+   */
   private watchLiveness(socket: SocketLike): void {
-    clearInterval(this.livenessTimer);
-    const livenessMs = this.options.livenessMs ?? 6_000;
+    clearTimeout(this.livenessTimer);
+    const livenessMs = this.options.livenessMs ?? defaultLivenessMs;
     if (livenessMs <= 0) return;
+    const pingAfterMs = livenessMs - pingMarginMs(livenessMs);
     this.lastHeardAt = Date.now();
-    this.livenessTimer = setInterval(
-      () => {
-        if (this.socket !== socket) {
-          clearInterval(this.livenessTimer);
-          return;
-        }
-        const silentMs = Date.now() - this.lastHeardAt;
-        if (silentMs >= livenessMs) {
-          clearInterval(this.livenessTimer);
-          // Silenced first, as for a lost attempt: the frozen node may wake and close it much later.
-          socket.onclose = null;
-          socket.onmessage = null;
-          socket.close(noWelcomeCode, "node silent");
-          this.onClose(socket, noWelcomeCode, "the node stopped answering");
-        } else if (silentMs >= livenessMs / 2) {
-          socket.send(this.encode({ type: "ping", t: Date.now() }));
-        }
-      },
-      Math.max(50, livenessMs / 4),
-    );
+    let pingedAt = -1;
+    const check = (): void => {
+      if (this.socket !== socket) return;
+      const now = Date.now();
+      const silentMs = now - this.lastHeardAt;
+      if (silentMs >= livenessMs) {
+        // Silenced first, as for a lost attempt: the frozen node may wake and close it much later.
+        socket.onclose = null;
+        socket.onmessage = null;
+        socket.close(noWelcomeCode, "node silent");
+        this.onClose(socket, noWelcomeCode, "the node stopped answering");
+        return;
+      }
+      // One ping per silence: none while one is out. Its answer may come in the same millisecond.
+      if (silentMs >= pingAfterMs && pingedAt <= this.lastHeardAt) {
+        pingedAt = now;
+        if (canPing(socket)) socket.ping();
+        else socket.send(this.encode({ type: "ping", t: now }));
+      }
+      const dueMs = silentMs >= pingAfterMs ? livenessMs : pingAfterMs;
+      this.livenessTimer = setTimeout(check, dueMs - silentMs);
+    };
+    this.livenessTimer = setTimeout(check, pingAfterMs);
   }
 
   private onFrame(data: unknown): void {
@@ -601,4 +636,9 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.lobby = frame;
     this.emit("lobby", frame);
   }
+}
+
+/** A socket that sends WebSocket pings and reports control frames (`ws`); a browser's does neither. */
+function canPing(socket: SocketLike): socket is SocketLike & Required<Pick<SocketLike, "ping" | "on">> {
+  return typeof socket.ping === "function" && typeof socket.on === "function";
 }

@@ -18,6 +18,14 @@ export interface SocketLike {
   onclose: ((ev: { code: number; reason: string }) => void) | null;
   onmessage: ((ev: { data: unknown }) => void) | null;
   onerror: ((ev: unknown) => void) | null;
+  /**
+   * A WebSocket ping (a control frame): `ws` in Node has it, browsers do not. When the socket has both
+   * `ping` and `on`, the SDK's liveness pings are WebSocket pings, which the node's WebSocket library
+   * answers without decoding a Foyer frame; otherwise they are `ping` frames.
+   */
+  ping?(): void;
+  /** `ws`'s control-frame events: a `pong` (the answer to `ping()`) or a `ping` (the node's heartbeat). */
+  on?(event: "ping" | "pong", listener: () => void): unknown;
 }
 
 /** Options of a FoyerClient. */
@@ -51,10 +59,15 @@ export interface FoyerClientOptions {
    */
   readonly maxFrameBytes?: number;
   /**
-   * How long the node may stay silent before the client gives up on its socket (default 6 000 ms, 0 =
-   * never). Past half of it the client sends a `ping`; a node that answers nothing in the full time is
-   * taken for frozen or gone (a paused process keeps its sockets open), and the client reconnects
-   * elsewhere with its resume token — soon enough to keep its seat through a failover.
+   * How long the node may stay silent before the client gives up on its socket (default 45 000 ms, 0 =
+   * never). 10 s before that (half-way when it is under 20 s) the client pings the node: a WebSocket
+   * ping in Node, a `ping` frame in a browser. A node that answers nothing in time is taken for frozen
+   * or gone (a paused process, a machine that lost power: their sockets stay open), and the client
+   * reconnects elsewhere with its resume token. In Node the node's own heartbeat (a WebSocket ping every
+   * 30 s to an otherwise silent socket) counts as hearing it, so an idle client sends nothing. Lower it
+   * to leave a silent node sooner: a lobby member must be back within the seat grace a survivor gives it
+   * after a takeover (`--lobby-grace-seconds`, 10 s, from about `--failure-timeout-ms` after the node
+   * went silent) to keep its seat; idle clients then cost the node pings of their own (docs/operations.md).
    */
   readonly livenessMs?: number;
   /** Send JSON text frames instead of msgpack (for debugging). */

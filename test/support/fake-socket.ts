@@ -75,10 +75,58 @@ export class FakeSocket implements SocketLike {
   }
 }
 
+/**
+ * A fake of `ws` in Node: besides frames it sends WebSocket pings (`ping()`, counted) and reports the
+ * node's control frames (`on("ping" | "pong")`), which the test plays with `pong()` and `nodePing()`.
+ * A plain FakeSocket has neither, like a browser's WebSocket.
+ */
+export class PingingFakeSocket extends FakeSocket {
+  pings = 0;
+  /** Answer each ping at once, inside `ping()`: a node on loopback answers within the same millisecond. */
+  answerAtOnce = false;
+  private readonly listeners = new Map<string, (() => void)[]>();
+
+  ping(): void {
+    if (this.readyState !== 1) throw new Error("ping on a socket that is not open");
+    this.pings++;
+    if (this.answerAtOnce) this.pong();
+  }
+
+  on(event: "ping" | "pong", listener: () => void): this {
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+    return this;
+  }
+
+  /** The node's WebSocket library answers a ping. */
+  pong(): void {
+    for (const listener of this.listeners.get("pong") ?? []) listener();
+  }
+
+  /** The node's heartbeat: a WebSocket ping (the socket answers it by itself). */
+  nodePing(): void {
+    for (const listener of this.listeners.get("ping") ?? []) listener();
+  }
+}
+
 /** A constructor that records every socket it makes, for the `WebSocket` option of a FoyerClient. */
 export function fakeSockets(): { Socket: new (url: string) => FakeSocket; made: FakeSocket[] } {
   const made: FakeSocket[] = [];
   class Recorded extends FakeSocket {
+    constructor(url: string) {
+      super(url);
+      made.push(this);
+    }
+  }
+  return { Socket: Recorded, made };
+}
+
+/** As `fakeSockets`, of sockets that send WebSocket pings (`ws` in Node). */
+export function pingingFakeSockets(): {
+  Socket: new (url: string) => PingingFakeSocket;
+  made: PingingFakeSocket[];
+} {
+  const made: PingingFakeSocket[] = [];
+  class Recorded extends PingingFakeSocket {
     constructor(url: string) {
       super(url);
       made.push(this);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FoyerClient, isFoyerError, type FoyerClientOptions } from "../../gateway/client/index.ts";
-import { fakeSockets, type FakeSocket } from "../support/fake-socket.ts";
+import { fakeSockets, pingingFakeSockets, type FakeSocket } from "../support/fake-socket.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -204,19 +204,68 @@ describe("FoyerClient calls", () => {
 });
 
 describe("liveness: a node that goes silent (frozen, or cut off without a close)", () => {
-  it("is pinged past half of livenessMs and left past all of it; the client resumes elsewhere", async () => {
-    const { client, made, last } = await connected({ urls: ["ws://node-1/ws", "ws://node-2/ws"] });
+  it("a browser's socket (no ping()): a ping frame past half of a short livenessMs, left past all of it; the client resumes elsewhere", async () => {
+    const { client, made, last } = await connected({
+      urls: ["ws://node-1/ws", "ws://node-2/ws"],
+      livenessMs: 8_000,
+    });
     const first = last();
-    await vi.advanceTimersByTimeAsync(3_100);
+    expect("ping" in first).toBe(false);
+    await vi.advanceTimersByTimeAsync(3_900);
+    expect(first.sent.filter((f) => f.type === "ping")).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(200);
     expect(first.sent.filter((f) => f.type === "ping")).toHaveLength(1);
     expect(made).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(3_000);
+    await vi.advanceTimersByTimeAsync(3_950);
     expect(first.closedWith?.reason).toBe("node silent");
+    // One ping per silence: none more while it waited.
+    expect(first.sent.filter((f) => f.type === "ping")).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(20);
     expect(made).toHaveLength(2);
     expect(last().url).toBe("ws://node-2/ws");
     last().accept();
     expect(last().sent[0]).toMatchObject({ type: "hello", resume: "resume-token" });
+    client.close();
+  });
+
+  it("in Node (a socket with ping()): WebSocket pings, never a frame; the node's pings and pongs count as hearing it", async () => {
+    const { Socket, made } = pingingFakeSockets();
+    const client = new FoyerClient({
+      urls: ["ws://node-1/ws", "ws://node-2/ws"],
+      token: "tok",
+      reconnectMinMs: 10,
+      reconnectMaxMs: 10,
+      WebSocket: Socket,
+    });
+    const done = client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    const first = made[0]!;
+    first.accept();
+    first.welcome();
+    await done;
+    // The default livenessMs (45 s): a ping past 35 s of silence.
+    await vi.advanceTimersByTimeAsync(34_900);
+    expect(first.pings).toBe(0);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(first.pings).toBe(1);
+    first.pong();
+    // The node's heartbeat, a WebSocket ping every 30 s, keeps it from pinging at all: ten minutes of it.
+    for (let i = 0; i < 20; i++) {
+      await vi.advanceTimersByTimeAsync(30_000);
+      first.nodePing();
+    }
+    expect(first.pings).toBe(1);
+    expect(first.sent.filter((f) => f.type === "ping")).toEqual([]);
+    expect(first.closedWith).toBeUndefined();
+    // The node falls silent: one ping past 35 s, left at 45 s, resumed elsewhere.
+    await vi.advanceTimersByTimeAsync(35_000);
+    expect(first.pings).toBe(2);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(first.closedWith?.reason).toBe("node silent");
+    expect(first.pings).toBe(2);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(made).toHaveLength(2);
+    expect(made[1]!.url).toBe("ws://node-2/ws");
     client.close();
   });
 
@@ -278,10 +327,34 @@ describe("liveness: a node that goes silent (frozen, or cut off without a close)
     fake.client.close();
   });
 
+  it("keeps pinging a node that answers each ping within the same millisecond", async () => {
+    const { Socket, made } = pingingFakeSockets();
+    const client = new FoyerClient({
+      urls: ["ws://node-1/ws"],
+      token: "tok",
+      livenessMs: 6_000,
+      WebSocket: Socket,
+    });
+    const done = client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    const socket = made[0]!;
+    socket.answerAtOnce = true;
+    socket.accept();
+    socket.welcome();
+    await done;
+    // A ping every 3 s for ten minutes, each answered at once: never taken for a silent node.
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(socket.pings).toBeGreaterThanOrEqual(199);
+    expect(socket.closedWith).toBeUndefined();
+    expect(made).toHaveLength(1);
+    client.close();
+  });
+
   it("keeps a socket whose node answers its pings", async () => {
-    const { client, made, last } = await connected();
+    const { client, made, last } = await connected({ livenessMs: 6_000 });
     for (let i = 0; i < 10; i++) {
       await vi.advanceTimersByTimeAsync(3_100);
+      expect(last().sent.filter((f) => f.type === "ping")).toHaveLength(i + 1);
       last().deliver({ type: "pong", t: 0, now: 0 });
     }
     expect(made).toHaveLength(1);

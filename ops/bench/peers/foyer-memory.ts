@@ -5,9 +5,9 @@
 // connected and nothing is asked (its heartbeats and timers are all it does). Unlike
 // `foyer bench --scenario lobby`'s figure (lobby state only), this counts everything a seated player costs
 // the node: its socket, session and player-registry entry, and its share of the lobby.
-// `--liveness-ms` sets the SDK clients' livenessMs (default the SDK's, 6,000: a silent client pings the node
-// after half of it, so idle clients cost the node a ping each every ~3 s; 0 turns the SDK's pings off,
-// leaving the node's own socket pings every --heartbeat-ms).
+// `--liveness-ms` sets the SDK clients' livenessMs (default the SDK's, 45,000: a client pings a node silent
+// for 10 s less than that, or half of it under 20 s; the node's own WebSocket pings, every 30 s to an idle
+// socket, count as hearing it, so with the default idle clients send nothing; 0 turns the SDK's check off).
 // From the repository root:
 //   npx tsx ops/bench/peers/foyer-memory.ts [--lobbies 1000] [--idle-seconds 30] [--liveness-ms 6000]
 import type { FoyerClient } from "../../../gateway/index.ts";
