@@ -35,6 +35,7 @@ function checkLobbyLimits(config: NodeConfig): void {
     returnAfterEndSeconds: config.returnAfterEndSeconds,
     reconnectGraceSeconds: config.reconnectGraceSeconds,
     lobbyGraceSeconds: config.lobbyGraceSeconds,
+    failoverGraceSeconds: config.failoverGraceSeconds,
   });
   if (checked.success) return;
   const issue = checked.error.issues[0];

@@ -240,6 +240,12 @@ export const settings = {
     def: "10",
     help: "seat kept for a member who dropped outside a room",
   },
+  failoverGraceSeconds: {
+    schema: int(0, 3_600),
+    env: "FOYER_FAILOVER_GRACE_SECONDS",
+    def: "60",
+    help: "after a failover, seat kept for a member not back yet (covers the SDK's 45 s liveness)",
+  },
   reconnectGraceSeconds: {
     schema: int(0, 86_400),
     env: "FOYER_RECONNECT_GRACE_SECONDS",

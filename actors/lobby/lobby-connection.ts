@@ -106,7 +106,11 @@ export function restored(state: LobbyState, message: Restored, env: LobbyEnv): S
       effects.push(cancelGrace(member.player));
     } else {
       if (member.connected) next = updateMember(next, member.player, { connected: false });
-      effects.push(armGrace(member.player, env.ctx.now, restoreGraceSeconds(state, member, env.options)));
+      const grace = restoreGraceSeconds(state, member, env.options);
+      // A failover's absent members may still be waiting out their SDK's liveness on the silent node.
+      const seconds =
+        message.reason === "failover" ? Math.max(grace, env.options.failoverGraceSeconds) : grace;
+      effects.push(armGrace(member.player, env.ctx.now, seconds));
     }
   }
   return { state: next, effects: [...effects, pushState(next)] };

@@ -18,6 +18,12 @@ export const lobbyOptionsSchema = z.strictObject({
   returnAfterEndSeconds: seconds.default(5),
   reconnectGraceSeconds: seconds.default(30),
   lobbyGraceSeconds: seconds.default(10),
+  /**
+   * After a failover, the seat kept for a member not back yet (at least the grace it would have had).
+   * Longer than the SDK's default liveness (45 s): a node that went silent without closing its sockets
+   * (a frozen machine, a cut network) is left by its clients only then, and they must find their seats.
+   */
+  failoverGraceSeconds: seconds.default(60),
   roomCodeLength: z.number().int().min(4).max(16).default(6),
   roomCodeAlphabet: alphabet.default("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
 });

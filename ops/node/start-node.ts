@@ -92,6 +92,7 @@ export function lobbyOptionsOf(config: NodeConfig): LobbyOptions {
     maxMembers: config.maxMembers,
     teamSizes: config.teamSizes,
     lobbyGraceSeconds: config.lobbyGraceSeconds,
+    failoverGraceSeconds: config.failoverGraceSeconds,
     reconnectGraceSeconds: config.reconnectGraceSeconds,
     returnAfterEndSeconds: config.returnAfterEndSeconds,
     botSeatIdBase: config.botSeatIdBase,

@@ -36,6 +36,7 @@ describe("codes and options (SPEC §1 Codes)", () => {
       returnAfterEndSeconds: 5,
       reconnectGraceSeconds: 30,
       lobbyGraceSeconds: 10,
+      failoverGraceSeconds: 60,
       roomCodeLength: 6,
       roomCodeAlphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     });

@@ -177,11 +177,31 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     ]);
     expect(d.state.host).toBe("alice");
     const now = T0 + 60_000;
+    // A failover's absent members keep their seats for failoverGraceSeconds (60 by default): their SDK
+    // may take its liveness (45 s) to leave a node that went silent without closing their sockets.
     expect(effects).toEqual([
-      { type: "timer", name: "grace:bob", at: now + 30_000, kind: "grace" },
-      { type: "timer", name: "grace:carol", at: now + 30_000, kind: "grace" },
+      { type: "timer", name: "grace:bob", at: now + 60_000, kind: "grace" },
+      { type: "timer", name: "grace:carol", at: now + 60_000, kind: "grace" },
       { type: "push", to: ["alice", "bob", "carol"], frame: lobbyFrame(d.state) },
     ]);
+  });
+
+  it("after a migration the grace is the lobby's own; failoverGraceSeconds sets the failover's", () => {
+    const moved = lobbyOf(["alice", "bob"]);
+    expect(moved.send({ type: "restored", reason: "migration", connected: ["alice"] })[0]).toEqual({
+      type: "timer",
+      name: "grace:bob",
+      at: T0 + 10_000,
+      kind: "grace",
+    });
+    const short = lobbyOf(["alice", "bob"], { failoverGraceSeconds: 5 });
+    // Never shorter than the lobby grace the member would have had anyway.
+    expect(short.send({ type: "restored", reason: "failover", connected: ["alice"] })[0]).toEqual({
+      type: "timer",
+      name: "grace:bob",
+      at: T0 + 10_000,
+      kind: "grace",
+    });
   });
 
   it("the host keeps the role; a room seat gets the room grace; a member back here is reconnected", () => {
@@ -206,7 +226,7 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     d.send({ type: "connection", player: "bob", connected: false });
     d.ctx.advance(9_000);
     const effects = d.send({ type: "restored", reason: "failover", connected: ["alice"] });
-    expect(effects[0]).toEqual({ type: "timer", name: "grace:bob", at: T0 + 19_000, kind: "grace" });
+    expect(effects[0]).toEqual({ type: "timer", name: "grace:bob", at: T0 + 69_000, kind: "grace" });
   });
 
   it("a restore that finds everyone here changes nothing but resends the state", () => {
