@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ActorSystem } from "../actors/runtime/index.ts";
+import type { ActorSystem, AskResult } from "../actors/runtime/index.ts";
 import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
 import type { PlayerClaims } from "./auth/player-token.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
@@ -153,14 +153,28 @@ export async function locateLobby(
     if (session.activity === lobby) return;
     session.activity = lobby;
   } else session.lobby = lobby;
-  // Asked, not told: a lobby being restored answers UNAVAILABLE, and the member must still be marked back.
+  await markBack(system, session, socket, lobby, deadline);
+}
+
+/**
+ * Tells `key` the session's player is connected again. Asked, not told: a lobby being restored answers
+ * UNAVAILABLE, and the member must still be marked back. Null when a newer socket took over meanwhile.
+ */
+async function markBack(
+  system: ActorSystem,
+  session: Session,
+  socket: SessionSocket,
+  key: string,
+  deadline: number,
+): Promise<AskResult | null> {
   const back = { type: "connection", player: session.player, connected: true };
-  let marked = await system.ask(lobby, back);
+  let marked = await system.ask(key, back);
   while (!marked.ok && marked.retryAfterMs !== undefined && Date.now() < deadline) {
     await sleep(marked.retryAfterMs);
-    if (session.socket !== socket) return;
-    marked = await system.ask(lobby, back);
+    if (session.socket !== socket) return null;
+    marked = await system.ask(key, back);
   }
+  return marked;
 }
 
 /** The lobby key a `hello.lobby` names, or null when it is no lobby code. */
@@ -210,13 +224,8 @@ async function resumeInHintedLobby(
   // Set before asking: the state the lobby pushes in answer is for this lobby.
   const before = session.lobby;
   session.lobby = key;
-  const back = { type: "connection", player: session.player, connected: true };
-  let marked = await system.ask(key, back);
-  while (!marked.ok && marked.retryAfterMs !== undefined && Date.now() < deadline) {
-    await sleep(marked.retryAfterMs);
-    if (session.socket !== socket) return false;
-    marked = await system.ask(key, back);
-  }
+  const marked = await markBack(system, session, socket, key, deadline);
+  if (marked === null) return false;
   const member = marked.ok && (marked.value as { member?: unknown } | undefined)?.member === true;
   if (!member && session.lobby === key) session.lobby = before;
   return member;
