@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualScheduler, settle } from "../../actors/runtime/index.ts";
-import { Membership, MemoryKvServer, encodeNodeRecord } from "../../fleet/index.ts";
+import { MemoryKvServer, encodeNodeRecord } from "../../fleet/index.ts";
 import { member } from "./support/membership.ts";
 
 describe("Membership.ownerState", () => {
@@ -43,14 +43,8 @@ describe("Membership: a tombstone another observer wrote", () => {
     const nodes = await new MemoryKvServer().connect().bucket("nodes");
     await member(nodes, "n1", "a1", scheduler).join();
     const dead: string[] = [];
-    const watching = new Membership({
-      nodes,
-      node: "n2",
-      incarnation: "b1",
-      scheduler,
-      monotonic: () => scheduler.now(),
-      facts: () => ({ url: "", region: "r", load: 0, draining: false, version: "t", protocol: 1 }),
-      events: { peerDead: (peer) => dead.push(`${peer.node}/${peer.incarnation}`) },
+    const watching = member(nodes, "n2", "b1", scheduler, undefined, {
+      peerDead: (peer) => dead.push(`${peer.node}/${peer.incarnation}`),
     });
     await watching.join();
     await watching.tick();
@@ -75,14 +69,8 @@ describe("Membership: silence counted from the peer's last write", () => {
     const peer = member(nodes, "n1", "a1", scheduler);
     await peer.join();
     const declared: number[] = [];
-    const observer = new Membership({
-      nodes,
-      node: "n2",
-      incarnation: "b1",
-      scheduler,
-      monotonic: () => scheduler.now(),
-      facts: () => ({ url: "", region: "r", load: 0, draining: false, version: "t", protocol: 1 }),
-      events: { peerDead: () => declared.push(scheduler.now() - t0) },
+    const observer = member(nodes, "n2", "b1", scheduler, undefined, {
+      peerDead: () => declared.push(scheduler.now() - t0),
     });
     await observer.join();
     observer.start();
