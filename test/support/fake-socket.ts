@@ -1,4 +1,4 @@
-import type { SocketLike } from "../../gateway/client/index.ts";
+import { FoyerClient, type FoyerClientOptions, type SocketLike } from "../../gateway/client/index.ts";
 import { decodeClientFrame, encodeFrame } from "../../gateway/protocol/codec.ts";
 
 /**
@@ -133,4 +133,23 @@ export function pingingFakeSockets(): {
     }
   }
   return { Socket: Recorded, made };
+}
+
+/** A FoyerClient of node-1 on fake sockets, reconnecting after 10 ms, with the sockets it made. */
+export function fakeClient(options: Partial<FoyerClientOptions> = {}) {
+  const { Socket, made } = fakeSockets();
+  const client = new FoyerClient({
+    urls: ["ws://node-1/ws"],
+    token: "tok",
+    reconnectMinMs: 10,
+    reconnectMaxMs: 10,
+    WebSocket: Socket,
+    ...options,
+  });
+  const last = (): FakeSocket => {
+    const socket = made.at(-1);
+    if (!socket) throw new Error("no socket was made");
+    return socket;
+  };
+  return { client, made, last };
 }

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FoyerClient } from "../../gateway/client/index.ts";
 import { CloseCodes } from "../../gateway/protocol/close-codes.ts";
-import { fakeSockets, type FakeSocket } from "../support/fake-socket.ts";
+import { fakeClient } from "../support/fake-socket.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -28,15 +27,7 @@ const lobbyFrame = {
 
 /** A client welcomed by a node (that reads `hello.lobby` or not) and shown its lobby, then dropped. */
 async function droppedInLobby(lobbyHint: boolean) {
-  const { Socket, made } = fakeSockets();
-  const client = new FoyerClient({
-    urls: ["ws://node-1/ws", "ws://node-2/ws"],
-    token: "tok",
-    reconnectMinMs: 10,
-    reconnectMaxMs: 10,
-    WebSocket: Socket,
-  });
-  const last = (): FakeSocket => made.at(-1)!;
+  const { client, made, last } = fakeClient({ urls: ["ws://node-1/ws", "ws://node-2/ws"] });
   const done = client.connect();
   await vi.advanceTimersByTimeAsync(0);
   last().accept();
@@ -91,13 +82,8 @@ describe("FoyerClient after losing its node", () => {
       [0, "ws://node-2/ws"],
       [0.99, "ws://node-3/ws"],
     ] as const) {
-      const { Socket, made } = fakeSockets();
-      const client = new FoyerClient({
+      const { client, made } = fakeClient({
         urls: ["ws://node-1/ws", "ws://node-2/ws", "ws://node-3/ws"],
-        token: "tok",
-        reconnectMinMs: 10,
-        reconnectMaxMs: 10,
-        WebSocket: Socket,
       });
       const done = client.connect();
       await vi.advanceTimersByTimeAsync(0);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FoyerClient, isFoyerError, type FoyerClientOptions } from "../../gateway/client/index.ts";
-import { fakeSockets, pingingFakeSockets, type FakeSocket } from "../support/fake-socket.ts";
+import { fakeClient as clientWith, pingingFakeSockets } from "../support/fake-socket.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -8,24 +8,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-function clientWith(options: Partial<FoyerClientOptions> = {}) {
-  const { Socket, made } = fakeSockets();
-  const client = new FoyerClient({
-    urls: ["ws://node-1/ws"],
-    token: "tok",
-    reconnectMinMs: 10,
-    reconnectMaxMs: 10,
-    WebSocket: Socket,
-    ...options,
-  });
-  const last = (): FakeSocket => {
-    const socket = made.at(-1);
-    if (!socket) throw new Error("no socket was made");
-    return socket;
-  };
-  return { client, made, last };
-}
 
 /** A client connected to its first fake socket. */
 async function connected(options: Partial<FoyerClientOptions> = {}) {
