@@ -1,7 +1,6 @@
 import type { Scheduler } from "../actors/runtime/index.ts";
 import type { TakeOver } from "./actor-store.ts";
 import type { NodeIdentity } from "./claim.ts";
-import { movePriority } from "./key-priority.ts";
 import type { OwnerState } from "./membership.ts";
 import { rendezvousOwner } from "./rendezvous.ts";
 
@@ -110,7 +109,7 @@ export class Failover {
     if (this.options.ownerState(claim.owner) !== "dead") return;
     if (!this.options.liveNodes().includes(this.options.node)) return;
     this.inFlight.add(claim.key);
-    this.urgent[movePriority(claim.key) === 0 ? 0 : 1].push(claim);
+    this.urgent[claim.key.startsWith("player/") ? 1 : 0].push(claim);
     this.pump();
   }
 
