@@ -51,6 +51,9 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsConn
     pingInterval: options.pingIntervalMs ?? 2_000,
     maxPingOut: 2,
     waitOnFirstConnect: options.waitOnFirstConnect ?? true,
+    // nats.js otherwise makes two Errors per request for their async stack, and formats it into every
+    // failed one: after a failover, each no-responders answer cost more than its request (docs/fleet.md).
+    noAsyncTraces: true,
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.user === undefined ? {} : { user: options.user }),
     ...(options.pass === undefined ? {} : { pass: options.pass }),
