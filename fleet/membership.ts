@@ -260,14 +260,30 @@ export class Membership {
   private scheduleCheck(): void {
     if (this.stopped) return;
     const scheduler = this.options.scheduler;
-    this.cancelCheck = scheduler.at(scheduler.now() + this.timing.heartbeatMs / 4, () => {
+    this.cancelCheck = scheduler.at(scheduler.now() + this.nextCheckInMs(), () => {
       this.checkSilence();
       this.scheduleCheck();
     });
   }
 
   /**
-   * Between rounds, four times a heartbeat: a peer silent for the failure timeout is declared dead now
+   * A quarter heartbeat, or less when a peer's silence reaches the failure timeout sooner: the check then
+   * runs as it does, not up to a quarter heartbeat later, and the dead node's keys move that much sooner.
+   */
+  private nextCheckInMs(): number {
+    const now = this.options.monotonic();
+    let wait = this.timing.heartbeatMs / 4;
+    for (const peer of this.peers.values()) {
+      if (peer.dead) continue;
+      const left = this.timing.failureTimeoutMs - this.silence(peer, now);
+      // A peer already past it is being declared, or waits for this node's own rounds to succeed again.
+      if (left > 0) wait = Math.min(wait, Math.ceil(left) + 1);
+    }
+    return wait;
+  }
+
+  /**
+   * Between rounds, four times a heartbeat and when a peer's silence is due: a peer silent for the failure timeout is declared dead now
    * rather than at the next round (up to a heartbeat later). The same rule as the rounds': silence counts
    * only while this node's own rounds succeed, one heartbeat apart; the tombstone is a CAS on the
    * peer's record as last read, so a peer that wrote since (heard late) lives.

@@ -85,6 +85,30 @@ describe("Membership: silence counted from the peer's last write", () => {
     expect(declared[0]).toBeLessThan(5_000);
     observer.stop();
   });
+
+  it("checks when the silence comes due, not at the next quarter heartbeat", async () => {
+    const scheduler = new ManualScheduler();
+    const t0 = scheduler.now();
+    const nodes = await new MemoryKvServer().connect().bucket("nodes");
+    const peer = member(nodes, "n1", "a1", scheduler);
+    await peer.join();
+    const declared: number[] = [];
+    const observer = member(nodes, "n2", "b1", scheduler, undefined, {
+      peerDead: () => declared.push(scheduler.now() - t0),
+    });
+    await observer.join();
+    observer.start();
+    await scheduler.advance(1_000);
+    await scheduler.advance(610);
+    await peer.tick(); // the last heartbeat lands at 1,610, between the quarter-heartbeat checks
+    await settle();
+    for (let t = 1_610; t < 6_000 && declared.length === 0; t += 10) await scheduler.advance(10);
+    // Quarter-heartbeat checks alone (every 250 ms from 1,000) would declare it at 4,750.
+    expect(declared).toHaveLength(1);
+    expect(declared[0]).toBeGreaterThanOrEqual(4_610);
+    expect(declared[0]).toBeLessThanOrEqual(4_620);
+    observer.stop();
+  });
 });
 
 describe("Membership.claimantNodes", () => {
