@@ -4,8 +4,11 @@ import type { NodeIdentity } from "./claim.ts";
 import type { OwnerState } from "./membership.ts";
 import { rendezvousOwner } from "./rendezvous.ts";
 
-/** Takeovers a node may run beyond its limit for keys a caller waits for (`want`). */
-const urgentExtra = 64;
+/**
+ * Takeovers a node may run beyond its limit for keys a caller waits for (`want`). Many: each waits on a
+ * few KV round trips that NATS pipelines, and a member waits on each; the bound only caps what is held.
+ */
+const urgentExtra = 512;
 
 /** A claim as the node last saw it. */
 export interface ClaimView {
@@ -118,6 +121,11 @@ export class Failover {
     return this.inFlight.size;
   }
 
+  /** True while `key` is queued or being taken over here (its seal not written yet). */
+  taking(key: string): boolean {
+    return this.inFlight.has(key);
+  }
+
   private enqueue(claim: ClaimView): void {
     this.inFlight.add(claim.key);
     this.queued.push(claim);
@@ -138,7 +146,6 @@ export class Failover {
       this.running++;
       void this.takeOne(claim).finally(() => {
         this.running--;
-        this.inFlight.delete(claim.key);
         this.pump();
       });
     }
@@ -148,8 +155,11 @@ export class Failover {
     try {
       const result = await this.options.takeOver(claim.key, claim.revision);
       this.firstSeen.delete(claim.key);
+      // Not in flight any more by the time `taken` wakes the callers waiting for the key.
+      this.inFlight.delete(claim.key);
       if (result.outcome === "taken") this.options.taken(claim.key, result.epoch);
     } catch (error) {
+      this.inFlight.delete(claim.key);
       this.options.failed?.(claim.key, error);
     }
   }

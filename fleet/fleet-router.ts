@@ -30,6 +30,12 @@ export interface FleetRouterOptions {
   readonly ownerState?: (owner: NodeIdentity) => OwnerState;
   /** Told of each located key whose owner is declared dead (a caller waits for its takeover). */
   readonly deadOwner?: (claim: ClaimView) => void;
+  /**
+   * True while this node is taking `key` over (its claim may already name us, its seal is not written
+   * yet): the key is answered `UNAVAILABLE` meanwhile, and `learn` wakes its waiters once it is taken. A
+   * caller that loaded it in between would race the takeover with a seal and reads of its own.
+   */
+  readonly takingOver?: (key: string) => boolean;
 }
 
 interface Cached {
@@ -62,6 +68,7 @@ export class FleetRouter implements Router {
   private readonly refused = new Map<string, number>();
   private readonly ownerState: ((owner: NodeIdentity) => OwnerState) | undefined;
   private readonly deadOwner: ((claim: ClaimView) => void) | undefined;
+  private readonly takingOver: ((key: string) => boolean) | undefined;
   private watch: KvWatch | undefined;
   /** Callers waiting for a key's claim to change (see `changed`). */
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -76,6 +83,7 @@ export class FleetRouter implements Router {
     this.firstDelayMs = options.noResponders?.firstDelayMs ?? 20;
     this.ownerState = options.ownerState;
     this.deadOwner = options.deadOwner;
+    this.takingOver = options.takingOver;
   }
 
   /** Starts the watch that keeps the cache current. Idempotent. */
@@ -141,7 +149,8 @@ export class FleetRouter implements Router {
       cached = this.cache.get(key);
       if (cached === undefined) return { kind: "unknown" };
     }
-    if (sameIdentity(cached.owner, this.identity)) return { kind: "local" };
+    if (sameIdentity(cached.owner, this.identity))
+      return this.takingOver?.(key) === true ? { kind: "unavailable", retryAfterMs } : { kind: "local" };
     const state = this.ownerState?.(cached.owner) ?? "live";
     // An owner that went silent keeps its keys until a survivor has sealed them: ask again shortly.
     if (state === "suspected" || state === "dead" || cached.owner.node === this.node) {
@@ -159,8 +168,9 @@ export class FleetRouter implements Router {
   /** Records a claim this node wrote itself (a takeover), ahead of the watch. */
   learn(key: string, owner: NodeIdentity, revision: number): void {
     const cached = this.cache.get(key);
-    if (cached !== undefined && cached.revision >= revision) return;
-    this.cache.set(key, { owner: { node: owner.node, incarnation: owner.incarnation }, revision });
+    // The watch may have brought the claim first: its waiters still wait for the takeover to end.
+    if (cached === undefined || cached.revision < revision)
+      this.cache.set(key, { owner: { node: owner.node, incarnation: owner.incarnation }, revision });
     this.wake(key);
   }
 

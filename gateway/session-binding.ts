@@ -219,7 +219,12 @@ async function resumeInHintedLobby(
     const answered = await Promise.race([probe, waitFor(key, probeRetryMs).then(() => null)]);
     if (session.socket !== socket) return false;
     if (answered === true) return false;
-    if (answered === false) probe = null; // unreachable: asked again on the next look
+    if (answered === false) {
+      // Unreachable (its node is gone, most likely): probed again only after a while, or at once when
+      // the claim changes or a node is declared dead; a probe storm would slow the takeover it waits for.
+      probe = null;
+      await waitFor(key, unreachableRetryMs);
+    }
   }
   // Set before asking: the state the lobby pushes in answer is for this lobby.
   const before = session.lobby;
@@ -246,6 +251,9 @@ export interface LocateFleet {
 
 /** How often a hinted lobby owned by a node that does not answer is looked at again (a death wakes it). */
 const probeRetryMs = 250;
+
+/** How long a hinted lobby whose owner could not be reached waits before it is probed again. */
+const unreachableRetryMs = 1_000;
 
 /** How long a resumed member waits for its registry and lobby to be taken over after their node died. */
 const maxTakeoverWaitMs = 20_000;

@@ -35,8 +35,10 @@ export function connection(state: LobbyState, message: LobbyMessageOf<"connectio
     // on another node than this lobby, where the member's session is not, and waits for its seats.
     const room =
       member.inRoom && roomRunning(state) && state.room !== null ? [roomBack(state.room.code, player)] : [];
-    // A session resumed without the lobby noticing a drop still wants the current state.
-    if (member.connected) return { state, effects: [pushStateTo(state, player), ...room, reply(isMember)] };
+    // A session resumed without the lobby noticing a drop still wants the current state. Nothing
+    // changed, so nothing waits for a write (the push's number is written with the next change).
+    if (member.connected)
+      return { state, effects: [pushStateTo(state, player), ...room, reply(isMember)], volatile: true };
     return withEffects(reconnect(state, player), ...room, reply(isMember));
   }
   if (!member.connected) return { state, effects: [reply(isMember)] };
@@ -96,11 +98,11 @@ function restoreGraceSeconds(state: LobbyState, member: Member, options: LobbyOp
  * hear it under the new owner's epoch.
  */
 export function restored(state: LobbyState, message: Restored, env: LobbyEnv): Step {
-  const here = new Set(message.connected);
+  // A few members against every player on the node: looked up in the list, not copied into a set.
   const effects: Effect[] = [];
   let next = state;
   for (const member of state.members) {
-    if (here.has(member.player)) {
+    if (message.connected.includes(member.player)) {
       if (member.connected) continue;
       next = updateMember(next, member.player, { connected: true });
       effects.push(cancelGrace(member.player));
@@ -113,7 +115,13 @@ export function restored(state: LobbyState, message: Restored, env: LobbyEnv): S
       effects.push(armGrace(member.player, env.ctx.now, seconds));
     }
   }
-  return { state: next, effects: [...effects, pushState(next)] };
+  // Every member back here already (a failover its members resumed into): the seal wrote this very
+  // state, so the push need not wait for another write.
+  return {
+    state: next,
+    effects: [...effects, pushState(next)],
+    ...(next === state ? { volatile: true } : {}),
+  };
 }
 
 /** A grace ran out: the member, still away, leaves (and the host role moves on if it was the host). */

@@ -35,7 +35,7 @@ function withVisibility(
   const effects: Effect[] = transition.effects.filter((e) => e.type !== "stop");
   effects.push(...visibility, ...events);
   if (stopped) effects.push({ type: "stop" });
-  return { state: transition.state, effects };
+  return { ...transition, effects };
 }
 
 /** Makes the lobby kind; the options are validated once here, so a bad configuration fails at start-up. */

@@ -236,6 +236,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     deadOwner: (claim) => {
       failover.want(claim);
     },
+    takingOver: (key) => failover.taking(key),
   });
   const canOpenRoom = (): boolean => parts.capacity.canOpenRoom() && drainState.drain === null;
   const node: NodeState = {

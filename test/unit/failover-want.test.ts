@@ -50,8 +50,8 @@ describe("Failover.want", () => {
     claims.push(claim("player/first"));
     failover.sweep();
     await settle();
-    // The one slot of the queue is busy; 64 more are for wanted keys. Fill them with records, then ask more.
-    for (let i = 0; i < 70; i++) failover.want(claim(`player/p${i}`));
+    // The one slot of the queue is busy; 512 more are for wanted keys. Fill them with records, then ask more.
+    for (let i = 0; i < 520; i++) failover.want(claim(`player/p${i}`));
     failover.want(claim("lobby/LATE"));
     await settle();
     expect(started).not.toContain("lobby/LATE");
@@ -100,5 +100,35 @@ describe("Failover.want", () => {
     failover.sweep();
     await settle();
     expect(started).toEqual(["lobby/ONCE"]);
+  });
+});
+
+describe("Failover.taking", () => {
+  it("holds a key from the moment it is wanted until just before `taken` is told", async () => {
+    const seenWhenTaken: boolean[] = [];
+    let release: () => void = () => undefined;
+    const failover: Failover = new Failover({
+      node: "n2",
+      claims: () => [],
+      ownerState: (owner): OwnerState => (owner.node === "n1" ? "dead" : "live"),
+      liveNodes: () => ["n2"],
+      takeOver: () =>
+        new Promise<TakeOver>(
+          (resolve) => (release = () => resolve({ outcome: "taken", epoch: 9, revision: 9 })),
+        ),
+      // A caller woken by `taken` asks for the key at once: it must find it no longer being taken.
+      taken: (key) => seenWhenTaken.push(failover.taking(key)),
+      scheduler: new ManualScheduler(),
+      fallbackAfterMs: 60_000,
+    });
+    expect(failover.taking("lobby/AAA")).toBe(false);
+    failover.want(claim("lobby/AAA"));
+    expect(failover.taking("lobby/AAA")).toBe(true);
+    await settle();
+    expect(failover.taking("lobby/AAA")).toBe(true);
+    release();
+    await settle();
+    expect(seenWhenTaken).toEqual([false]);
+    expect(failover.taking("lobby/AAA")).toBe(false);
   });
 });

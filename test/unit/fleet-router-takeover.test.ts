@@ -83,3 +83,34 @@ describe("FleetRouter.locate of a dead owner's key", () => {
     expect(wanted).toEqual(["lobby/AAA@n1"]);
   });
 });
+
+describe("FleetRouter.locate of a key this node is taking over", () => {
+  it("answers retry shortly until the seal is written, though the watch already shows our claim", async () => {
+    const claims = await new MemoryKvServer().connect().bucket("claims");
+    const revision = await claims.create("lobby/AAA", encodeClaim(dead));
+    const taking = new Set(["lobby/AAA"]);
+    const router = new FleetRouter({
+      claims,
+      bus: new MemoryBusServer().connect(),
+      identity: me,
+      scheduler: new ManualScheduler(),
+      ownerState: (owner) => (owner.node === dead.node ? "dead" : "live"),
+      takingOver: (key) => taking.has(key),
+    });
+    router.start();
+    // Our claim CAS has landed and the watch brings it; the seal has not been written yet.
+    const epoch = await claims.update("lobby/AAA", encodeClaim(me), revision);
+    await settle();
+    expect(await router.locate("lobby/AAA")).toMatchObject({ kind: "unavailable" });
+    let woken = false;
+    void router.changed("lobby/AAA", 60_000).then(() => (woken = true));
+    await settle();
+    expect(woken).toBe(false);
+    // Sealed: the takeover ends, and `learn` wakes the caller even though the claim is not news.
+    taking.delete("lobby/AAA");
+    router.learn("lobby/AAA", me, epoch);
+    await settle();
+    expect(woken).toBe(true);
+    expect(await router.locate("lobby/AAA")).toEqual({ kind: "local" });
+  });
+});

@@ -237,6 +237,32 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     ]);
     expect(d.state).toBe(before);
   });
+
+  it("so its push waits for no write (volatile), nor does a member's connection that finds it connected", () => {
+    // A public lobby: the kind adds its listing to a restore, and must keep the transition volatile.
+    const d = lobbyOf(["alice", "bob"], {}, true);
+    const handle = (message: unknown) => d.kind.handle(d.state, d.kind.parse(message)!, d.ctx);
+    const allHere = handle({ type: "restored", reason: "failover", connected: ["zed", "alice", "bob"] });
+    expect(allHere.state).toBe(d.state);
+    expect(allHere.volatile).toBe(true);
+    expect(allHere.effects.some((e) => e.type === "push")).toBe(true);
+    expect(allHere.effects.some((e) => e.type === "tell")).toBe(true); // the listing, said again
+    const back = handle({ type: "connection", player: "bob", connected: true });
+    expect(back.state).toBe(d.state);
+    expect(back.volatile).toBe(true);
+    // A member away changes the state: written before anything is said.
+    expect(handle({ type: "restored", reason: "failover", connected: ["alice"] }).volatile).not.toBe(true);
+    d.send({ type: "connection", player: "bob", connected: false });
+    expect(handle({ type: "connection", player: "bob", connected: true }).volatile).not.toBe(true);
+  });
+
+  it("a restored message with a list that is not of player ids is refused", () => {
+    const d = lobbyOf(["alice"]);
+    for (const connected of [[""], [7], "alice", ["x".repeat(129)], null])
+      expect(d.kind.parse({ type: "restored", reason: "failover", connected })).toBeUndefined();
+    expect(d.kind.parse({ type: "restored", reason: "failover", connected: [], extra: 1 })).toBeUndefined();
+    expect(d.kind.parse({ type: "timer", name: "" })).toBeUndefined();
+  });
 });
 
 describe("a member away when a room starts (SPEC §1 Disconnects; found by foyer chaos, seed 101)", () => {
