@@ -75,8 +75,8 @@ export interface MigrationParts {
   };
   readonly store: Pick<MigrationHost, "takeOver" | "readClaim">;
   readonly router: { learn(key: string, owner: NodeIdentity, revision: number): void };
-  /** Players with a session on this node: an adopted actor counts them as connected. */
-  readonly playersHere: () => readonly string[];
+  /** Players with a session on this node that the adopted `key` counts as connected. */
+  readonly playersHere: (key: string) => readonly string[];
   readonly moved: MigrationHost["moved"];
   readonly mayAdopt: MigrationHost["mayAdopt"];
   /** Told of each key adopted here (metrics). */
@@ -101,7 +101,7 @@ export function migrationHostOf(parts: MigrationParts): MigrationHost {
     },
     adopted: (key) => {
       parts.onAdopted?.(key);
-      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere()] });
+      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere(key)] });
     },
     moved: parts.moved,
     mayAdopt: parts.mayAdopt,

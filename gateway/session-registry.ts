@@ -147,6 +147,18 @@ export class SessionRegistry implements Outbox {
     return players;
   }
 
+  /**
+   * The players an actor restored here as `key` counts as connected: every player with a live socket,
+   * but for a player's record (`player/<id>`) only that player. Listing every session for each record
+   * made restoring a drain's thousands of records on a node of thousands of sessions quadratic (a tenth
+   * of the target's CPU went there).
+   */
+  connectedFor(key: string): string[] {
+    if (!key.startsWith("player/")) return this.connectedPlayers();
+    const player = key.slice("player/".length);
+    return this.byPlayer.get(player)?.socket ? [player] : [];
+  }
+
   /** Number of sessions whose player is in a lobby, private or activity, as far as this gateway knows. */
   get inLobby(): number {
     let n = 0;

@@ -111,8 +111,8 @@ export interface FleetRuntimeParts {
   readonly capacity: Pick<NodeState, "canOpenRoom" | "roomHost">;
   readonly events: RuntimeEvents;
   readonly register: (system: ActorSystem) => void;
-  /** Players with a session on this node: a restored lobby counts them as connected. */
-  readonly playersHere: () => readonly string[];
+  /** Players with a session on this node that the restored `key` counts as connected. */
+  readonly playersHere: (key: string) => readonly string[];
   /** True when `player` has a live socket on this node (a relayed push is delivered here). */
   readonly connectedHere: (player: string) => boolean;
   /** This node was declared dead: close every socket so its players resume elsewhere. */
@@ -276,7 +276,11 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       parts.fleetEvents?.tookOver?.(key);
       parts.log.info({ key, epoch }, "taken over");
       // Restores the actor now (its timers run again) and tells it whose sessions are here.
-      built.system?.tell(key, { type: "restored", reason: "failover", connected: [...parts.playersHere()] });
+      built.system?.tell(key, {
+        type: "restored",
+        reason: "failover",
+        connected: [...parts.playersHere(key)],
+      });
     },
     failed: (key, err) => {
       parts.log.warn({ key, err }, "takeover failed; tried again on the next sweep");

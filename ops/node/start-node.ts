@@ -335,7 +335,7 @@ async function buildRuntime(
       register: (system) => {
         registerKinds(system, config);
       },
-      playersHere: () => parts.outbox.connectedPlayers(),
+      playersHere: (key) => parts.outbox.connectedFor(key),
       connectedHere: (player) => parts.outbox.ofPlayer(player)?.socket != null,
       reset: () => gateway()?.closeSockets(CloseCodes.RESET.code, "RESET"),
       moved: (key, url) => {

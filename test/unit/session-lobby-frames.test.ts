@@ -57,3 +57,18 @@ describe("lobby frames a session is sent", () => {
     expect(socket.keys).toEqual(["lobby/ANY"]);
   });
 });
+
+describe("players a restored actor counts as connected here", () => {
+  it("every player with a socket for a lobby; only its own player for a player's record", () => {
+    const { sessions } = sessionIn("lobby/AAA");
+    const away = new Session("s2", "q", "Q");
+    sessions.add(away);
+    const other = new Session("s3", "r", "R");
+    other.socket = recordingSocket();
+    sessions.add(other);
+    expect(sessions.connectedFor("lobby/AAA").sort()).toEqual(["p", "r"]);
+    expect(sessions.connectedFor("player/p")).toEqual(["p"]);
+    expect(sessions.connectedFor("player/q")).toEqual([]);
+    expect(sessions.connectedFor("player/nobody")).toEqual([]);
+  });
+});
