@@ -26,6 +26,12 @@ export interface KvActorStoreOptions {
   /** Paces read-backs after an unknown outcome. */
   readonly scheduler: Scheduler;
   readonly readBack?: ReadBackPolicy;
+  /**
+   * Told when a read sealed a claim of ours that no takeover had sealed (its CAS landed after the
+   * takeover gave up, or the takeover failed after it). Nothing else will tell that actor it was
+   * restored on a new node: the caller tells it `restored`, as a takeover's `taken` does.
+   */
+  readonly sealedByRead?: (key: string) => void;
 }
 
 /**
@@ -39,6 +45,7 @@ export class KvActorStore implements ActorStore {
   private readonly identity: NodeIdentity;
   private readonly scheduler: Scheduler;
   private readonly policy: ReadBackPolicy;
+  private readonly sealedByRead: ((key: string) => void) | undefined;
   /**
    * What a seal of ours just wrote (or found), kept for the restore that follows it: a takeover or an
    * adoption is sealed and then restored at once, and reading back the claim and the snapshot it has
@@ -53,6 +60,7 @@ export class KvActorStore implements ActorStore {
     this.identity = options.identity;
     this.scheduler = options.scheduler;
     this.policy = options.readBack ?? defaultReadBackPolicy;
+    this.sealedByRead = options.sealedByRead;
   }
 
   async create(
@@ -106,6 +114,7 @@ export class KvActorStore implements ActorStore {
       if (sealed.outcome !== "taken") {
         throw new PersistError("unavailable", `${key}: epoch ${claim.revision} is not sealed yet`);
       }
+      this.sealedByRead?.(key);
       return this.read(key);
     }
     return { snapshot, revision: entry.revision, epoch: claim.revision, owner };

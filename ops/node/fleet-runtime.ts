@@ -190,7 +190,23 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   }
   // Membership and failover are made before the system they report on (it needs the lease check).
   const built: { system?: ActorSystem } = {};
-  const store = new KvActorStore({ claims, snapshots, identity, scheduler });
+  const store = new KvActorStore({
+    claims,
+    snapshots,
+    identity,
+    scheduler,
+    // A takeover that failed after its claim CAS leaves the key to the next read, which seals it: that
+    // actor is told `restored` too (behind the messages that made it load), or its absent members would
+    // count as connected and never get a grace.
+    sealedByRead: (key) => {
+      parts.log.info({ key }, "sealed by the read that restores it");
+      built.system?.tell(key, {
+        type: "restored",
+        reason: "failover",
+        connected: [...parts.playersHere(key)],
+      });
+    },
+  });
   const membership: Membership = new Membership({
     nodes,
     node: config.nodeId,
@@ -283,7 +299,10 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       });
     },
     failed: (key, err) => {
-      parts.log.warn({ key, err }, "takeover failed; tried again on the next sweep");
+      parts.log.warn(
+        { key, err },
+        "takeover failed; tried again by the next sweep, or sealed by the read that restores it",
+      );
     },
     scheduler,
     fallbackAfterMs: config.failureTimeoutMs,

@@ -400,7 +400,18 @@ describe("KvActorStore", () => {
     const { a, b, claims, snapshots } = await setup();
     const { epoch: e1, revision } = await a.create(key, (e) => snapshot(e, "w0", { n: 1 }));
     const e2 = await claims.update(key, encodeClaim(nodeB), e1); // nobody sealed it
-    const stored = await b.read(key);
+    const told: string[] = [];
+    const stored = await new KvActorStore({
+      claims,
+      snapshots,
+      identity: nodeB,
+      scheduler: instantScheduler,
+      sealedByRead: (k) => told.push(k),
+    }).read(key);
+    // No takeover will tell it `restored`: the node is told to.
+    expect(told).toEqual([key]);
+    expect(await b.read(key)).toMatchObject({ epoch: e2 });
+    expect(told).toEqual([key]);
     expect(stored).toMatchObject({
       epoch: e2,
       owner: { ...nodeB, mine: true },
