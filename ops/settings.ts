@@ -191,6 +191,12 @@ export const settings = {
     def: "120000",
     help: "fleet: a drain moves lobbies for at most this long; what is left is taken over when the node exits",
   },
+  drainConcurrency: {
+    schema: int(1, 1_024),
+    env: "FOYER_DRAIN_CONCURRENCY",
+    def: "48",
+    help: "fleet: moves a drain runs at once; more drains faster, but members wait longer while theirs move",
+  },
   protocolBump: {
     schema: int(0, 1),
     env: "FOYER_PROTOCOL_BUMP",

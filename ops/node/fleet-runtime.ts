@@ -437,6 +437,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
         pinned: (key) => system.pinned(key),
         scheduler,
         deadlineMs: config.drainDeadlineMs,
+        concurrency: config.drainConcurrency,
       });
       drainState.drain = drain;
       parts.log.info("draining: moving this node's lobbies to its peers");

@@ -30,6 +30,13 @@ describe("node configuration", () => {
     expect(refusal({ production: "maybe" }).setting).toBe("production");
   });
 
+  it("takes the drain's concurrency, 48 moves at once by default, from 1 to 1,024", () => {
+    expect(loadConfig({}, {}).drainConcurrency).toBe(48);
+    expect(loadConfig({}, { FOYER_DRAIN_CONCURRENCY: "8" }).drainConcurrency).toBe(8);
+    expect(refusal({ drainConcurrency: "0" }).setting).toBe("drainConcurrency");
+    expect(refusal({ drainConcurrency: "5000" }).message).toContain("--drain-concurrency");
+  });
+
   it("checks lobby limits with the lobby's own schema", () => {
     expect(refusal({ maxMembers: "500" }).message).toContain("--max-members");
     expect(refusal({ lobbyGraceSeconds: "90000" }).setting).toBe("lobbyGraceSeconds");
