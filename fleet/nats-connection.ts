@@ -7,6 +7,7 @@ import {
   nkeyAuthenticator,
 } from "nats";
 import { NatsVersionError, assertNatsVersion } from "./nats-version.ts";
+import { coalesceNatsWrites } from "./nats-write-coalescing.ts";
 
 /** JetStream request timeout for KV operations: short, since a timed-out write is read back anyway. */
 export const defaultJetStreamTimeoutMs = 1_000;
@@ -44,6 +45,7 @@ export interface NatsConnectOptions extends NatsAuth {
  * and again after every reconnect, because compare-and-set is not safe there (nats-version.ts).
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsConnection> {
+  coalesceNatsWrites();
   const nc = await connect({
     servers: typeof options.servers === "string" ? options.servers : [...options.servers],
     maxReconnectAttempts: -1,
