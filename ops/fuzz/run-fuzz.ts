@@ -38,7 +38,7 @@ export interface FuzzOptions {
   readonly print?: (line: string) => void;
 }
 
-/** The figures of a run; crashes, changedLobbies and unanswered must all be 0. */
+/** The figures of a run; crashes, changedLobbies, unanswered, hijacked, INTERNAL answers and nodeErrors must all be 0. */
 export interface FuzzSummary {
   readonly seed: number;
   /** Frames the fuzz sockets sent (hellos included; see `categories`). */
@@ -352,7 +352,15 @@ async function fuzzRun(options: FuzzOptions, spawned: { node?: NodeProcess }): P
 
 /** Whether a run found something: a crash, an honest lobby changed, a frame unanswered, a session taken. */
 export function fuzzFailed(summary: FuzzSummary): boolean {
-  return summary.crashes > 0 || summary.changedLobbies > 0 || summary.unanswered > 0 || summary.hijacked > 0;
+  return (
+    summary.crashes > 0 ||
+    summary.changedLobbies > 0 ||
+    summary.unanswered > 0 ||
+    summary.hijacked > 0 ||
+    // Bad input gets a typed error: an INTERNAL answer, or the error line it logs, is a bug found.
+    (summary.errorsByCode.INTERNAL ?? 0) > 0 ||
+    summary.nodeErrors > 0
+  );
 }
 
 /** Every bad-frame category, so a caller can check a run sent each of them. */

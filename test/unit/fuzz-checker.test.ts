@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fuzzFailed, type FuzzSummary } from "../../ops/fuzz/run-fuzz.ts";
 import { clientFrameSchema } from "../../gateway/protocol/client-frames.ts";
 import { seededRandom } from "../../actors/runtime/index.ts";
 import { encodeFrame } from "../../gateway/protocol/codec.ts";
@@ -169,5 +170,37 @@ describe("the fuzz checker", () => {
     setPath(frame, ["__proto__"], new Uint8Array(2));
     expect(Object.getPrototypeOf(frame)).toBe(Object.prototype);
     expect(Object.keys(frame)).toContain("__proto__");
+  });
+});
+
+describe("a fuzz run's verdict", () => {
+  const clean: FuzzSummary = {
+    seed: 1,
+    frames: 10,
+    connections: 1,
+    crashes: 0,
+    changedLobbies: 0,
+    unanswered: 0,
+    hijacked: 0,
+    categories: {},
+    fieldsCovered: 0,
+    fieldsTotal: 0,
+    closes: {},
+    errorsByCode: { INVALID: 9 },
+    stray: 0,
+    nodeErrors: 0,
+    honestAckedOps: 1,
+    honestFailedOps: 0,
+    seconds: 1,
+    rate: 10,
+    samples: [],
+  };
+
+  it("fails on an INTERNAL answer or an error the node logged, as on a crash", () => {
+    expect(fuzzFailed(clean)).toBe(false);
+    expect(fuzzFailed({ ...clean, errorsByCode: { INVALID: 8, INTERNAL: 1 } })).toBe(true);
+    expect(fuzzFailed({ ...clean, nodeErrors: 1 })).toBe(true);
+    expect(fuzzFailed({ ...clean, crashes: 1 })).toBe(true);
+    expect(fuzzFailed({ ...clean, stray: 3 })).toBe(false); // reported, not a failure
   });
 });
