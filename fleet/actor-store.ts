@@ -27,9 +27,10 @@ export interface KvActorStoreOptions {
   readonly scheduler: Scheduler;
   readonly readBack?: ReadBackPolicy;
   /**
-   * Told when a read sealed a claim of ours that no takeover had sealed (its CAS landed after the
-   * takeover gave up, or the takeover failed after it). Nothing else will tell that actor it was
-   * restored on a new node: the caller tells it `restored`, as a takeover's `taken` does.
+   * Told when a read wrote the seal of a claim of ours that was not sealed yet: its takeover gave up (its
+   * CAS landed after the read-back said it had not), failed after the CAS, or is still sealing (then its
+   * own seal finds this one, and its `taken` follows; the caller tells the actor `restored` only when no
+   * takeover or adoption of the key is in flight).
    */
   readonly sealedByRead?: (key: string) => void;
 }
@@ -114,7 +115,8 @@ export class KvActorStore implements ActorStore {
       if (sealed.outcome !== "taken") {
         throw new PersistError("unavailable", `${key}: epoch ${claim.revision} is not sealed yet`);
       }
-      this.sealedByRead?.(key);
+      // Only a seal this read wrote: one it found was a takeover's, and that takeover tells the actor.
+      if (sealed.wrote === true) this.sealedByRead?.(key);
       return this.read(key);
     }
     return { snapshot, revision: entry.revision, epoch: claim.revision, owner };
@@ -153,7 +155,11 @@ export class KvActorStore implements ActorStore {
    * from views of different age): the key is sealed, and writing over it could drop what its actor
    * wrote and acknowledged since — so we stop there.
    */
-  private async seal(key: string, epoch: number, first?: StoredSnapshot | null): Promise<TakeOver> {
+  private async seal(
+    key: string,
+    epoch: number,
+    first?: StoredSnapshot | null,
+  ): Promise<TakeOver & { readonly wrote?: true }> {
     for (let round = 0; round < 8; round++) {
       const current = round === 0 && first !== undefined ? first : await this.readBackSnapshot(key);
       if (current === null || current.snapshot.kind === orphanKind) {
@@ -168,7 +174,10 @@ export class KvActorStore implements ActorStore {
       if (current.snapshot.epoch === epoch) return this.keepSealed(key, current.snapshot, current.revision);
       const sealed = { ...current.snapshot, epoch, writeId: `${current.snapshot.writeId}~seal${epoch}` };
       try {
-        return this.keepSealed(key, sealed, await this.writeAt(key, sealed, current.revision, true));
+        return {
+          ...this.keepSealed(key, sealed, await this.writeAt(key, sealed, current.revision, true)),
+          wrote: true,
+        };
       } catch (error) {
         if (error instanceof PersistError && error.failure === "fenced") return { outcome: "lost" };
         if (!(error instanceof PersistError)) throw error;

@@ -125,6 +125,8 @@ export type MoveOutcome =
  * epoch, so a late target cannot also seal). Never both, never neither.
  */
 export class Migrations {
+  private readonly adoptions = new Set<string>();
+
   constructor(
     private readonly host: MigrationHost,
     private readonly adoptTimeoutMs = 5_000,
@@ -154,6 +156,7 @@ export class Migrations {
       return { ok: false, reason: "not an adopt request" };
     }
     if (!this.host.mayAdopt()) return { ok: false, reason: "this node takes no keys now" };
+    this.adoptions.add(request.key);
     try {
       const result = await this.host.takeOver(request.key, request.epoch);
       if (result.outcome !== "taken") return { ok: false, reason: `the key was ${result.outcome}` };
@@ -162,7 +165,14 @@ export class Migrations {
       return { ok: true, epoch: result.epoch, incarnation: this.host.identity.incarnation };
     } catch (error) {
       return { ok: false, reason: error instanceof Error ? error.message : "the takeover failed" };
+    } finally {
+      this.adoptions.delete(request.key);
     }
+  }
+
+  /** True while this node is adopting `key` (its claim CAS or seal in flight). */
+  adopting(key: string): boolean {
+    return this.adoptions.has(key);
   }
 
   /** The source's side: moves `key` (claimed here at `claimRevision`) to `target`. */

@@ -199,6 +199,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     // actor is told `restored` too (behind the messages that made it load), or its absent members would
     // count as connected and never get a grace.
     sealedByRead: (key) => {
+      // A takeover or adoption still sealing tells the actor itself once it finds this seal.
+      if (failover.taking(key) || migrations.adopting(key)) return;
       parts.log.info({ key }, "sealed by the read that restores it");
       built.system?.tell(key, {
         type: "restored",

@@ -1,3 +1,4 @@
+import { pack } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { Bus } from "../../fleet/bus.ts";
@@ -60,5 +61,42 @@ describe("Migrations' wait between claim reads", () => {
     expect(await moving).toBe("kept");
     expect(reads).toBe(2);
     expect(events).toEqual(["learn k a 7", "handOver k"]);
+  });
+});
+
+describe("Migrations.adopting", () => {
+  it("names a key from the adoption's request until its takeover has ended, and not after", async () => {
+    let release: () => void = () => undefined;
+    const seen: boolean[] = [];
+    const identity = { node: "b", incarnation: "b.1" };
+    const host: MigrationHost = {
+      identity,
+      bus: {
+        publish: () => undefined,
+        subscribe: () => ({ subject: "", unsubscribe: () => undefined }),
+        request: () => Promise.reject(new BusError(BusErrorCodes.timeout, "no answer")),
+        flush: () => Promise.resolve(),
+        close: () => Promise.resolve(),
+      },
+      freeze: () => Promise.resolve(null),
+      isLive: () => false,
+      handOver: () => undefined,
+      takeOver: () =>
+        new Promise((resolve) => (release = () => resolve({ outcome: "taken", epoch: 7, revision: 10 }))),
+      readClaim: () => Promise.resolve(null),
+      learn: () => undefined,
+      adopted: (key) => seen.push(migrations.adopting(key)),
+      moved: () => undefined,
+      mayAdopt: () => true,
+    };
+    const migrations = new Migrations(host);
+    const answer = migrations.adopt(pack({ key: "lobby/K", epoch: 4 }));
+    await new Promise((r) => setImmediate(r));
+    // A read sealing the key meanwhile leaves telling the actor to this adoption (fleet-runtime.ts).
+    expect(migrations.adopting("lobby/K")).toBe(true);
+    release();
+    expect(await answer).toMatchObject({ ok: true, epoch: 7 });
+    expect(seen).toEqual([true]);
+    expect(migrations.adopting("lobby/K")).toBe(false);
   });
 });
