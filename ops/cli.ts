@@ -380,7 +380,8 @@ program
     "start a node (or use --url) and send it seeded random and mutated frames from many sockets beside " +
       "honest SDK bots: wrong types in every field, wrong shapes, truncated, oversized and garbage frames, " +
       "frames out of order, other players' ids and resume tokens, floods. Counts node crashes, honest " +
-      "lobbies changed and frames answered by neither a typed error nor a close code (exit 1 unless all are 0); " +
+      "lobbies changed, frames answered by neither a typed error nor a close code, hijacked sessions, INTERNAL " +
+      "answers and error lines in the node's log (exit 1 unless all are 0); " +
       "docs/fuzz.md",
   )
   .option("--frames <n>", "how many frames the fuzz sockets send in all", "10000")
@@ -434,7 +435,8 @@ program
       process.stdout.write(
         `fuzz seed ${String(seed)}: ${String(s.frames)} frames on ${String(s.connections)} sockets in ${String(s.seconds)} s ` +
           `(${String(s.rate)}/s): ${String(s.crashes)} crashes, ${String(s.changedLobbies)} lobbies changed, ` +
-          `${String(s.unanswered)} unanswered, ${String(s.hijacked)} sessions hijacked; ` +
+          `${String(s.unanswered)} unanswered, ${String(s.hijacked)} sessions hijacked, ` +
+          `${String(s.errorsByCode.INTERNAL ?? 0)} INTERNAL answers, ${String(s.nodeErrors)} node errors; ` +
           `${String(s.fieldsCovered)}/${String(s.fieldsTotal)} fields given wrong values, ${String(s.honestAckedOps)} honest ops\n`,
       );
       for (const sample of s.samples) process.stdout.write(`  ${sample}\n`);
