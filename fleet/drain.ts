@@ -40,7 +40,7 @@ export interface DrainOptions {
   readonly scheduler: Scheduler;
   /** Past this, the drain stops: what is left is handed over by the failover path when the node exits. */
   readonly deadlineMs: number;
-  /** Moves in flight at once. Default 32. */
+  /** Moves in flight at once. Default 32; a node passes `--drain-concurrency` (48). */
   readonly concurrency?: number;
   /** How long a key that could not move now waits before it is tried again. Default 250 ms. */
   readonly retryMs?: number;
