@@ -1,6 +1,7 @@
 import { NodeTransport } from "nats/lib/src/node_transport.js";
 
 type Send = (this: NodeTransport, frame: Uint8Array) => Promise<void>;
+type Close = (this: NodeTransport, error?: Error) => Promise<void>;
 
 /** Sockets corked until the end of this turn of the event loop. */
 const corked = new WeakSet<object>();
@@ -32,5 +33,13 @@ export function coalesceNatsWrites(): void {
       });
     }
     return send.call(this, frame);
+  };
+  // A close from outside (`nc.close()`) destroys the socket at once: what this turn corked goes first.
+  const close = Object.getOwnPropertyDescriptor(prototype, "close")?.value as Close | undefined;
+  if (typeof close !== "function")
+    throw new Error("nats.js's NodeTransport has no close: update fleet/nats-write-coalescing.ts");
+  prototype.close = function (this: NodeTransport, error?: Error): Promise<void> {
+    (this.socket as NodeTransport["socket"] | undefined)?.uncork();
+    return close.call(this, error);
   };
 }

@@ -42,6 +42,16 @@ describe("coalesceNatsWrites", () => {
     expect(socket.calls.at(-1)).toBe("uncork");
   });
 
+  it("a close from outside sends what this turn corked before nats.js destroys the socket", async () => {
+    coalesceNatsWrites();
+    const socket = recordingSocket();
+    const transport = Object.create(NodeTransport.prototype) as NodeTransport;
+    Object.assign(transport, { socket, options: {}, closed: false });
+    void transport._send(new Uint8Array(4));
+    await transport.close();
+    expect(socket.calls).toEqual(["cork", "write 4", "uncork"]);
+  });
+
   it("leaves a destroyed socket to nats.js", () => {
     coalesceNatsWrites();
     const socket = { ...recordingSocket(), destroyed: true };
