@@ -201,10 +201,18 @@ export class MailboxRunner {
     const bookkeeping: BatchBookkeeping = { fired: new Map(), added: [], dropped: [] };
     const outcomes: Outcome[] = [];
     let state = cell.state;
-    for (const envelope of batch) {
+    for (const [i, envelope] of batch.entries()) {
       const handled = this.handleOne(cell, state, envelope, now, bookkeeping);
       outcomes.push(handled.outcome);
       state = handled.state;
+      // The actor ends here (its last member left): what came after in the batch is not for it. It goes
+      // back to the mailbox, which `forget` re-routes once the stop is written — to no actor (NOT_FOUND)
+      // or one created afresh. Found by `foyer chaos` (seed 2030): a join batched behind the last leave
+      // was acknowledged into a lobby that was then deleted, and heard with no host.
+      if (i + 1 < batch.length && handled.outcome.effects.some((e) => e.type === "stop")) {
+        cell.mailbox.unshift(...batch.splice(i + 1));
+        break;
+      }
     }
     const allEffects = outcomes.flatMap((o) => o.effects);
     const stopping = allEffects.some((e) => e.type === "stop");
