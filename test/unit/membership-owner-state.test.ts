@@ -61,53 +61,47 @@ describe("Membership: a tombstone another observer wrote", () => {
   });
 });
 
+/**
+ * An observer and a peer whose last heartbeat lands `lastBeatAt` ms in (after the observer's first round
+ * at 1,000); the clock then moves `stepMs` at a time. Resolves with the times the peer was declared dead.
+ */
+async function declaredAfterLastBeat(lastBeatAt: number, stepMs: number): Promise<number[]> {
+  const scheduler = new ManualScheduler();
+  const t0 = scheduler.now();
+  const nodes = await new MemoryKvServer().connect().bucket("nodes");
+  const peer = member(nodes, "n1", "a1", scheduler);
+  await peer.join();
+  const declared: number[] = [];
+  const observer = member(nodes, "n2", "b1", scheduler, undefined, {
+    peerDead: () => declared.push(scheduler.now() - t0),
+  });
+  await observer.join();
+  observer.start();
+  await scheduler.advance(1_000); // the observer's first round reads n1
+  await scheduler.advance(lastBeatAt - 1_000);
+  await peer.tick(); // the watch hears it when it lands, not at the next round
+  await settle();
+  for (let t = lastBeatAt; t < 6_000 && declared.length === 0; t += stepMs) await scheduler.advance(stepMs);
+  observer.stop();
+  return declared;
+}
+
 describe("Membership: silence counted from the peer's last write", () => {
   it("declares a silent peer dead at the failure timeout after its last heartbeat landed, between rounds", async () => {
-    const scheduler = new ManualScheduler();
-    const t0 = scheduler.now();
-    const nodes = await new MemoryKvServer().connect().bucket("nodes");
-    const peer = member(nodes, "n1", "a1", scheduler);
-    await peer.join();
-    const declared: number[] = [];
-    const observer = member(nodes, "n2", "b1", scheduler, undefined, {
-      peerDead: () => declared.push(scheduler.now() - t0),
-    });
-    await observer.join();
-    observer.start();
-    await scheduler.advance(1_000); // the observer's first round reads n1
-    await scheduler.advance(500);
-    await peer.tick(); // n1's last heartbeat lands at 1,500: the watch hears it then, not at the 2,000 round
-    await settle();
-    for (let t = 1_500; t < 6_000 && declared.length === 0; t += 250) await scheduler.advance(250);
+    const declared = await declaredAfterLastBeat(1_500, 250);
     // Rounds alone would see it only at 2,000 and declare it at the 5,000 round.
     expect(declared).toHaveLength(1);
     expect(declared[0]).toBeGreaterThanOrEqual(4_500);
     expect(declared[0]).toBeLessThan(5_000);
-    observer.stop();
   });
 
   it("checks when the silence comes due, not at the next quarter heartbeat", async () => {
-    const scheduler = new ManualScheduler();
-    const t0 = scheduler.now();
-    const nodes = await new MemoryKvServer().connect().bucket("nodes");
-    const peer = member(nodes, "n1", "a1", scheduler);
-    await peer.join();
-    const declared: number[] = [];
-    const observer = member(nodes, "n2", "b1", scheduler, undefined, {
-      peerDead: () => declared.push(scheduler.now() - t0),
-    });
-    await observer.join();
-    observer.start();
-    await scheduler.advance(1_000);
-    await scheduler.advance(610);
-    await peer.tick(); // the last heartbeat lands at 1,610, between the quarter-heartbeat checks
-    await settle();
-    for (let t = 1_610; t < 6_000 && declared.length === 0; t += 10) await scheduler.advance(10);
+    // The last heartbeat lands at 1,610, between the quarter-heartbeat checks.
+    const declared = await declaredAfterLastBeat(1_610, 10);
     // Quarter-heartbeat checks alone (every 250 ms from 1,000) would declare it at 4,750.
     expect(declared).toHaveLength(1);
     expect(declared[0]).toBeGreaterThanOrEqual(4_610);
     expect(declared[0]).toBeLessThanOrEqual(4_620);
-    observer.stop();
   });
 });
 
