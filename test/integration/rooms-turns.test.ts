@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import {
   FoyerClient,
   type RoomEventFrame,
@@ -8,6 +7,7 @@ import {
 } from "../../gateway/client/index.ts";
 import type { RunningNode } from "../../ops/node/start-node.ts";
 import { clientFor, eventually, startTestNode, tokenFor } from "../support/node.ts";
+import { BrowserLikeSocket } from "../support/browser-socket.ts";
 
 /**
  * Every turn reaches every seat in order over real sockets: across a connection that lost frames before
@@ -54,36 +54,12 @@ function roomOf(p: Player): RoomView {
  */
 function cuttableSockets(): { Socket: new (url: string) => SocketLike; network: { cut: boolean } } {
   const network = { cut: false };
-  class Cuttable implements SocketLike {
-    onopen: ((ev: unknown) => void) | null = null;
-    onclose: ((ev: { code: number; reason: string }) => void) | null = null;
-    onmessage: ((ev: { data: unknown }) => void) | null = null;
-    onerror: ((ev: unknown) => void) | null = null;
-    private readonly inner: WebSocket;
-    constructor(url: string) {
-      this.inner = new WebSocket(url);
-      this.inner.binaryType = "arraybuffer";
-      this.inner.onopen = (ev) => this.onopen?.(ev);
-      this.inner.onmessage = (ev) => {
-        if (!network.cut) this.onmessage?.({ data: ev.data });
-      };
-      this.inner.onclose = (ev) => this.onclose?.({ code: ev.code, reason: ev.reason });
-      this.inner.onerror = (ev) => this.onerror?.(ev);
+  class Cuttable extends BrowserLikeSocket {
+    override send(data: Uint8Array | string): void {
+      if (!network.cut) super.send(data);
     }
-    get binaryType(): string {
-      return this.inner.binaryType;
-    }
-    set binaryType(value: string) {
-      this.inner.binaryType = value as "arraybuffer";
-    }
-    get readyState(): number {
-      return this.inner.readyState;
-    }
-    send(data: Uint8Array | string): void {
-      if (!network.cut) this.inner.send(data);
-    }
-    close(code?: number, reason?: string): void {
-      this.inner.close(code, reason);
+    protected override received(data: unknown): void {
+      if (!network.cut) super.received(data);
     }
   }
   return { Socket: Cuttable, network };

@@ -16,7 +16,9 @@ export class BrowserLikeSocket implements SocketLike {
     this.inner = new WebSocket(url);
     this.inner.binaryType = "arraybuffer";
     this.inner.onopen = (ev) => this.onopen?.(ev);
-    this.inner.onmessage = (ev) => this.onmessage?.({ data: ev.data });
+    this.inner.onmessage = (ev) => {
+      this.received(ev.data);
+    };
     this.inner.onclose = (ev) => this.onclose?.({ code: ev.code, reason: ev.reason });
     this.inner.onerror = (ev) => this.onerror?.(ev);
   }
@@ -35,6 +37,11 @@ export class BrowserLikeSocket implements SocketLike {
 
   send(data: Uint8Array | string): void {
     this.inner.send(data);
+  }
+
+  /** A frame from the node, handed to the SDK (a subclass may lose it). */
+  protected received(data: unknown): void {
+    this.onmessage?.({ data });
   }
 
   close(code?: number, reason?: string): void {
