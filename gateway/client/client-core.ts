@@ -73,6 +73,12 @@ export class ClientCore extends Emitter<FoyerEvents> {
   /** Round-trip measurements waiting for their `pong`, by the `t` they sent. */
   private readonly pings = new Map<number, ((now: number) => void)[]>();
   private socket: SocketLike | null = null;
+  /**
+   * The socket to the node a `moved` named, while the current one still serves (make before break):
+   * calls go on over the current socket, whose node forwards them to the lobby's new owner, until this
+   * one is welcomed; then the two swap and the old one is closed. Null when no move is on its way.
+   */
+  private standby: Standby | null = null;
   /** An attempt is fetching its token: a second `open()` must not start another socket. */
   private opening = false;
   private welcomed = false;
@@ -138,6 +144,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.attemptTimer);
     clearTimeout(this.livenessTimer);
+    this.dropStandby();
     const socket = this.socket;
     this.socket = null;
     this.welcomed = false;
@@ -228,10 +235,15 @@ export class ClientCore extends Emitter<FoyerEvents> {
     }
     this.socket = socket;
     this.socketUrl = url;
-    this.wire(socket, token);
+    this.attemptTimer = this.wire(socket, token);
   }
 
-  private wire(socket: SocketLike, token: string): void {
+  /**
+   * Sets a socket's handlers: frames and the close go to the current connection while it is `socket`,
+   * or to the standby's handling while it is the standby. Returns its timer for a welcome that never
+   * comes.
+   */
+  private wire(socket: SocketLike, token: string): ReturnType<typeof setTimeout> {
     socket.binaryType = "arraybuffer";
     socket.onopen = () => {
       const resume = this.resume ? { resume: this.resume } : {};
@@ -239,16 +251,18 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.resume && this.lobbyHint && this.lobby?.key.startsWith("lobby/") === true
           ? this.lobby.code
           : undefined;
-      this.hinted = code !== undefined;
+      if (this.socket === socket) this.hinted = code !== undefined;
       const lobby = code === undefined ? {} : { lobby: code };
       socket.send(this.encode({ type: "hello", protocol: PROTOCOL_VERSION, token, ...resume, ...lobby }));
     };
     socket.onmessage = (ev) => {
       if (this.socket === socket) this.onFrame(ev.data);
+      else if (this.standby?.socket === socket) this.onStandbyFrame(this.standby, ev.data);
     };
     socket.onerror = () => undefined;
     socket.onclose = (ev) => {
-      this.onClose(socket, ev.code, ev.reason);
+      if (this.standby?.socket === socket) this.standbyFailed(this.standby);
+      else this.onClose(socket, ev.code, ev.reason);
     };
     if (canPing(socket)) {
       // WebSocket pings and pongs are the node speaking too: the answer to ours, or its own heartbeat.
@@ -259,13 +273,88 @@ export class ClientCore extends Emitter<FoyerEvents> {
       socket.on("pong", heard);
     }
     // A node that accepts the socket but never welcomes must not hold the client: give up on it.
-    this.attemptTimer = setTimeout(() => {
+    return setTimeout(() => {
       // Silenced first: a late hello from it must not race the next attempt's (a REPLACED would follow).
       socket.onopen = null;
       socket.onclose = null;
       socket.close(noWelcomeCode, "no welcome");
-      this.onClose(socket, noWelcomeCode, "no welcome in time");
+      if (this.standby?.socket === socket) this.standbyFailed(this.standby);
+      else this.onClose(socket, noWelcomeCode, "no welcome in time");
     }, this.connectTimeoutMs);
+  }
+
+  /**
+   * A `moved` (the lobby moved to another node, a drain): make before break. A second socket says hello
+   * to the new node while calls go on over this one (this node forwards them to the lobby's new owner);
+   * once it is welcomed the two swap. A client not welcomed yet follows at once, as for a redirect.
+   */
+  private moveOver(url: string): void {
+    if (!this.welcomed || this.socket === null) {
+      this.follow(url);
+      return;
+    }
+    if (this.standby?.url === url) return;
+    this.dropStandby();
+    const standby: Standby = { url, socket: null, timer: undefined };
+    this.standby = standby;
+    void this.openStandby(standby);
+  }
+
+  private async openStandby(standby: Standby): Promise<void> {
+    let socket: SocketLike;
+    let token: string;
+    try {
+      token = typeof this.options.token === "string" ? this.options.token : await this.options.token();
+      if (this.standby !== standby || this.closedByUser) return;
+      socket = new this.Socket(standby.url); // throws on a malformed URL
+    } catch {
+      if (this.standby === standby) this.standbyFailed(standby);
+      return;
+    }
+    standby.socket = socket;
+    standby.timer = this.wire(socket, token);
+  }
+
+  /** Before its welcome the standby hears nothing else worth reading (a refused hello is followed by its close). */
+  private onStandbyFrame(standby: Standby, data: unknown): void {
+    const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
+    const decoded = readServerFrame(raw);
+    if (!decoded.ok || decoded.frame.type !== "welcome" || standby.socket === null) return;
+    // The swap: the old socket is silenced and closed (its node does not report the player gone), and
+    // the welcome is handled as any other, which re-sends the calls the old socket left unanswered.
+    const old = this.socket;
+    this.standby = null;
+    if (old !== null) {
+      old.onclose = null;
+      old.onmessage = null;
+      old.close(4998, "moved");
+    }
+    clearTimeout(this.attemptTimer);
+    this.attemptTimer = standby.timer;
+    this.socket = standby.socket;
+    this.socketUrl = standby.url;
+    this.welcomed = false;
+    this.onFrame(data);
+  }
+
+  /** The standby could not be welcomed: move as a redirect does, if the old socket still serves. */
+  private standbyFailed(standby: Standby): void {
+    if (this.standby !== standby) return;
+    this.dropStandby();
+    if (this.socket !== null && !this.closedByUser) this.follow(standby.url);
+  }
+
+  private dropStandby(): void {
+    const standby = this.standby;
+    if (standby === null) return;
+    this.standby = null;
+    clearTimeout(standby.timer);
+    const socket = standby.socket;
+    if (socket === null) return;
+    socket.onopen = null;
+    socket.onclose = null;
+    socket.onmessage = null;
+    socket.close(1000, "not needed");
   }
 
   private onClose(socket: SocketLike, code: number, reason: string): void {
@@ -279,25 +368,39 @@ export class ClientCore extends Emitter<FoyerEvents> {
       // A node of an older release (a rolling deploy) does not know `hello.lobby`: resume without it.
       this.lobbyHint = false;
       this.hinted = false;
+      this.dropStandby();
       this.retryLater();
       return;
     }
     if (finalCloses.has(code)) {
+      this.dropStandby();
       this.closedByUser = true;
       const kind = code === CloseCodes.UNAUTHORIZED.code ? "UNAUTHORIZED" : "UNAVAILABLE";
       this.endForGood(new FoyerError(kind, reason), code, reason);
       return;
     }
+    const standby = this.standby;
+    if (standby?.socket != null) {
+      // Lost while moving: the socket to the new node carries on as this attempt (its hello is said).
+      this.standby = null;
+      this.attemptTimer = standby.timer;
+      this.socket = standby.socket;
+      this.socketUrl = standby.url;
+      if (wasReady) this.emit("disconnected", { code, reason });
+      return;
+    }
+    this.dropStandby();
     if (wasReady) this.emit("disconnected", { code, reason });
     this.retryLater();
   }
 
   /**
-   * Goes to the node a `redirect` or `moved` names at once — no backoff, no waiting for the old socket's
+   * Goes to the node a `redirect` names (or a `moved`, when the client cannot move over) at once — no backoff, no waiting for the old socket's
    * close handshake: the old one is silenced and closed, and unanswered requests are re-sent after the
    * new welcome, as after any reconnect.
    */
   private follow(url: string): void {
+    this.dropStandby();
     const old = this.socket;
     this.redirectTo = url;
     if (old === null) return;
@@ -461,8 +564,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.emit("matchmaking", frame);
         return;
       case "redirect":
-      case "moved":
         this.follow(frame.url);
+        return;
+      case "moved":
+        this.moveOver(frame.url);
         return;
       case "serverDraining":
         this.emit("serverDraining", undefined);
@@ -639,6 +744,14 @@ export class ClientCore extends Emitter<FoyerEvents> {
 }
 
 /** A socket that sends WebSocket pings and reports control frames (`ws`); a browser's does neither. */
+/** A socket opened to the node a `moved` named, not welcomed yet (see `ClientCore.standby`). */
+interface Standby {
+  readonly url: string;
+  /** Null while the token is fetched. */
+  socket: SocketLike | null;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
 function canPing(socket: SocketLike): socket is SocketLike & Required<Pick<SocketLike, "ping" | "on">> {
   return typeof socket.ping === "function" && typeof socket.on === "function";
 }
