@@ -11,7 +11,9 @@ export const pushRelaySubject = "foyer.push";
  * Keys whose players may be connected to another node than the actor's: a queue and the matched lobbies it
  * spawns (FLEET-PROTOCOL, "Routing": asked over NATS, the player stays on its gateway), and rooms — a
  * lobby's members are sent to the lobby's node, and after a failover its room may be on another survivor.
- * Lobbies are not relayed: their members are redirected to the owner, so every member's socket is there.
+ * Lobbies are not relayed: their members are redirected to the owner, so every member's socket is there
+ * — except for a while after a lobby moved here (`relayAfterMove`): its members are still connected to
+ * the node it came from until their SDK has moved over (make before break), and hear it through that node.
  * A frame is relayed only for players with no socket on the actor's node, so a room whose players sit on
  * its node (the usual case) publishes nothing.
  */
@@ -32,7 +34,12 @@ export interface PushRelayOptions {
   readonly local: Outbox;
   /** True when `player` has a live socket on this node. */
   readonly here: (player: string) => boolean;
+  /** Monotonic ms, for how long a moved key stays relayed (default `performance.now`). */
+  readonly now?: () => number;
 }
+
+/** How long a key that moved here is relayed: its members' SDKs move over well within it. */
+export const relayAfterMoveMs = 30_000;
 
 /**
  * The fleet's Outbox: a frame goes to the players connected here, and — for a relayed key — the players
@@ -44,8 +51,20 @@ export interface PushRelayOptions {
  */
 export class PushRelay implements Outbox {
   private subscription: BusSubscription | undefined;
+  /** Keys moved here lately, relayed until the time each maps to. */
+  private readonly movedHere = new Map<string, number>();
+  private readonly now: () => number;
 
-  constructor(private readonly options: PushRelayOptions) {}
+  constructor(private readonly options: PushRelayOptions) {
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** `key` moved here: its frames reach members still connected to the node it left, for a while. */
+  relayAfterMove(key: string): void {
+    // Re-inserted, so the map stays in expiry order and `push` trims it from the front.
+    this.movedHere.delete(key);
+    this.movedHere.set(key, this.now() + relayAfterMoveMs);
+  }
 
   /** Starts handing other nodes' relayed frames to this node's sockets. Idempotent. */
   async start(): Promise<void> {
@@ -68,9 +87,20 @@ export class PushRelay implements Outbox {
     this.subscription = undefined;
   }
 
+  private movedLately(key: string): boolean {
+    if (this.movedHere.size === 0) return false;
+    const now = this.now();
+    for (const [moved, until] of this.movedHere) {
+      if (until > now) break;
+      this.movedHere.delete(moved);
+    }
+    return this.movedHere.has(key);
+  }
+
   push(players: readonly string[], frame: StampedFrame): void {
     this.options.local.push(players, frame);
-    if (!relayedKeyPrefixes.some((prefix) => frame.key.startsWith(prefix))) return;
+    if (!relayedKeyPrefixes.some((prefix) => frame.key.startsWith(prefix)) && !this.movedLately(frame.key))
+      return;
     const away = players.filter((p) => !this.options.here(p));
     if (away.length === 0) return;
     try {

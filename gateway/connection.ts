@@ -251,7 +251,9 @@ export class Connection implements SessionSocket {
     // The player keeps its place for the lobby's grace (private and activity lobbies alike); its room
     // pauses the clock while it is missing (docs/rooms.md).
     for (const key of [session.lobby, session.activity, session.room]) {
-      if (key) this.deps.system.tell(key, { type: "connection", player: session.player, connected: false });
+      if (key && session.handedOff?.includes(key) !== true) {
+        this.deps.system.tell(key, { type: "connection", player: session.player, connected: false });
+      }
     }
   }
 }

@@ -31,6 +31,7 @@ export function bindSession(
   const sessionId = isResume ? resumed.session : randomBytes(12).toString("base64url");
   const session = deps.sessions.get(sessionId) ?? new Session(sessionId, player, claims.name);
   session.name = claims.name;
+  letGoOfHandedOff(session);
   const previous = session.socket;
   session.socket = socket;
   const replaced = deps.sessions.add(session);
@@ -40,6 +41,7 @@ export function bindSession(
     const older = replaced.socket;
     replaced.socket = null;
     deps.sessions.remove(replaced);
+    letGoOfHandedOff(replaced);
     older?.close(CloseCodes.REPLACED.code, "REPLACED");
     // The player's activity lobby and room belong to the player, not to the socket it used: the newer
     // login carries on in them (and locateLobby tells them the player is here).
@@ -64,6 +66,19 @@ export function bindSession(
     lobbyHint: true,
   };
   return { session, welcome };
+}
+
+/**
+ * A session back on a node its lobby moved away from: the keys handed off are not its here any more (its
+ * registry says where they are now), and this socket closing must not report the player gone from them.
+ */
+function letGoOfHandedOff(session: Session): void {
+  const keys = session.handedOff;
+  if (keys === null) return;
+  session.handedOff = null;
+  if (session.lobby !== null && keys.includes(session.lobby)) session.lobby = null;
+  if (session.activity !== null && keys.includes(session.activity)) session.activity = null;
+  if (session.room !== null && keys.includes(session.room)) session.room = null;
 }
 
 /** The fleet's regions for the welcome, left out when none is known. */

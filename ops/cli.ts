@@ -18,6 +18,9 @@ import { runSuite } from "./conformance/run-suite.ts";
 import { fuzzFailed, runFuzz } from "./fuzz/index.ts";
 
 /** `foyer`: run a node, benchmark it. */
+/** How long a drained node waits at most for members still connected here to move over to its peers. */
+const handOffWaitMs = 10_000;
+
 const program = new Command("foyer").description("Foyer: a lobby cluster for multiplayer games");
 
 const nodeCommand = program
@@ -55,8 +58,15 @@ nodeCommand.action(async (opts: Record<string, string | boolean>) => {
   // here (or at its deadline, when what is left is taken over by the peers as the node leaves).
   void node.drained?.then(async (progress) => {
     logger.info({ progress }, "drained; leaving the fleet");
-    // A moment for `foyer drain` to read the final progress from /status.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // A moment for `foyer drain` to read the final progress from /status, and for the members of the
+    // last lobbies moved to move over to their new node (their requests are forwarded until they have).
+    const started = Date.now();
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const waited = Date.now() - started;
+      if (waited >= handOffWaitMs) break;
+      if (waited >= 1_000 && node.sessions.handedOffConnected === 0) break;
+    }
     await node.stop();
     process.exit(0);
   });

@@ -366,7 +366,10 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       playersHere: parts.playersHere,
       moved: parts.moved,
       mayAdopt: () => membership.mayAct() && drainState.drain === null,
-      onAdopted: () => parts.fleetEvents?.migrated?.("in", "adopted"),
+      onAdopted: (key) => {
+        relay.relayAfterMove(key);
+        parts.fleetEvents?.migrated?.("in", "adopted");
+      },
     }),
     undefined,
     scheduler,

@@ -350,7 +350,7 @@ async function buildRuntime(
         },
       },
       draining: () => {
-        parts.outbox.notifyDraining();
+        void parts.outbox.notifyDraining();
       },
       log: parts.log,
       ...(hooks.kvView ? { kvView: hooks.kvView } : {}),

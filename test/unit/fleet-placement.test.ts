@@ -107,7 +107,11 @@ describe("a spawn placed on another node", () => {
 describe("the push relay", () => {
   const frame = (key: string): StampedFrame => ({ type: "matchFound", key, epoch: 1, seq: 1, matchId: "m" });
 
-  async function relays(ids: readonly string[], connected: Record<string, readonly string[]>) {
+  async function relays(
+    ids: readonly string[],
+    connected: Record<string, readonly string[]>,
+    now: () => number = () => performance.now(),
+  ) {
     const bus = new MemoryBusServer();
     const heard: Record<string, [string, string][]> = {};
     const made = await Promise.all(
@@ -123,6 +127,7 @@ describe("the push relay", () => {
           node: id,
           local,
           here: (p) => connected[id]?.includes(p) ?? false,
+          now,
         });
         await relay.start();
         return relay;
@@ -162,6 +167,48 @@ describe("the push relay", () => {
       .toEqual([
         ["bob", "room/ABCDEF"],
         ["bob", "queue/Duel"],
+      ]);
+  });
+});
+
+describe("the push relay after a lobby moved here", () => {
+  const frame = (key: string, seq: number): StampedFrame => ({ type: "lobby", key, epoch: 2, seq });
+
+  it("relays the lobby's frames to members still on the node it left, for a while", async () => {
+    const bus = new MemoryBusServer();
+    const clock = { ms: 0 };
+    const heard: [string, number][] = [];
+    const make = async (id: string, connected: readonly string[], record: boolean) => {
+      const relay = new PushRelay({
+        bus: bus.connect(),
+        node: id,
+        local: {
+          push: (players, f) => {
+            if (record) for (const p of players) if (connected.includes(p)) heard.push([p, f.seq]);
+          },
+        },
+        here: (p) => connected.includes(p),
+        now: () => clock.ms,
+      });
+      await relay.start();
+      return relay;
+    };
+    const target = await make("target", [], false);
+    await make("source", ["ann"], true);
+    target.push(["ann"], frame("lobby/MOVED", 1)); // not moved here: its members are all here
+    target.relayAfterMove("lobby/MOVED");
+    target.push(["ann"], frame("lobby/MOVED", 2));
+    target.push(["ann"], frame("lobby/OTHER", 3));
+    await expect.poll(() => heard).toEqual([["ann", 2]]);
+    clock.ms += 30_000; // the members have long moved over
+    target.push(["ann"], frame("lobby/MOVED", 4));
+    target.relayAfterMove("lobby/AGAIN");
+    target.push(["ann"], frame("lobby/AGAIN", 5));
+    await expect
+      .poll(() => heard)
+      .toEqual([
+        ["ann", 2],
+        ["ann", 5],
       ]);
   });
 });

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { StampedFrame } from "../../actors/runtime/index.ts";
+import { signResumeToken } from "../../gateway/auth/resume-token.ts";
+import { bindSession } from "../../gateway/session-binding.ts";
+import { Session, SessionRegistry, type SessionSocket } from "../../gateway/session-registry.ts";
+
+/** A socket that keeps the frames it is sent, and how it was closed. */
+function recordingSocket(): SessionSocket & { frames: { type: string; key?: string }[]; closed: number[] } {
+  const frames: { type: string; key?: string }[] = [];
+  const closed: number[] = [];
+  return {
+    encoding: "json",
+    frames,
+    closed,
+    send(data) {
+      frames.push(JSON.parse(String(data)) as { type: string; key?: string });
+    },
+    close: (code) => {
+      closed.push(code);
+    },
+  };
+}
+
+const lobbyFrame = (key: string, epoch: number): StampedFrame => ({
+  type: "lobby",
+  key,
+  epoch,
+  seq: 1,
+  members: [{ player: "p", inRoom: false }],
+  room: null,
+});
+
+function registryWith(players: { id: string; lobby: string; connected: boolean }[]) {
+  const sessions = new SessionRegistry();
+  const made = players.map(({ id, lobby, connected }) => {
+    const session = new Session(`s-${id}`, id, id);
+    const socket = recordingSocket();
+    if (connected) session.socket = socket;
+    session.lobby = lobby;
+    sessions.add(session);
+    return { session, socket };
+  });
+  return { sessions, made };
+}
+
+describe("a lobby moved away while its members are connected here (make before break)", () => {
+  it("tells each connected member `moved`, and keeps the lobby as theirs, handed off", () => {
+    const { sessions, made } = registryWith([
+      { id: "a", lobby: "lobby/MOVE", connected: true },
+      { id: "b", lobby: "lobby/MOVE", connected: false },
+      { id: "c", lobby: "lobby/STAY", connected: true },
+    ]);
+    expect(sessions.moveAway("lobby/MOVE", "ws://n2/ws")).toBe(1);
+    const [a, b, c] = made;
+    expect(a?.socket.frames).toEqual([{ type: "moved", key: "lobby/MOVE", url: "ws://n2/ws" }]);
+    // Its requests still name the lobby (the router forwards them); its socket closing is no drop.
+    expect(a?.session.lobby).toBe("lobby/MOVE");
+    expect(a?.session.handedOff).toEqual(["lobby/MOVE"]);
+    // A detached member comes back through its registry, which names the new owner.
+    expect(b?.session.lobby).toBeNull();
+    expect(b?.session.handedOff).toBeNull();
+    expect(c?.session.handedOff).toBeNull();
+    expect(sessions.handedOffConnected).toBe(1);
+  });
+
+  it("still hands the moved lobby's frames (relayed by its new node) to the member", () => {
+    const { sessions, made } = registryWith([{ id: "p", lobby: "lobby/MOVE", connected: true }]);
+    sessions.moveAway("lobby/MOVE", "ws://n2/ws");
+    sessions.push(["p"], lobbyFrame("lobby/MOVE", 2));
+    expect(made[0]?.socket.frames.map((f) => f.type)).toEqual(["moved", "lobby"]);
+  });
+
+  it.each([true, false])(
+    "lets go of the handed-off lobby when the member says hello here again (resume: %s)",
+    (resume) => {
+      const { sessions, made } = registryWith([{ id: "p", lobby: "lobby/MOVE", connected: true }]);
+      sessions.moveAway("lobby/MOVE", "ws://n2/ws");
+      const session = made[0]?.session;
+      if (session === undefined) throw new Error("no session");
+      const secret = "s".repeat(32);
+      const hello = resume
+        ? {
+            type: "hello" as const,
+            protocol: 1,
+            token: "t",
+            resume: signResumeToken(session.id, "p", secret),
+          }
+        : { type: "hello" as const, protocol: 1, token: "t" };
+      const bound = bindSession(
+        recordingSocket(),
+        hello,
+        { sub: "p", name: "p" },
+        {
+          sessions,
+          sessionSecret: secret,
+          nodeId: "n1",
+        },
+      );
+      // Resumed, the same session; a fresh login replaces it and does not inherit the lobby either.
+      expect(bound.welcome.resumed).toBe(resume);
+      expect(bound.session === session).toBe(resume);
+      expect(session.lobby).toBeNull();
+      expect(bound.session.lobby).toBeNull();
+      expect(session.handedOff).toBeNull();
+      expect(sessions.handedOffConnected).toBe(0);
+    },
+  );
+});
