@@ -1,4 +1,5 @@
-// The entry of a filter worker: TypeScript modules need tsx's loader, which a worker does not inherit.
+// The entry of a worker thread running a TypeScript module (`workerData.worker`, a URL): TypeScript needs
+// tsx's loader, which a worker does not inherit. Used by the matchmaking filter pool and the drain bench.
 import { register } from "tsx/esm/api";
 import { workerData } from "node:worker_threads";
 

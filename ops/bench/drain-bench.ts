@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { Worker } from "node:worker_threads";
 import { signPlayerToken } from "../../gateway/auth/player-token.ts";
 import { createNodeClient } from "../../gateway/client/node.ts";
 import type { FoyerClient } from "../../gateway/client/index.ts";
 import { fetchStatuses } from "../admin/index.ts";
 import { startNats } from "../nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
+import type { ProbeCommand, ProbeReport, ProbeWork } from "./drain-probes.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
 
 /** Options of `foyer bench --scenario drain`. */
@@ -13,7 +15,10 @@ export interface DrainBenchOptions {
   readonly lobbies: number;
   /** Connected members of each. */
   readonly members: number;
-  /** Members that keep toggling their ready flag through the drain (one per lobby, spread). */
+  /**
+   * Members that keep toggling their ready flag through the drain: one more member in each of as many
+   * lobbies, spread over the set, on a thread of their own (see `drain-probes.ts`).
+   */
   readonly probes: number;
   /** How long the probes run before the drain (the baseline). */
   readonly baselineSeconds: number;
@@ -53,14 +58,18 @@ const nodeCount = 3;
 const natsServers = 3;
 /** Connects and lobby ops in flight at once while the load is built. */
 const setupConcurrency = 64;
+const workerBoot = new URL("../worker-boot.js", import.meta.url);
+const probeModule = new URL("./drain-probes.ts", import.meta.url);
+/** How often the drained node's progress is read (each read walks its claims: 5 ms per 5,000). */
+const statusPollMs = 250;
 /** A probe's pause between two ready toggles (light: the probes must not be the load that slows the drain). */
 const probeGapMs = 100;
 
 /**
  * `foyer bench --scenario drain`: three nats-servers (R3 buckets) and three Foyer node processes; the
  * first holds `lobbies` idle lobbies of `members` connected members (the sockets live in this process:
- * 4,000 or 10,000 is well below the ~20,000 one process may hold). Some members keep toggling their ready
- * flag; then the node is drained to the other two. Prints the drain's length, lobbies per second, and
+ * 4,000 or 10,000 is well below the ~20,000 one process may hold). A probe member added to some of them,
+ * on a thread of its own, keeps toggling its ready flag; then the node is drained to the other two. Prints the drain's length, lobbies per second, and
  * the probes' latency before and during the drain (each probe's worst request during it is its pause).
  */
 export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBenchResult> {
@@ -73,6 +82,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
   const nats = await startNats({ servers: natsServers });
   const nodes: NodeProcess[] = [];
   const clients: FoyerClient[] = [];
+  let probes: Worker | undefined;
   try {
     const sessionSecret = randomBytes(24).toString("base64url");
     for (let i = 1; i <= nodeCount; i++) {
@@ -84,7 +94,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
         sessionSecret,
         flags: {
           "max-connections-per-ip": "1000000",
-          "max-members": String(Math.max(8, options.members)),
+          "max-members": String(Math.max(8, options.members + 1)), // and a probe
         },
       });
       nodes.push(node);
@@ -97,10 +107,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     const connect = async (player: string): Promise<FoyerClient> => {
       const client = createNodeClient({
         urls,
-        token: signPlayerToken(
-          { sub: player, name: player, exp: Math.floor(Date.now() / 1000) + 3600 },
-          tokenKey,
-        ),
+        token: tokenFor(player),
         reconnectMinMs: 20,
         reconnectMaxMs: 500,
         callTimeoutMs: 30_000,
@@ -118,42 +125,26 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
         await guest.join(code);
         guests.push(guest);
       }
-      return { host, guests };
+      return { code, host, guests };
     });
     say(`  ${options.lobbies} lobbies of ${options.members} connected on ${source.id}`);
-    // Probes: the last member of lobbies spread over the whole set.
+    // Probes: one more member in each of lobbies spread over the whole set, on a thread of their own.
     const probeCount = Math.min(options.probes, options.lobbies);
-    const probeClients = Array.from({ length: probeCount }, (_, p) => {
-      const lobby = lobbies[Math.floor((p * options.lobbies) / probeCount)] ?? lobbies[0];
-      if (lobby === undefined) throw new Error("no lobby");
-      return lobby.guests.at(-1) ?? lobby.host;
-    });
-    const phase = { draining: false, stop: false };
-    const before: number[] = [];
-    const during: number[] = [];
-    const worst = new Array<number>(probeCount).fill(0);
-    let errors = 0;
-    const probing = probeClients.map(async (client, p) => {
-      let ready = false;
-      while (!phase.stop) {
-        const draining = phase.draining;
-        const t0 = performance.now();
-        try {
-          await client.ready(!ready);
-          ready = !ready;
-        } catch {
-          errors++;
-        }
-        const ms = performance.now() - t0;
-        if (draining) {
-          during.push(ms);
-          worst[p] = Math.max(worst[p] ?? 0, ms);
-        } else before.push(ms);
-        await new Promise((resolve) => setTimeout(resolve, probeGapMs));
-      }
-    });
+    const probeWork: ProbeWork = {
+      urls,
+      probes: Array.from({ length: probeCount }, (_, p) => {
+        const lobby = lobbies[Math.floor((p * options.lobbies) / probeCount)] ?? lobbies[0];
+        if (lobby === undefined) throw new Error("no lobby");
+        return { token: tokenFor(`probe${p}`), code: lobby.code };
+      }),
+      gapMs: probeGapMs,
+    };
+    probes = new Worker(workerBoot, { workerData: { worker: probeModule.href, ...probeWork } });
+    const reports = reportsOf(probes);
+    const joined = await reports.next();
+    if (joined.type !== "joined") throw new Error(`the probes did not join: ${JSON.stringify(joined)}`);
     await new Promise((resolve) => setTimeout(resolve, options.baselineSeconds * 1000));
-    phase.draining = true;
+    probes.postMessage({ type: "drain" } satisfies ProbeCommand);
     // Refused until the node has seen a peer's heartbeat with its URL (just after the start).
     for (let attempt = 0; ; attempt++) {
       const started = await fetch(new URL("/drain", admin), { method: "POST" });
@@ -169,10 +160,13 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
       if (drain) progress = drain;
       if (drain && drain.state !== "running") break;
       if (source.child.exitCode !== null) break; // exited after its drain (a poll missed the end)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The node times its drain itself; a status read counts every claim, so it is not asked too often.
+      await new Promise((resolve) => setTimeout(resolve, statusPollMs));
     }
-    phase.stop = true;
-    await Promise.all(probing);
+    probes.postMessage({ type: "stop" } satisfies ProbeCommand);
+    const probed = await reports.next();
+    if (probed.type !== "done") throw new Error(`the probes failed: ${JSON.stringify(probed)}`);
+    const { before, during, worst, errors } = probed;
     if (progress?.finishedAt == null) {
       throw new Error(
         `the drain did not report its end: ${JSON.stringify(progress)}\n${source.output().slice(-2_000)}`,
@@ -215,11 +209,40 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return result;
   } finally {
+    await probes?.terminate();
     for (const c of clients) c.close();
     for (const n of nodes) n.child.kill("SIGKILL");
     await Promise.all(nodes.map((n) => n.exited));
     await nats.stop();
   }
+}
+
+function tokenFor(player: string): string {
+  return signPlayerToken({ sub: player, name: player, exp: Math.floor(Date.now() / 1000) + 3600 }, tokenKey);
+}
+
+/** The probe thread's reports, one at a time; an error of the thread rejects the next. */
+function reportsOf(worker: Worker): { next(): Promise<ProbeReport> } {
+  const queue: ProbeReport[] = [];
+  const waiting: { resolve: (r: ProbeReport) => void; reject: (e: Error) => void }[] = [];
+  let failure: Error | undefined;
+  worker.on("message", (report: ProbeReport) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter.resolve(report);
+    else queue.push(report);
+  });
+  worker.on("error", (error) => {
+    failure = error;
+    for (const waiter of waiting.splice(0)) waiter.reject(error);
+  });
+  return {
+    next: () => {
+      const report = queue.shift();
+      if (report !== undefined) return Promise.resolve(report);
+      if (failure !== undefined) return Promise.reject(failure);
+      return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+  };
 }
 
 /** Runs `make(i)` for i in [0, count), `setupConcurrency` at a time, keeping the order. */

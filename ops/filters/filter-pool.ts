@@ -40,7 +40,7 @@ interface Slot {
   running: { call: Call; timer: NodeJS.Timeout } | undefined;
 }
 
-const bootUrl = new URL("./filter-boot.js", import.meta.url);
+const bootUrl = new URL("../worker-boot.js", import.meta.url);
 const workerUrl = new URL("./filter-worker.ts", import.meta.url);
 
 /** A pool of filter workers. */

@@ -1,0 +1,92 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { createNodeClient } from "../../gateway/client/node.ts";
+import type { FoyerClient } from "../../gateway/client/index.ts";
+
+/**
+ * The drain bench's probes, on a thread of their own (`workerData`): the members whose ready toggles
+ * measure the pause. On the bench's main thread they shared one event loop with the thousands of
+ * members that make the load, and every burst of frames to those (`serverDraining` to all of them at
+ * once, a lobby's members reconnecting) stalled the probes' answers for 100–300 ms: the load generator's
+ * pause, not the node's. A player's client never shares a loop with 4,000 others.
+ */
+export interface ProbeWork {
+  readonly urls: readonly string[];
+  /** One per probe: its player's token and the lobby it joins. */
+  readonly probes: readonly { readonly token: string; readonly code: string }[];
+  /** A probe's pause between two ready toggles. */
+  readonly gapMs: number;
+}
+
+/** From the bench to its probes. */
+export type ProbeCommand = { readonly type: "drain" } | { readonly type: "stop" };
+
+/** From the probes to the bench. */
+export type ProbeReport =
+  | { readonly type: "joined" }
+  | {
+      readonly type: "done";
+      /** Ready toggles before the drain, ms. */
+      readonly before: number[];
+      /** Ready toggles started during the drain, ms. */
+      readonly during: number[];
+      /** Each probe's slowest toggle during the drain (0: none). */
+      readonly worst: number[];
+      readonly errors: number;
+    }
+  | { readonly type: "failed"; readonly message: string };
+
+async function run(work: ProbeWork, port: NonNullable<typeof parentPort>): Promise<void> {
+  const clients: FoyerClient[] = [];
+  try {
+    for (const probe of work.probes) {
+      const client = createNodeClient({
+        urls: [...work.urls],
+        token: probe.token,
+        reconnectMinMs: 20,
+        reconnectMaxMs: 500,
+        callTimeoutMs: 30_000,
+      });
+      clients.push(client);
+      await client.connect();
+      await client.join(probe.code);
+    }
+    const phase = { draining: false, stop: false };
+    port.on("message", (command: ProbeCommand) => {
+      if (command.type === "drain") phase.draining = true;
+      else phase.stop = true;
+    });
+    port.postMessage({ type: "joined" } satisfies ProbeReport);
+    const before: number[] = [];
+    const during: number[] = [];
+    const worst = new Array<number>(clients.length).fill(0);
+    let errors = 0;
+    await Promise.all(
+      clients.map(async (client, p) => {
+        let ready = false;
+        while (!phase.stop) {
+          const draining = phase.draining;
+          const t0 = performance.now();
+          try {
+            await client.ready(!ready);
+            ready = !ready;
+          } catch {
+            errors++;
+          }
+          const ms = performance.now() - t0;
+          if (draining) {
+            during.push(ms);
+            worst[p] = Math.max(worst[p] ?? 0, ms);
+          } else before.push(ms);
+          await new Promise((resolve) => setTimeout(resolve, work.gapMs));
+        }
+      }),
+    );
+    port.postMessage({ type: "done", before, during, worst, errors } satisfies ProbeReport);
+  } catch (error) {
+    port.postMessage({ type: "failed", message: String(error) } satisfies ProbeReport);
+  } finally {
+    for (const client of clients) client.close();
+  }
+}
+
+if (parentPort !== null) void run(workerData as ProbeWork, parentPort);
