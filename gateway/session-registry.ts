@@ -161,7 +161,8 @@ export class SessionRegistry implements Outbox {
     const frame = { type: "serverDraining" };
     let sent = 0;
     for (const session of [...this.byId.values()]) {
-      if (session.socket && session.lobby !== null && session.room === null) {
+      // A member whose lobby already moved (the batches take a while) has heard `moved`; nothing follows.
+      if (session.socket && session.lobby !== null && session.room === null && session.handedOff === null) {
         session.send(frame);
         if (++sent % batch === 0) await new Promise((resolve) => setImmediate(resolve));
       }

@@ -252,6 +252,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
           ? this.lobby.code
           : undefined;
       if (this.socket === socket) this.hinted = code !== undefined;
+      else if (this.standby?.socket === socket) this.standby.hinted = code !== undefined;
       const lobby = code === undefined ? {} : { lobby: code };
       socket.send(this.encode({ type: "hello", protocol: PROTOCOL_VERSION, token, ...resume, ...lobby }));
     };
@@ -295,7 +296,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
     }
     if (this.standby?.url === url) return;
     this.dropStandby();
-    const standby: Standby = { url, socket: null, timer: undefined };
+    const standby: Standby = { url, socket: null, timer: undefined, hinted: false };
     this.standby = standby;
     void this.openStandby(standby);
   }
@@ -320,13 +321,18 @@ export class ClientCore extends Emitter<FoyerEvents> {
     const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
     const decoded = readServerFrame(raw);
     if (!decoded.ok || decoded.frame.type !== "welcome" || standby.socket === null) return;
-    // The swap: the old socket is silenced and closed (its node does not report the player gone), and
-    // the welcome is handled as any other, which re-sends the calls the old socket left unanswered.
+    // The swap: the old socket is closed (its node does not report the player gone), and the welcome
+    // is handled as any other, which re-sends the calls the old socket left unanswered. What the old
+    // socket still delivers before its close is heard (a push relayed to it just before the new node
+    // took over would be lost otherwise); repeated frames are dropped by their stamps, repeated answers
+    // by their ids.
     const old = this.socket;
     this.standby = null;
     if (old !== null) {
       old.onclose = null;
-      old.onmessage = null;
+      old.onmessage = (ev) => {
+        this.onOldFrame(ev.data);
+      };
       old.close(4998, "moved");
     }
     clearTimeout(this.attemptTimer);
@@ -335,6 +341,14 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.socketUrl = standby.url;
     this.welcomed = false;
     this.onFrame(data);
+  }
+
+  /** A frame the socket left behind by a move still delivered: anything but a word about connecting. */
+  private onOldFrame(data: unknown): void {
+    const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
+    const decoded = readServerFrame(raw);
+    if (!decoded.ok || oldSocketIgnores.has(decoded.frame.type)) return;
+    this.dispatch(decoded.frame);
   }
 
   /** The standby could not be welcomed: move as a redirect does, if the old socket still serves. */
@@ -372,6 +386,18 @@ export class ClientCore extends Emitter<FoyerEvents> {
       this.retryLater();
       return;
     }
+    const standby = this.standby;
+    if (standby?.socket != null && (code === CloseCodes.REPLACED.code || !finalCloses.has(code))) {
+      // Lost while moving: the socket to the new node carries on as this attempt (its hello is said).
+      // Replaced, even: behind one address the new socket may have reached this very node.
+      this.standby = null;
+      this.attemptTimer = standby.timer;
+      this.socket = standby.socket;
+      this.socketUrl = standby.url;
+      this.hinted = standby.hinted;
+      if (wasReady) this.emit("disconnected", { code, reason });
+      return;
+    }
     if (finalCloses.has(code)) {
       this.dropStandby();
       this.closedByUser = true;
@@ -379,17 +405,11 @@ export class ClientCore extends Emitter<FoyerEvents> {
       this.endForGood(new FoyerError(kind, reason), code, reason);
       return;
     }
-    const standby = this.standby;
-    if (standby?.socket != null) {
-      // Lost while moving: the socket to the new node carries on as this attempt (its hello is said).
-      this.standby = null;
-      this.attemptTimer = standby.timer;
-      this.socket = standby.socket;
-      this.socketUrl = standby.url;
-      if (wasReady) this.emit("disconnected", { code, reason });
-      return;
+    if (standby !== null) {
+      // Lost while the new socket's token is fetched: the next attempt goes where the move said.
+      this.dropStandby();
+      this.redirectTo = standby.url;
     }
-    this.dropStandby();
     if (wasReady) this.emit("disconnected", { code, reason });
     this.retryLater();
   }
@@ -750,7 +770,12 @@ interface Standby {
   /** Null while the token is fetched. */
   socket: SocketLike | null;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** Its hello named the lobby (an older node refuses that: see `ClientCore.hinted`). */
+  hinted: boolean;
 }
+
+/** Frames of a socket left behind by a move that are not heard: the new socket speaks for the node. */
+const oldSocketIgnores: ReadonlySet<string> = new Set(["welcome", "redirect", "moved", "serverDraining"]);
 
 function canPing(socket: SocketLike): socket is SocketLike & Required<Pick<SocketLike, "ping" | "on">> {
   return typeof socket.ping === "function" && typeof socket.on === "function";

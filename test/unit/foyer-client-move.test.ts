@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CloseCodes } from "../../gateway/protocol/close-codes.ts";
 import { fakeClient } from "../support/fake-socket.ts";
 
 beforeEach(() => {
@@ -110,6 +111,96 @@ describe("FoyerClient told its lobby moved (make before break)", () => {
     made[1]?.welcome("p1", true);
     expect(events).toEqual(["disconnected", "connected"]);
     expect(client.url).toBe(newNode);
+    client.close();
+  });
+
+  it("still hears what the old socket delivers after the swap, once", async () => {
+    const { client, made, old } = await toldMoved();
+    const heard: string[] = [];
+    client.on("roomEvent", (e) => heard.push(`${e.type}:${String((e as { text?: unknown }).text)}`));
+    made[1]?.accept();
+    made[1]?.welcome("p1", true);
+    // A chat relayed to the old node just before the new one took over, then the same frame again.
+    const chat = { type: "chat", key: "room/R1", epoch: 2, seq: 7, player: "p2", text: "gg" };
+    old.deliver(chat);
+    expect(heard).toEqual(["chat:gg"]);
+    made[1]?.deliver(chat);
+    old.deliver({ type: "moved", key: "lobby/ABCD", url: "ws://node-3/ws" });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(heard).toEqual(["chat:gg"]);
+    expect(made).toHaveLength(2); // a word about connecting from the old socket is not followed
+    client.close();
+  });
+
+  it("goes where the move said when the old socket is lost while the new one's token is fetched", async () => {
+    const token = vi.fn<() => Promise<string>>().mockResolvedValue("tok");
+    const { client, made } = fakeClient({ urls: ["ws://node-1/ws", "ws://node-3/ws", newNode], token });
+    const done = client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    made[0]?.accept();
+    made[0]?.welcome();
+    await done;
+    made[0]?.deliver({ type: "moved", key: "lobby/ABCD", url: newNode });
+    made[0]?.drop(); // before the token promise settles
+    await vi.advanceTimersByTimeAsync(50);
+    expect(made.slice(1).map((s) => s.url)).toEqual([newNode]);
+    client.close();
+  });
+
+  it("carries on with the new socket when the old one is replaced by it (one address, the same node)", async () => {
+    const { client, made, old } = await toldMoved();
+    const closed: number[] = [];
+    client.on("closed", (c) => closed.push(c.code));
+    old.drop(CloseCodes.REPLACED.code, "REPLACED");
+    made[1]?.accept();
+    made[1]?.welcome("p1", true);
+    await client.connect();
+    expect(closed).toEqual([]);
+    client.close();
+  });
+
+  it("resumes without naming its lobby when the new node, taking over from a lost old socket, is too old for it", async () => {
+    const { client, made, last } = fakeClient({ urls: ["ws://node-1/ws", newNode] });
+    const done = client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    last().accept();
+    last().deliver({
+      type: "welcome",
+      protocol: 1,
+      session: "s1",
+      resume: "resume-token",
+      player: { id: "p1", name: "p1" },
+      node: "node-1",
+      resumed: false,
+      lobbyHint: true,
+    });
+    await done;
+    last().deliver({
+      type: "lobby",
+      key: "lobby/ABCD",
+      epoch: 1,
+      seq: 1,
+      code: "ABCD",
+      public: false,
+      metadata: null,
+      host: "p1",
+      members: [
+        { player: "p1", memberId: 1, name: "p1", ready: false, team: null, connected: true, inRoom: false },
+      ],
+      playing: false,
+      room: null,
+    });
+    made[0]?.deliver({ type: "moved", key: "lobby/ABCD", url: newNode });
+    await vi.advanceTimersByTimeAsync(0);
+    made[1]?.accept();
+    expect(made[1]?.sent[0]).toMatchObject({ type: "hello", lobby: "ABCD" });
+    made[0]?.drop();
+    made[1]?.drop(CloseCodes.PROTOCOL.code, "PROTOCOL");
+    await vi.advanceTimersByTimeAsync(50);
+    const next = made[2];
+    next?.accept();
+    expect(next?.sent[0]).toMatchObject({ type: "hello", resume: "resume-token" });
+    expect(next?.sent[0]).not.toHaveProperty("lobby");
     client.close();
   });
 
