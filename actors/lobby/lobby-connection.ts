@@ -36,9 +36,14 @@ export function connection(state: LobbyState, message: LobbyMessageOf<"connectio
     const room =
       member.inRoom && roomRunning(state) && state.room !== null ? [roomBack(state.room.code, player)] : [];
     // A session resumed without the lobby noticing a drop still wants the current state. Nothing
-    // changed, so nothing waits for a write (the push's number is written with the next change).
+    // changed, so nothing waits for a write (the push's number is written with the next change). A
+    // member moving over after a migration has arrived: its arrival window is closed.
     if (member.connected)
-      return { state, effects: [pushStateTo(state, player), ...room, reply(isMember)], volatile: true };
+      return {
+        state,
+        effects: [cancelGrace(player), pushStateTo(state, player), ...room, reply(isMember)],
+        volatile: true,
+      };
     return withEffects(reconnect(state, player), ...room, reply(isMember));
   }
   if (!member.connected) return { state, effects: [reply(isMember)] };
@@ -93,9 +98,21 @@ function restoreGraceSeconds(state: LobbyState, member: Member, options: LobbyOp
 }
 
 /**
+ * How long a member connected to the node a lobby left has to reach the lobby's new node: its SDK opens
+ * its new socket as soon as it hears `moved` (docs/fleet.md, "Make before break").
+ */
+export const migrationArrivalSeconds = 15;
+
+/**
  * After a failover or migration: members whose sessions are here are connected; every other member is
  * marked disconnected with a fresh, full grace. The state is pushed to everyone in any case, so clients
  * hear it under the new owner's epoch.
+ *
+ * Except after a migration, for the members connected to the node the lobby left: they are on their way
+ * here and stay connected (nobody sees them flicker away and back during a deploy), with an arrival
+ * window — their grace timer, armed while they count as connected. Their `connection` here closes it;
+ * if it runs out first (the player's socket dropped before it moved over, which the old node does not
+ * report), they are marked away then, with the full grace a restore gives.
  */
 export function restored(state: LobbyState, message: Restored, env: LobbyEnv): Step {
   // A few members against every player on the node: looked up in the list, not copied into a set.
@@ -103,9 +120,15 @@ export function restored(state: LobbyState, message: Restored, env: LobbyEnv): S
   let next = state;
   for (const member of state.members) {
     if (message.connected.includes(member.player)) {
-      if (member.connected) continue;
+      if (member.connected) {
+        // An arrival window written before a failover is no grace for a member who is here.
+        effects.push(cancelGrace(member.player));
+        continue;
+      }
       next = updateMember(next, member.player, { connected: true });
       effects.push(cancelGrace(member.player));
+    } else if (message.reason === "migration" && member.connected) {
+      effects.push(armGrace(member.player, env.ctx.now, migrationArrivalSeconds));
     } else {
       if (member.connected) next = updateMember(next, member.player, { connected: false });
       const grace = restoreGraceSeconds(state, member, env.options);
@@ -115,8 +138,8 @@ export function restored(state: LobbyState, message: Restored, env: LobbyEnv): S
       effects.push(armGrace(member.player, env.ctx.now, seconds));
     }
   }
-  // Every member back here already (a failover its members resumed into): the seal wrote this very
-  // state, so the push need not wait for another write.
+  // Every member back here already (a failover its members resumed into), or on its way (a migration):
+  // the seal wrote this very state, so the push need not wait for another write.
   return {
     state: next,
     effects: [...effects, pushState(next)],
@@ -124,10 +147,19 @@ export function restored(state: LobbyState, message: Restored, env: LobbyEnv): S
   };
 }
 
-/** A grace ran out: the member, still away, leaves (and the host role moves on if it was the host). */
+/**
+ * A grace ran out: the member, still away, leaves (and the host role moves on if it was the host). The
+ * grace of a member counted as connected is a migration's arrival window (see `restored`): it never
+ * arrived, so it is away now, with a restore's full grace.
+ */
 export function graceExpired(state: LobbyState, player: string, env: LobbyEnv): Step {
   const member = findMember(state, player);
-  // A timer that fired after the member came back or left is stale.
-  if (member?.connected !== false) return { state, effects: [] };
+  // A timer that fired after the member left is stale (one cancelled when it came back never fires).
+  if (member === undefined) return { state, effects: [] };
+  if (member.connected) {
+    const next = updateMember(state, player, { connected: false });
+    const seconds = restoreGraceSeconds(state, member, env.options);
+    return { state: next, effects: [armGrace(player, env.ctx.now, seconds), pushState(next)] };
+  }
   return departAndPush(state, player, "grace", env);
 }

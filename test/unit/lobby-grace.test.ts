@@ -40,10 +40,6 @@ describe("rejoin during a room (SPEC §1 Rejoin)", () => {
       { type: "reply", value: { code: "ABC123" } },
     ]);
     expect(lobbyIdle(d.state)).toBe(true);
-    // The grace timer, had it fired anyway, is stale now.
-    const back = d.state;
-    expect(d.fire("grace:bob")).toEqual([]);
-    expect(d.state).toBe(back);
   });
 
   it("reconnecting by a connection message does the same", () => {
@@ -152,6 +148,8 @@ describe("disconnects outside a room (SPEC §1 Disconnects)", () => {
       { type: "reply", value: { member: false } },
     ]);
     expect(d.send({ type: "connection", player: "bob", connected: true })).toEqual([
+      // A migration's arrival window, if one is open, is closed (cancelling none changes nothing).
+      { type: "cancelTimer", name: "grace:bob" },
       { type: "push", to: ["bob"], frame: lobbyFrame(before) },
       { type: "reply", value: { member: true } },
     ]);
@@ -180,15 +178,18 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     // A failover's absent members keep their seats for failoverGraceSeconds (60 by default): their SDK
     // may take its liveness (45 s) to leave a node that went silent without closing their sockets.
     expect(effects).toEqual([
+      // A member here has no grace running (an arrival window written before the failover is closed).
+      { type: "cancelTimer", name: "grace:alice" },
       { type: "timer", name: "grace:bob", at: now + 60_000, kind: "grace" },
       { type: "timer", name: "grace:carol", at: now + 60_000, kind: "grace" },
       { type: "push", to: ["alice", "bob", "carol"], frame: lobbyFrame(d.state) },
     ]);
   });
 
-  it("after a migration the grace is the lobby's own; failoverGraceSeconds sets the failover's", () => {
+  it("after a migration a member away gets the lobby's own grace; failoverGraceSeconds sets the failover's", () => {
     const moved = lobbyOf(["alice", "bob"]);
-    expect(moved.send({ type: "restored", reason: "migration", connected: ["alice"] })[0]).toEqual({
+    moved.send({ type: "connection", player: "bob", connected: false });
+    expect(moved.send({ type: "restored", reason: "migration", connected: ["alice"] })[1]).toEqual({
       type: "timer",
       name: "grace:bob",
       at: T0 + 10_000,
@@ -196,7 +197,7 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     });
     const short = lobbyOf(["alice", "bob"], { failoverGraceSeconds: 5 });
     // Never shorter than the lobby grace the member would have had anyway.
-    expect(short.send({ type: "restored", reason: "failover", connected: ["alice"] })[0]).toEqual({
+    expect(short.send({ type: "restored", reason: "failover", connected: ["alice"] })[1]).toEqual({
       type: "timer",
       name: "grace:bob",
       at: T0 + 10_000,
@@ -204,11 +205,50 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     });
   });
 
+  it("after a migration a member connected to the old node stays connected while it moves over", () => {
+    // Make before break (docs/fleet.md): the member's SDK opens its socket here while the old one serves.
+    const d = lobbyOf(["alice", "bob", "carol"], { lobbyGraceSeconds: 0 });
+    const before = d.state;
+    const effects = d.send({ type: "restored", reason: "migration", connected: ["alice"] });
+    expect(d.state).toBe(before);
+    expect(effects).toEqual([
+      { type: "cancelTimer", name: "grace:alice" },
+      // Their arrival windows: the grace timer of a member who counts as connected.
+      { type: "timer", name: "grace:bob", at: T0 + 15_000, kind: "grace" },
+      { type: "timer", name: "grace:carol", at: T0 + 15_000, kind: "grace" },
+      { type: "push", to: ["alice", "bob", "carol"], frame: lobbyFrame(before) },
+    ]);
+    expect(lobbyIdle(d.state)).toBe(true);
+    // Bob arrives: its window closes, and nothing else changes (so nothing is written before the push).
+    expect(d.send({ type: "connection", player: "bob", connected: true })[0]).toEqual({
+      type: "cancelTimer",
+      name: "grace:bob",
+    });
+    expect(d.state).toBe(before);
+    // Carol never does (her socket dropped before she moved over): away, with a restore's full grace.
+    d.ctx.advance(15_000);
+    const expired = d.fire("grace:carol");
+    expect(roster(d.state).map(([p, , , connected]) => [p, connected])).toEqual([
+      ["alice", true],
+      ["bob", true],
+      ["carol", false],
+    ]);
+    expect(expired).toEqual([
+      { type: "timer", name: "grace:carol", at: T0 + 45_000, kind: "grace" },
+      { type: "push", to: ["alice", "bob", "carol"], frame: lobbyFrame(d.state) },
+    ]);
+    // Her grace then runs as any other: she leaves at its end, keeping her seat until then.
+    d.ctx.advance(30_000);
+    d.fire("grace:carol");
+    expect(roster(d.state).map(([p]) => p)).toEqual(["alice", "bob"]);
+  });
+
   it("the host keeps the role; a room seat gets the room grace; a member back here is reconnected", () => {
-    const d = playing(["alice", "bob"]);
+    // A failover (a lobby whose room runs does not migrate), whose own grace is shorter than the room's.
+    const d = playing(["alice", "bob"], { failoverGraceSeconds: 5 });
     d.send({ type: "connection", player: "bob", connected: false });
     d.ctx.advance(20_000);
-    const effects = d.send({ type: "restored", reason: "migration", connected: ["bob"] });
+    const effects = d.send({ type: "restored", reason: "failover", connected: ["bob"] });
     expect(d.state.host).toBe("alice");
     expect(roster(d.state)).toEqual([
       ["alice", 1, 0, false, true],
@@ -226,13 +266,15 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     d.send({ type: "connection", player: "bob", connected: false });
     d.ctx.advance(9_000);
     const effects = d.send({ type: "restored", reason: "failover", connected: ["alice"] });
-    expect(effects[0]).toEqual({ type: "timer", name: "grace:bob", at: T0 + 69_000, kind: "grace" });
+    expect(effects[1]).toEqual({ type: "timer", name: "grace:bob", at: T0 + 69_000, kind: "grace" });
   });
 
   it("a restore that finds everyone here changes nothing but resends the state", () => {
     const d = lobbyOf(["alice", "bob"]);
     const before = d.state;
     expect(d.send({ type: "restored", reason: "migration", connected: ["alice", "bob"] })).toEqual([
+      { type: "cancelTimer", name: "grace:alice" },
+      { type: "cancelTimer", name: "grace:bob" },
       { type: "push", to: ["alice", "bob"], frame: lobbyFrame(before) },
     ]);
     expect(d.state).toBe(before);
