@@ -348,6 +348,7 @@ export class ActorSystem {
     const frames = transition.effects.filter((e) => e.type === "push").length;
     const events = transition.effects.some((e) => e.type === "event");
     const pushes = frames === 0 && events ? 1 : frames;
+    const generation = this.generation;
     try {
       const claimed = await this.options.store.create(key, (epoch) => {
         cell.seq = pushes;
@@ -362,6 +363,12 @@ export class ActorSystem {
         return error.owner ? { created: false, owner: error.owner } : { created: false };
       this.options.events?.persistFailed?.(key, error);
       return { created: true, result: unavailable("the store did not take the new actor") };
+    }
+    // Dropped meanwhile (this node was declared dead while the claim was in flight): the key is another
+    // node's now. Found by `foyer chaos` (seed 2040): a create in flight across a SIGSTOP put its actor
+    // into the node's next incarnation, which then spoke for it under the old epoch.
+    if (generation !== this.generation || this.closed) {
+      return { created: true, result: unavailable("this node was declared dead; retry") };
     }
     this.cells.set(key, cell);
     this.options.events?.created?.(key);

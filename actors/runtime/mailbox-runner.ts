@@ -243,6 +243,13 @@ export class MailboxRunner {
         this.host.forget(cell);
         return false;
       }
+      if (cell.stopped) {
+        // Dropped while the write was in flight (the node was declared dead, and holds a new
+        // incarnation's lease by now): the key is another node's, so this batch says nothing either.
+        for (const outcome of outcomes)
+          outcome.envelope.resolve?.(unavailable("this node was declared dead"));
+        return false;
+      }
     } else if (changed) {
       this.markDirty(cell, now);
     }
