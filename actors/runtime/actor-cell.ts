@@ -69,6 +69,11 @@ export const flushMessage: unique symbol = Symbol("flush");
 export interface BatchBookkeeping {
   /** Timers that fired in the batch, by name: forgotten only once the batch is written. */
   readonly fired: Map<string, ArmedTimer>;
+  /**
+   * Timers an earlier message of the batch cancelled or re-armed, by name: the armed timer they replace
+   * is only swapped once the batch is written, so a firing of it later in the same batch is stale.
+   */
+  readonly touched: Set<string>;
   /** Requests whose results the batch added: removed again if the write fails. */
   readonly added: RequestId[];
   /** Results the batch's trim dropped: put back if the write fails. */

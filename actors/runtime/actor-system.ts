@@ -364,16 +364,20 @@ export class ActorSystem {
       this.options.events?.persistFailed?.(key, error);
       return { created: true, result: unavailable("the store did not take the new actor") };
     }
-    // Dropped meanwhile (this node was declared dead while the claim was in flight): the key is another
-    // node's now. Found by `foyer chaos` (seed 2040): a create in flight across a SIGSTOP put its actor
-    // into the node's next incarnation, which then spoke for it under the old epoch.
-    if (generation !== this.generation || this.closed) {
-      return { created: true, result: unavailable("this node was declared dead; retry") };
+    const effects = this.runner.stampPushes(cell, transition.effects);
+    // This node was declared dead while the claim was in flight (its actors dropped, or about to be:
+    // the lease says so first): the key is another node's now, which restores what was written but does
+    // not say it again. So what it causes elsewhere happens, and nothing is said to players. Found by
+    // `foyer chaos` (seed 2040): a create in flight across a SIGSTOP put its actor into the node's next
+    // incarnation, which then spoke for it under the old epoch.
+    if (!(await this.runner.leaseHeld()) || generation !== this.generation || this.closed) {
+      const why = "this node was declared dead; retry";
+      this.runner.runSilenced(key, [{ envelope: { message: init }, effects, volatile: false }], why);
+      return { created: true, result: unavailable(why) };
     }
     this.cells.set(key, cell);
     this.options.events?.created?.(key);
     this.runner.applyTimers(cell, pending.changes);
-    const effects = this.runner.stampPushes(cell, transition.effects);
     this.runner.runEffects(key, { envelope: { message: init }, effects, volatile: false });
     this.runner.kick(cell);
     return { created: true, result: answer ?? { ok: true } };
@@ -534,7 +538,11 @@ export class ActorSystem {
     if (!stored) {
       if (!registration.createOnDemand) return "missing";
       const created = await this.create(key, undefined, undefined);
-      if (created.created) return this.cells.get(key) ?? "missing";
+      if (created.created) {
+        const live = this.cells.get(key);
+        if (live !== undefined) return live;
+        return !created.result.ok && created.result.code === "UNAVAILABLE" ? "unavailable" : "missing";
+      }
       // Lost the claim race: the winner owns it (its first snapshot may not be written yet).
       if ("owner" in created && !created.owner.mine) return { elsewhere: created.owner.node };
       stored = await this.options.store.read(key);

@@ -51,6 +51,9 @@ export interface RunnerHost {
   isClosed(): boolean;
 }
 
+/** What a node that may no longer speak for a key does not do for a batch it wrote (see runSilenced). */
+const silencedEffects: ReadonlySet<string> = new Set(["push", "reply", "reject"]);
+
 /**
  * Runs an actor's mailbox: takes a batch, folds it through the handler, writes one snapshot (group
  * commit), and only then carries out the effects in order — nothing a client hears is ever unwritten.
@@ -71,6 +74,21 @@ export class MailboxRunner {
       for (const wake of cell.idleWaiters.splice(0)) wake();
       if (!cell.stopped && cell.mailbox.length > 0 && !this.host.isClosed()) this.kick(cell);
     });
+  }
+
+  /**
+   * A batch written by a node that may no longer speak for its key: nothing goes to players (no push,
+   * and every ask is answered UNAVAILABLE — retried, it is answered from the stored result by the key's
+   * owner), but what the written change causes elsewhere (tells, spawns, studio events) still happens,
+   * once: the new owner restores the written state and will not cause it again.
+   */
+  runSilenced(from: string, outcomes: readonly Outcome[], why: string): void {
+    for (const outcome of outcomes) {
+      outcome.envelope.resolve?.(unavailable(why));
+      const { resolve: _answered, ...envelope } = outcome.envelope;
+      const effects = outcome.effects.filter((e) => !silencedEffects.has(e.type));
+      this.runEffects(from, { envelope, effects, volatile: outcome.volatile });
+    }
   }
 
   /** Carries out one outcome's effects in order and answers its asker (once). */
@@ -175,7 +193,7 @@ export class MailboxRunner {
    * True when this node may act now; when its lease lapsed (a write took longer than the lease had left),
    * waits for the next heartbeat to say whether it still holds it.
    */
-  private async leaseHeld(): Promise<boolean> {
+  async leaseHeld(): Promise<boolean> {
     const node = this.options.node;
     if (node.mayAct()) return true;
     return (await node.leaseSettled?.()) ?? false;
@@ -198,7 +216,7 @@ export class MailboxRunner {
   private async runBatch(cell: ActorCell, batch: Envelope[], now: number): Promise<boolean> {
     const before = cell.state;
     const seqBefore = cell.seq;
-    const bookkeeping: BatchBookkeeping = { fired: new Map(), added: [], dropped: [] };
+    const bookkeeping: BatchBookkeeping = { fired: new Map(), touched: new Set(), added: [], dropped: [] };
     const outcomes: Outcome[] = [];
     let state = cell.state;
     for (const [i, envelope] of batch.entries()) {
@@ -239,15 +257,14 @@ export class MailboxRunner {
       if (!(await this.leaseHeld())) {
         // Written, but this node's lease ran out while the write was in flight and it was then declared
         // dead: another node may own the key now, so nothing may be said about it from here.
-        for (const outcome of outcomes) outcome.envelope.resolve?.(unavailable("this node lost its lease"));
+        this.runSilenced(cell.key, stamped, "this node lost its lease");
         this.host.forget(cell);
         return false;
       }
       if (cell.stopped) {
         // Dropped while the write was in flight (the node was declared dead, and holds a new
         // incarnation's lease by now): the key is another node's, so this batch says nothing either.
-        for (const outcome of outcomes)
-          outcome.envelope.resolve?.(unavailable("this node was declared dead"));
+        this.runSilenced(cell.key, stamped, "this node was declared dead");
         return false;
       }
     } else if (changed) {
@@ -289,8 +306,15 @@ export class MailboxRunner {
     if (message === undefined) return unchanged([rejectEffect("INVALID", "not a message this actor takes")]);
     if (isTimerMessage(message)) {
       // Only the runtime fires timers, and only the one still armed under that name counts. It is
-      // forgotten once the batch is written, so a failed write leaves it armed for the retry.
-      if (!envelope.timer || cell.timers.get(message.name) !== envelope.timer) return unchanged([]);
+      // forgotten once the batch is written, so a failed write leaves it armed for the retry. One that
+      // an earlier message of this batch cancelled or re-armed is no longer the armed one either: a
+      // member back in the same batch as its grace's firing keeps its seat.
+      if (
+        !envelope.timer ||
+        cell.timers.get(message.name) !== envelope.timer ||
+        bookkeeping.touched.has(message.name)
+      )
+        return unchanged([]);
       bookkeeping.fired.set(message.name, envelope.timer);
     }
     let transition: Transition<unknown>;
@@ -300,6 +324,8 @@ export class MailboxRunner {
       this.options.events?.handlerFailed?.(cell.key, error);
       return unchanged([rejectEffect("INTERNAL", "the handler failed")]);
     }
+    for (const effect of transition.effects)
+      if (effect.type === "timer" || effect.type === "cancelTimer") bookkeeping.touched.add(effect.name);
     const answer = answerOf(transition.effects);
     if (envelope.request && answer && transition.state !== state) {
       cell.results.add(toResult(envelope.request, now, answer));
