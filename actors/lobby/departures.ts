@@ -35,8 +35,9 @@ export function removeMember(
   }
   const members = state.members.filter((m) => m.player !== player);
   const effects: Effect[] = [];
-  // A fired grace timer is gone already; any other way out leaves it armed.
-  if (!member.connected && cause !== "grace") effects.push(cancelGrace(player));
+  // A fired grace timer is gone already; any other way out leaves it armed — an away member's grace, or
+  // a connected member's arrival window after a migration (lobby-connection.ts, `restored`).
+  if (cause !== "grace") effects.push(cancelGrace(player));
   effects.push({ type: "tell", to: playerKey(player), message: { type: "left", lobby: env.ctx.key } });
   const running = state.room !== null && roomRunning(state) ? state.room : null;
   if (members.length === 0) {

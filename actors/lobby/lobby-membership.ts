@@ -7,7 +7,7 @@ import type { LobbyMessageOf, PlayerRef } from "./lobby-messages.ts";
 import { lobbyInitSchema } from "./lobby-messages.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { findMember } from "./lobby-state.ts";
-import { armGrace } from "./lobby-timers.ts";
+import { armGrace, cancelGrace } from "./lobby-timers.ts";
 import { addMember, updateMember } from "./members.ts";
 import type { LobbyEnv } from "./transition.ts";
 import { refuse, reply, withEffects } from "./transition.ts";
@@ -81,7 +81,8 @@ export function join(state: LobbyState, message: LobbyMessageOf<"join">, env: Lo
   const answer = reply({ code: state.code });
   const member = findMember(state, id);
   if (member !== undefined) {
-    if (member.connected) return { state, effects: [pushStateTo(state, id), answer] };
+    // Connected: here already, so a migration's arrival window (if one is open) is closed too.
+    if (member.connected) return { state, effects: [cancelGrace(id), pushStateTo(state, id), answer] };
     return withEffects(reconnect(state, id), answer);
   }
   if (state.members.length >= env.options.maxMembers) {

@@ -125,6 +125,7 @@ describe("disconnects outside a room (SPEC §1 Disconnects)", () => {
     const effects = d.send({ type: "connection", player: "alice", connected: false });
     expect(d.state.host).toBe("bob");
     expect(effects).toEqual([
+      { type: "cancelTimer", name: "grace:alice" },
       { type: "tell", to: "player/alice", message: { type: "left", lobby: KEY } },
       { type: "push", to: ["bob"], frame: lobbyFrame(d.state) },
       { type: "reply", value: { member: true } },
@@ -241,6 +242,21 @@ describe("restored after failover or migration (SPEC §1: a system-caused discon
     d.ctx.advance(30_000);
     d.fire("grace:carol");
     expect(roster(d.state).map(([p]) => p)).toEqual(["alice", "bob"]);
+  });
+
+  it("a member who leaves, or joins again, while moving over closes its arrival window", () => {
+    const left = lobbyOf(["alice", "bob"]);
+    left.send({ type: "restored", reason: "migration", connected: ["alice"] });
+    expect(left.send({ type: "leave", player: "bob" })[0]).toEqual({
+      type: "cancelTimer",
+      name: "grace:bob",
+    });
+    const rejoined = lobbyOf(["alice", "bob"]);
+    rejoined.send({ type: "restored", reason: "migration", connected: ["alice"] });
+    expect(rejoined.send({ type: "join", player: { id: "bob", name: "Bob" } })[0]).toEqual({
+      type: "cancelTimer",
+      name: "grace:bob",
+    });
   });
 
   it("the host keeps the role; a room seat gets the room grace; a member back here is reconnected", () => {

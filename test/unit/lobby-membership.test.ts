@@ -84,6 +84,8 @@ describe("lobby membership (SPEC §1)", () => {
     const effects = d.send({ type: "join", player: { id: "bob", name: "Bob" } });
     expect(d.state).toBe(before);
     expect(effects).toEqual([
+      // A migration's arrival window, if one is open, is closed (cancelling none changes nothing).
+      { type: "cancelTimer", name: "grace:bob" },
       { type: "push", to: ["bob"], frame: lobbyFrame(before) },
       { type: "reply", value: { code: "ABC123" } },
     ]);
@@ -95,6 +97,8 @@ describe("lobby membership (SPEC §1)", () => {
     expect(roster(d.state).map(([p]) => p)).toEqual(["alice", "carol"]);
     expect(d.state.host).toBe("alice");
     expect(effects).toEqual([
+      // Whatever grace it had running (an arrival window, after a migration) goes with it.
+      { type: "cancelTimer", name: "grace:bob" },
       { type: "tell", to: "player/bob", message: { type: "left", lobby: KEY } },
       { type: "push", to: ["alice", "carol"], frame: lobbyFrame(d.state) },
       { type: "reply" },
@@ -130,6 +134,7 @@ describe("lobby membership (SPEC §1)", () => {
   it("the last member leaving closes the lobby", () => {
     const d = lobby();
     expect(d.send({ type: "leave", player: "alice" })).toEqual([
+      { type: "cancelTimer", name: "grace:alice" },
       { type: "tell", to: "player/alice", message: { type: "left", lobby: KEY } },
       { type: "reply" },
       { type: "stop" },
@@ -143,6 +148,7 @@ describe("lobby membership (SPEC §1)", () => {
     d.send({ type: "start", player: "alice", mode: "duel" });
     const room = d.state.room!.code;
     expect(d.send({ type: "leave", player: "alice" })).toEqual([
+      { type: "cancelTimer", name: "grace:alice" },
       { type: "tell", to: "player/alice", message: { type: "left", lobby: KEY } },
       { type: "tell", to: `room/${room}`, message: { type: "end" } },
       { type: "reply" },
