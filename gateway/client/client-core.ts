@@ -318,9 +318,8 @@ export class ClientCore extends Emitter<FoyerEvents> {
 
   /** Before its welcome the standby hears nothing else worth reading (a refused hello is followed by its close). */
   private onStandbyFrame(standby: Standby, data: unknown): void {
-    const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
-    const decoded = readServerFrame(raw);
-    if (!decoded.ok || decoded.frame.type !== "welcome" || standby.socket === null) return;
+    const welcome = this.read(data);
+    if (welcome?.type !== "welcome" || standby.socket === null) return;
     // The swap: the old socket is closed (its node does not report the player gone), and the welcome
     // is handled as any other, which re-sends the calls the old socket left unanswered. What the old
     // socket still delivers before its close is heard (a push relayed to it just before the new node
@@ -340,15 +339,14 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.socket = standby.socket;
     this.socketUrl = standby.url;
     this.welcomed = false;
-    this.onFrame(data);
+    this.lastHeardAt = Date.now();
+    this.dispatch(welcome);
   }
 
   /** A frame the socket left behind by a move still delivered: anything but a word about connecting. */
   private onOldFrame(data: unknown): void {
-    const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
-    const decoded = readServerFrame(raw);
-    if (!decoded.ok || oldSocketIgnores.has(decoded.frame.type)) return;
-    this.dispatch(decoded.frame);
+    const frame = this.read(data);
+    if (frame !== null && !oldSocketIgnores.has(frame.type)) this.dispatch(frame);
   }
 
   /** The standby could not be welcomed: move as a redirect does, if the old socket still serves. */
@@ -495,9 +493,15 @@ export class ClientCore extends Emitter<FoyerEvents> {
 
   private onFrame(data: unknown): void {
     this.lastHeardAt = Date.now();
+    const frame = this.read(data);
+    if (frame !== null) this.dispatch(frame);
+  }
+
+  /** A socket's message as a server frame (checked against its schema with `validate`), or null. */
+  private read(data: unknown): ServerFrame | null {
     const raw = typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer);
     const decoded = this.options.validate === true ? decodeServerFrame(raw) : readServerFrame(raw);
-    if (decoded.ok) this.dispatch(decoded.frame);
+    return decoded.ok ? decoded.frame : null;
   }
 
   private dispatch(frame: ServerFrame): void {
