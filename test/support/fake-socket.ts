@@ -50,8 +50,8 @@ export class FakeSocket implements SocketLike {
     this.onmessage?.({ data: copy });
   }
 
-  /** The node welcomes the client. */
-  welcome(player = "p1", resumed = false): void {
+  /** The node welcomes the client (`extra`: more fields of the welcome, as `lobbyHint`). */
+  welcome(player = "p1", resumed = false, extra: Record<string, unknown> = {}): void {
     this.deliver({
       type: "welcome",
       protocol: 1,
@@ -60,6 +60,7 @@ export class FakeSocket implements SocketLike {
       player: { id: player, name: player },
       node: "node-1",
       resumed,
+      ...extra,
     });
   }
 
@@ -152,4 +153,29 @@ export function fakeClient(options: Partial<FoyerClientOptions> = {}) {
     return socket;
   };
   return { client, made, last };
+}
+
+/** A `lobby` frame of `lobby/ABCD` listing `players`, connected, the first the host. */
+export function lobbyFrame(epoch: number, seq: number, players: readonly string[]) {
+  return {
+    type: "lobby",
+    key: "lobby/ABCD",
+    epoch,
+    seq,
+    code: "ABCD",
+    public: false,
+    metadata: null,
+    host: players[0] ?? null,
+    members: players.map((player) => ({
+      player,
+      memberId: 1,
+      name: player,
+      ready: false,
+      team: null,
+      connected: true,
+      inRoom: false,
+    })),
+    playing: false,
+    room: null,
+  };
 }

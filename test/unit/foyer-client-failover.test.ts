@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CloseCodes } from "../../gateway/protocol/close-codes.ts";
-import { fakeClient } from "../support/fake-socket.ts";
+import { fakeClient, lobbyFrame } from "../support/fake-socket.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -9,40 +9,15 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const lobbyFrame = {
-  type: "lobby",
-  key: "lobby/ABCD",
-  epoch: 1,
-  seq: 1,
-  code: "ABCD",
-  public: false,
-  metadata: null,
-  host: "p1",
-  members: [
-    { player: "p1", memberId: 1, name: "p1", ready: false, team: null, connected: true, inRoom: false },
-  ],
-  playing: false,
-  room: null,
-};
-
 /** A client welcomed by a node (that reads `hello.lobby` or not) and shown its lobby, then dropped. */
 async function droppedInLobby(lobbyHint: boolean) {
   const { client, made, last } = fakeClient({ urls: ["ws://node-1/ws", "ws://node-2/ws"] });
   const done = client.connect();
   await vi.advanceTimersByTimeAsync(0);
   last().accept();
-  last().deliver({
-    type: "welcome",
-    protocol: 1,
-    session: "s1",
-    resume: "resume-token",
-    player: { id: "p1", name: "p1" },
-    node: "node-1",
-    resumed: false,
-    ...(lobbyHint ? { lobbyHint: true } : {}),
-  });
+  last().welcome("p1", false, lobbyHint ? { lobbyHint: true } : {});
   await done;
-  last().deliver(lobbyFrame);
+  last().deliver(lobbyFrame(1, 1, ["p1"]));
   last().drop();
   await vi.advanceTimersByTimeAsync(20);
   last().accept();

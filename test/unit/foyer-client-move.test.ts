@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CloseCodes } from "../../gateway/protocol/close-codes.ts";
-import { fakeClient } from "../support/fake-socket.ts";
+import { fakeClient, lobbyFrame } from "../support/fake-socket.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -65,21 +65,7 @@ describe("FoyerClient told its lobby moved (make before break)", () => {
     const { client, made, old } = await toldMoved();
     const seen: number[] = [];
     client.on("lobby", (l) => seen.push(l.seq));
-    const frame = (seq: number) => ({
-      type: "lobby",
-      key: "lobby/ABCD",
-      epoch: 2,
-      seq,
-      code: "ABCD",
-      public: false,
-      metadata: null,
-      host: "p1",
-      members: [
-        { player: "p1", memberId: 1, name: "p1", ready: false, team: null, connected: true, inRoom: false },
-      ],
-      playing: false,
-      room: null,
-    });
+    const frame = (seq: number) => lobbyFrame(2, seq, ["p1"]);
     made[1]?.accept();
     made[1]?.deliver(frame(1));
     old.deliver(frame(2));
@@ -164,32 +150,9 @@ describe("FoyerClient told its lobby moved (make before break)", () => {
     const done = client.connect();
     await vi.advanceTimersByTimeAsync(0);
     last().accept();
-    last().deliver({
-      type: "welcome",
-      protocol: 1,
-      session: "s1",
-      resume: "resume-token",
-      player: { id: "p1", name: "p1" },
-      node: "node-1",
-      resumed: false,
-      lobbyHint: true,
-    });
+    last().welcome("p1", false, { lobbyHint: true });
     await done;
-    last().deliver({
-      type: "lobby",
-      key: "lobby/ABCD",
-      epoch: 1,
-      seq: 1,
-      code: "ABCD",
-      public: false,
-      metadata: null,
-      host: "p1",
-      members: [
-        { player: "p1", memberId: 1, name: "p1", ready: false, team: null, connected: true, inRoom: false },
-      ],
-      playing: false,
-      room: null,
-    });
+    last().deliver(lobbyFrame(1, 1, ["p1"]));
     made[0]?.deliver({ type: "moved", key: "lobby/ABCD", url: newNode });
     await vi.advanceTimersByTimeAsync(0);
     made[1]?.accept();

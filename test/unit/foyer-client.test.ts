@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FoyerClient, isFoyerError, type FoyerClientOptions } from "../../gateway/client/index.ts";
-import { fakeClient as clientWith, pingingFakeSockets } from "../support/fake-socket.ts";
+import { fakeClient as clientWith, lobbyFrame, pingingFakeSockets } from "../support/fake-socket.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -30,43 +30,17 @@ async function failure(promise: Promise<unknown>): Promise<string> {
   throw new Error("it did not fail");
 }
 
-const member = (player: string) => ({
-  player,
-  memberId: 1,
-  name: player,
-  ready: false,
-  team: null,
-  connected: true,
-  inRoom: false,
-});
-
-function lobby(epoch: number, seq: number, players: string[]) {
-  return {
-    type: "lobby",
-    key: "lobby/ABCD",
-    epoch,
-    seq,
-    code: "ABCD",
-    public: false,
-    metadata: null,
-    host: players[0] ?? null,
-    members: players.map(member),
-    playing: false,
-    room: null,
-  };
-}
-
 describe("FoyerClient frames", () => {
   it("drops a frame from an older epoch, and a repeated one, for the same key", async () => {
     const { client, last } = await connected();
     const seen: number[] = [];
     client.on("lobby", (l) => seen.push(l.epoch * 100 + l.seq));
-    last().deliver(lobby(5, 1, ["p1", "p2"]));
-    last().deliver(lobby(4, 9, ["p1"])); // a late frame of the key's old owner
-    last().deliver(lobby(5, 1, ["p1"])); // delivered twice
+    last().deliver(lobbyFrame(5, 1, ["p1", "p2"]));
+    last().deliver(lobbyFrame(4, 9, ["p1"])); // a late frame of the key's old owner
+    last().deliver(lobbyFrame(5, 1, ["p1"])); // delivered twice
     expect(seen).toEqual([501]);
     expect(client.lobby?.members.map((m) => m.player)).toEqual(["p1", "p2"]);
-    last().deliver(lobby(6, 1, ["p1", "p2", "p3"])); // the new owner's state
+    last().deliver(lobbyFrame(6, 1, ["p1", "p2", "p3"])); // the new owner's state
     expect(seen).toEqual([501, 601]);
     expect(client.lobby?.members).toHaveLength(3);
   });
@@ -174,7 +148,7 @@ describe("FoyerClient calls", () => {
 
   it("clears its lobby and emits left once leave is answered", async () => {
     const { client, last } = await connected();
-    last().deliver(lobby(1, 1, ["p1", "p2"]));
+    last().deliver(lobbyFrame(1, 1, ["p1", "p2"]));
     const left = vi.fn();
     client.on("left", left);
     const leaving = client.leave();
@@ -356,7 +330,7 @@ describe("liveness: a node that goes silent (frozen, or cut off without a close)
 describe("noLobby after a hello", () => {
   it("clears a lobby the client still shows and emits left (it was away past its grace)", async () => {
     const { client, last } = await connected();
-    last().deliver(lobby(1, 1, ["p1", "p2"]));
+    last().deliver(lobbyFrame(1, 1, ["p1", "p2"]));
     expect(client.lobby?.code).toBe("ABCD");
     const left: string[] = [];
     client.on("left", (event) => left.push(event.code));

@@ -1,34 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { StampedFrame } from "../../actors/runtime/index.ts";
 import { signResumeToken } from "../../gateway/auth/resume-token.ts";
 import { bindSession } from "../../gateway/session-binding.ts";
-import { Session, SessionRegistry, type SessionSocket } from "../../gateway/session-registry.ts";
-
-/** A socket that keeps the frames it is sent, and how it was closed. */
-function recordingSocket(): SessionSocket & { frames: { type: string; key?: string }[]; closed: number[] } {
-  const frames: { type: string; key?: string }[] = [];
-  const closed: number[] = [];
-  return {
-    encoding: "json",
-    frames,
-    closed,
-    send(data) {
-      frames.push(JSON.parse(String(data)) as { type: string; key?: string });
-    },
-    close: (code) => {
-      closed.push(code);
-    },
-  };
-}
-
-const lobbyFrame = (key: string, epoch: number): StampedFrame => ({
-  type: "lobby",
-  key,
-  epoch,
-  seq: 1,
-  members: [{ player: "p", inRoom: false }],
-  room: null,
-});
+import { Session, SessionRegistry } from "../../gateway/session-registry.ts";
+import { lobbyFrameOf, recordingSocket } from "./support/session-sockets.ts";
 
 function registryWith(players: { id: string; lobby: string; connected: boolean }[]) {
   const sessions = new SessionRegistry();
@@ -66,7 +40,7 @@ describe("a lobby moved away while its members are connected here (make before b
   it("still hands the moved lobby's frames (relayed by its new node) to the member", () => {
     const { sessions, made } = registryWith([{ id: "p", lobby: "lobby/MOVE", connected: true }]);
     sessions.moveAway("lobby/MOVE", "ws://n2/ws");
-    sessions.push(["p"], lobbyFrame("lobby/MOVE", 2));
+    sessions.push(["p"], lobbyFrameOf("lobby/MOVE", 2));
     expect(made[0]?.socket.frames.map((f) => f.type)).toEqual(["moved", "lobby"]);
   });
 

@@ -1,29 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Session, SessionRegistry, type SessionSocket } from "../../gateway/session-registry.ts";
-import type { StampedFrame } from "../../actors/runtime/index.ts";
-
-/** A socket that keeps the keys of the frames it is sent. */
-function recordingSocket(): SessionSocket & { keys: string[] } {
-  const keys: string[] = [];
-  return {
-    encoding: "json",
-    keys,
-    send(data) {
-      const frame = JSON.parse(String(data)) as { key?: string };
-      keys.push(frame.key ?? "?");
-    },
-    close: () => undefined,
-  };
-}
-
-const lobbyFrame = (key: string, epoch = 1): StampedFrame => ({
-  type: "lobby",
-  key,
-  epoch,
-  seq: 1,
-  members: [{ player: "p", inRoom: false }],
-  room: null,
-});
+import { Session, SessionRegistry } from "../../gateway/session-registry.ts";
+import { lobbyFrameOf, recordingSocket } from "./support/session-sockets.ts";
 
 function sessionIn(lobby: string | null) {
   const sessions = new SessionRegistry();
@@ -39,21 +16,21 @@ describe("lobby frames a session is sent", () => {
   it("a lobby the player moved away from is not heard, even when it still lists the player", () => {
     // After a failover, the lobby the player left is restored before its registry's leave reaches it.
     const { sessions, socket } = sessionIn("lobby/SECOND");
-    sessions.push(["p"], lobbyFrame("lobby/FIRST", 7));
-    sessions.push(["p"], lobbyFrame("lobby/SECOND"));
+    sessions.push(["p"], lobbyFrameOf("lobby/FIRST", 7));
+    sessions.push(["p"], lobbyFrameOf("lobby/SECOND"));
     expect(socket.keys).toEqual(["lobby/SECOND"]);
   });
 
   it("the lobby a join or create is entering is heard before the answer arrives", () => {
     const { sessions, session, socket } = sessionIn("lobby/FIRST");
     session.entering = "lobby/SECOND";
-    sessions.push(["p"], lobbyFrame("lobby/SECOND"));
+    sessions.push(["p"], lobbyFrameOf("lobby/SECOND"));
     expect(socket.keys).toEqual(["lobby/SECOND"]);
   });
 
   it("a session in no lobby hears any lobby that lists it (a fresh login finding its lobby)", () => {
     const { sessions, socket } = sessionIn(null);
-    sessions.push(["p"], lobbyFrame("lobby/ANY"));
+    sessions.push(["p"], lobbyFrameOf("lobby/ANY"));
     expect(socket.keys).toEqual(["lobby/ANY"]);
   });
 });
