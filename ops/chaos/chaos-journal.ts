@@ -52,6 +52,11 @@ export interface HeardFrame {
   /** The frame's content without its stamp: two owners speaking at one (epoch, seq) differ here. */
   readonly digest: string;
   readonly at: number;
+  /**
+   * Which of the bot's sockets heard it (numbered as they open). A bot moving over after a drain holds
+   * two, each in order on its own; across them one owner's frames may interleave (direct and relayed).
+   */
+  readonly socket?: number;
   /** For lobby frames: who is in it and who hosts, for SPEC §1's order rules. */
   readonly lobby: LobbyFacts | null;
 }

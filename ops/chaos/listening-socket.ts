@@ -11,9 +11,11 @@ export function listeningSocket(
   bot: string,
   heard: (frame: HeardFrame) => void,
 ): new (url: string) => SocketLike {
+  let sockets = 0;
   class Listening extends WebSocket {
     constructor(url: string) {
       super(url);
+      const socket = ++sockets;
       this.on("message", (data: Buffer, isBinary: boolean) => {
         const decoded = decodeServerFrame(isBinary ? new Uint8Array(data) : data.toString("utf8"));
         if (!decoded.ok || !("epoch" in decoded.frame)) return;
@@ -30,7 +32,7 @@ export function listeningSocket(
                 })),
               }
             : null;
-        heard({ bot, key, epoch, seq, digest: JSON.stringify(rest), at: Date.now(), lobby });
+        heard({ bot, key, epoch, seq, digest: JSON.stringify(rest), at: Date.now(), socket, lobby });
       });
     }
   }

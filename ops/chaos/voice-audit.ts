@@ -8,20 +8,27 @@ import type { HeardFrame, SnapshotWrite } from "./chaos-journal.ts";
  */
 export function auditVoices(heard: readonly HeardFrame[], writes: readonly SnapshotWrite[]): string[] {
   const problems: string[] = [];
+  // The newest epoch each bot heard of a key, on any of its sockets; and the last stamp on each socket.
+  const newest = new Map<string, number>();
   const last = new Map<string, { epoch: number; seq: number }>();
   const said = new Map<string, { digest: string; bot: string }>();
   for (const frame of heard) {
     const id = `${frame.bot} ${frame.key}`;
-    const seen = last.get(id);
-    if (seen && frame.epoch < seen.epoch) {
-      problems.push(`${id}: epoch ${frame.epoch} (seq ${frame.seq}) heard after epoch ${seen.epoch}`);
+    const epoch = newest.get(id);
+    if (epoch !== undefined && frame.epoch < epoch) {
+      problems.push(`${id}: epoch ${frame.epoch} (seq ${frame.seq}) heard after epoch ${epoch}`);
       continue;
     }
+    // Within one owner's voice the order holds per socket: a bot moving over after a drain hears the
+    // same owner on two (directly, and relayed through the node it is leaving), which may interleave.
+    const onSocket = `${id} ${frame.socket ?? 0}`;
+    const seen = last.get(onSocket);
     if (seen?.epoch === frame.epoch && frame.seq < seen.seq) {
       problems.push(`${id}: seq ${frame.seq} after ${seen.seq} in epoch ${frame.epoch}`);
       continue;
     }
-    last.set(id, { epoch: frame.epoch, seq: frame.seq });
+    newest.set(id, frame.epoch);
+    last.set(onSocket, { epoch: frame.epoch, seq: frame.seq });
     if (frame.lobby === null) continue;
     const stamp = `${frame.key} ${frame.epoch}/${frame.seq}`;
     const before = said.get(stamp);

@@ -139,6 +139,22 @@ describe("the chaos audit", () => {
     ]);
   });
 
+  it("holds one owner's order per socket, and an older epoch to none of a bot's sockets", () => {
+    // Moving over after a drain: seq 4 came directly on the new socket, seq 3 relayed on the old one.
+    const moving = journal();
+    moving.heard.push(
+      { ...frame("b", 6, 4, lobby(["a", "b"])), socket: 2 },
+      { ...frame("b", 6, 3, lobby(["a", "b"])), socket: 1 },
+    );
+    expect(auditRun(moving, views(), new Map(), 1_000).dualOwners).toEqual([]);
+    moving.heard.push({ ...frame("b", 6, 2, lobby(["a", "b"])), socket: 2 });
+    moving.heard.push({ ...frame("b", 5, 9, lobby(["a", "b"])), socket: 1 });
+    expect(auditRun(moving, views(), new Map(), 1_000).dualOwners).toEqual([
+      "b lobby/ABC: seq 2 after 4 in epoch 6",
+      "b lobby/ABC: epoch 5 (seq 9) heard after epoch 6",
+    ]);
+  });
+
   it("catches a snapshot written at an older epoch after a newer one", () => {
     const j = journal();
     j.writes.push(
