@@ -64,6 +64,12 @@ export class FleetRouter implements Router {
   private readonly attempts: number;
   private readonly firstDelayMs: number;
   private readonly cache = new Map<string, Cached>();
+  /**
+   * How many cached claims each owner (`node#incarnation`) holds, by key kind: a node's `/status` reads
+   * its own counts several times a second during a drain, and walking every claim for them was a twentieth
+   * of a 10,000-lobby drain's CPU.
+   */
+  private readonly kindsByOwner = new Map<string, Map<string, number>>();
   /** Nodes that refused a placed spawn, with when (scheduler ms). */
   private readonly refused = new Map<string, number>();
   private readonly ownerState: ((owner: NodeIdentity) => OwnerState) | undefined;
@@ -98,6 +104,7 @@ export class FleetRouter implements Router {
     this.watch?.stop();
     this.watch = undefined;
     this.cache.clear();
+    this.kindsByOwner.clear();
     this.wakeAll();
   }
 
@@ -170,13 +177,43 @@ export class FleetRouter implements Router {
     const cached = this.cache.get(key);
     // The watch may have brought the claim first: its waiters still wait for the takeover to end.
     if (cached === undefined || cached.revision < revision)
-      this.cache.set(key, { owner: { node: owner.node, incarnation: owner.incarnation }, revision });
+      this.put(key, { owner: { node: owner.node, incarnation: owner.incarnation }, revision });
     this.wake(key);
   }
 
   invalidate(key: string): void {
-    this.cache.delete(key);
+    this.drop(key);
     this.wake(key);
+  }
+
+  /** How many cached claims `owner` holds, by key kind (`lobby`, `player`, ...). */
+  ownedBy(owner: NodeIdentity): Map<string, number> {
+    return new Map<string, number>(this.kindsByOwner.get(ownerId(owner)) ?? []);
+  }
+
+  private put(key: string, cached: Cached): void {
+    const before = this.cache.get(key);
+    if (before !== undefined) this.count(key, before.owner, -1);
+    this.cache.set(key, cached);
+    this.count(key, cached.owner, 1);
+  }
+
+  private drop(key: string): void {
+    const before = this.cache.get(key);
+    if (before === undefined) return;
+    this.cache.delete(key);
+    this.count(key, before.owner, -1);
+  }
+
+  private count(key: string, owner: NodeIdentity, by: 1 | -1): void {
+    const id = ownerId(owner);
+    let kinds = this.kindsByOwner.get(id);
+    if (kinds === undefined) this.kindsByOwner.set(id, (kinds = new Map<string, number>()));
+    const kind = key.slice(0, Math.max(0, key.indexOf("/")));
+    const n = (kinds.get(kind) ?? 0) + by;
+    if (n > 0) kinds.set(kind, n);
+    else kinds.delete(kind);
+    if (kinds.size === 0) this.kindsByOwner.delete(id);
   }
 
   /** Number of cached claims, for tests and metrics. */
@@ -256,12 +293,12 @@ export class FleetRouter implements Router {
     const cached = this.cache.get(entry.key);
     if (cached !== undefined && cached.revision >= entry.revision) return;
     if (entry.operation === "DEL") {
-      this.cache.delete(entry.key);
+      this.drop(entry.key);
     } else {
       try {
-        this.cache.set(entry.key, { owner: decodeClaim(entry.value), revision: entry.revision });
+        this.put(entry.key, { owner: decodeClaim(entry.value), revision: entry.revision });
       } catch {
-        this.cache.delete(entry.key); // a claim that does not decode names nobody we can reach
+        this.drop(entry.key); // a claim that does not decode names nobody we can reach
       }
     }
     this.wake(entry.key);
@@ -280,4 +317,9 @@ function failed(node: string, key: string, error: unknown): AskResult {
   if (isNoResponders(error) || isBusClosed(error))
     return { ok: false, code: "UNAVAILABLE", message: `${node} cannot be reached for ${key}`, retryAfterMs };
   return { ok: false, code: "INTERNAL", message: `forwarding ${key} to ${node} failed` };
+}
+
+/** An owner's identity as one string. */
+function ownerId(owner: NodeIdentity): string {
+  return `${owner.node}#${owner.incarnation}`;
 }

@@ -17,7 +17,6 @@ import {
   migrationHostOf,
   decodeNodeRecord,
   isTombstone,
-  sameIdentity,
   type DrainProgress,
   type DrainTarget,
   type KvBucket,
@@ -455,15 +454,7 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       return { accepted: true, message: "draining" };
     },
     drainProgress: () => drainState.drain?.progress() ?? null,
-    owned: () => {
-      const counts = new Map<string, number>();
-      for (const claim of router.claimViews()) {
-        if (!sameIdentity(claim.owner, identity)) continue;
-        const kind = claim.key.slice(0, Math.max(0, claim.key.indexOf("/")));
-        counts.set(kind, (counts.get(kind) ?? 0) + 1);
-      }
-      return counts;
-    },
+    owned: () => router.ownedBy(identity),
     drained,
     blobs,
     bus,

@@ -114,3 +114,29 @@ describe("FleetRouter.locate of a key this node is taking over", () => {
     expect(await router.locate("lobby/AAA")).toEqual({ kind: "local" });
   });
 });
+
+describe("FleetRouter.ownedBy", () => {
+  it("counts each owner's cached claims by kind as claims are made, change hands and go", async () => {
+    const { claims, router } = await setup();
+    const aaa = await claims.create("lobby/AAA", encodeClaim(dead));
+    await claims.create("lobby/BBB", encodeClaim(dead));
+    await claims.create("player/ann", encodeClaim(me));
+    await settle();
+    expect(Object.fromEntries(router.ownedBy(dead))).toEqual({ lobby: 2 });
+    expect(Object.fromEntries(router.ownedBy(me))).toEqual({ player: 1 });
+
+    await claims.update("lobby/AAA", encodeClaim(me), aaa);
+    await claims.delete("lobby/BBB");
+    await settle();
+    expect(Object.fromEntries(router.ownedBy(dead))).toEqual({});
+    expect(Object.fromEntries(router.ownedBy(me))).toEqual({ lobby: 1, player: 1 });
+
+    // A takeover learnt here ahead of the watch, then an entry dropped on a MOVED answer.
+    router.learn("room/CCC", me, 9);
+    router.invalidate("player/ann");
+    expect(Object.fromEntries(router.ownedBy(me))).toEqual({ lobby: 1, room: 1 });
+    // Same owner, a newer revision: still one claim.
+    router.learn("room/CCC", me, 10);
+    expect(Object.fromEntries(router.ownedBy(me))).toEqual({ lobby: 1, room: 1 });
+  });
+});
