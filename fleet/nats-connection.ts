@@ -7,6 +7,7 @@ import {
   nkeyAuthenticator,
 } from "nats";
 import { NatsVersionError, assertNatsVersion } from "./nats-version.ts";
+import { skipErrorsOfSettledRequests } from "./nats-settled-requests.ts";
 import { coalesceNatsWrites } from "./nats-write-coalescing.ts";
 
 /** JetStream request timeout for KV operations: short, since a timed-out write is read back anyway. */
@@ -46,6 +47,7 @@ export interface NatsConnectOptions extends NatsAuth {
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsConnection> {
   coalesceNatsWrites();
+  skipErrorsOfSettledRequests();
   const nc = await connect({
     servers: typeof options.servers === "string" ? options.servers : [...options.servers],
     maxReconnectAttempts: -1,
