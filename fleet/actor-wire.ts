@@ -22,7 +22,9 @@ export interface ActorDelivery {
 const deliverySchema = z.object({
   key: z.string().min(1),
   message: z.unknown(),
-  request: z.object({ session: z.string(), id: z.number() }).exactOptional(),
+  request: z
+    .object({ session: z.string(), id: z.number(), answeredThrough: z.number().exactOptional() })
+    .exactOptional(),
   tell: z.boolean().exactOptional(),
   spawn: z.boolean().exactOptional(),
 });

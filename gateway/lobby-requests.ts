@@ -76,6 +76,14 @@ function retryableTimeout(result: AskResult): AskResult {
 }
 
 /** A room created or joined directly has no lobby that could take the player out of it. */
+/** The request's identity, with what its client says it will never send again (an ack below the id). */
+function requestOf(session: Session, frame: RequestFrame): RequestId {
+  const ack = frame.ack;
+  return ack !== undefined && ack > 0 && ack < frame.id
+    ? { session: session.id, id: frame.id, answeredThrough: ack }
+    : { session: session.id, id: frame.id };
+}
+
 function seatedInDirectRoom(session: Session): boolean {
   return session.directRoom && session.room !== null;
 }
@@ -150,7 +158,7 @@ export class LobbyRequests {
   }
 
   private async route(session: Session, frame: RequestFrame): Promise<AskResult> {
-    const request: RequestId = { session: session.id, id: frame.id };
+    const request = requestOf(session, frame);
     const player = session.player;
     switch (frame.type) {
       case "join":

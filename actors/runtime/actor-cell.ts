@@ -78,4 +78,6 @@ export interface BatchBookkeeping {
   readonly added: RequestId[];
   /** Results the batch's trim dropped: put back if the write fails. */
   dropped: readonly SnapshotResult[];
+  /** Results the batch's requests said their clients will never ask for again: put back if the write fails. */
+  readonly acknowledged: SnapshotResult[];
 }

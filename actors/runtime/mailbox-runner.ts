@@ -216,7 +216,13 @@ export class MailboxRunner {
   private async runBatch(cell: ActorCell, batch: Envelope[], now: number): Promise<boolean> {
     const before = cell.state;
     const seqBefore = cell.seq;
-    const bookkeeping: BatchBookkeeping = { fired: new Map(), touched: new Set(), added: [], dropped: [] };
+    const bookkeeping: BatchBookkeeping = {
+      fired: new Map(),
+      touched: new Set(),
+      added: [],
+      dropped: [],
+      acknowledged: [],
+    };
     const outcomes: Outcome[] = [];
     let state = cell.state;
     for (const [i, envelope] of batch.entries()) {
@@ -236,7 +242,7 @@ export class MailboxRunner {
     const stopping = allEffects.some((e) => e.type === "stop");
     const stamped = outcomes.map((o) => ({ ...o, effects: this.stampPushes(cell, o.effects) }));
     const timers = planTimers(cell, allEffects, bookkeeping.fired, now);
-    bookkeeping.dropped = cell.results.trim(now);
+    bookkeeping.dropped = [...bookkeeping.acknowledged, ...cell.results.trim(now)];
     // A push's sequence number is a change too: a restored actor must never reuse one.
     const changed =
       state !== before ||
@@ -299,6 +305,9 @@ export class MailboxRunner {
     if (envelope.message === flushMessage)
       return { state, outcome: { envelope, effects: [], volatile: false, flush: true } };
     if (envelope.request) {
+      const through = envelope.request.answeredThrough;
+      if (through !== undefined && through < envelope.request.id)
+        bookkeeping.acknowledged.push(...cell.results.acknowledge(envelope.request.session, through));
       const earlier = cell.results.get(envelope.request);
       if (earlier) return unchanged([], resultToAnswer(earlier));
     }

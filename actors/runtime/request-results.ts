@@ -176,6 +176,24 @@ export class ResultTable {
   }
 
   /**
+   * Drops the results of `session` with ids up to `through`: its client said it will never send them
+   * again. Returns what went, for `undo`.
+   */
+  acknowledge(session: string, through: number): SnapshotResult[] {
+    const dropped: SnapshotResult[] = [];
+    const entry = this.sessions?.get(session);
+    if (entry === undefined) return dropped;
+    for (const [id, result] of entry.byId) {
+      if (id > through) continue;
+      entry.byId.delete(id);
+      this.count--;
+      dropped.push(result);
+    }
+    if (entry.byId.size === 0) this.sessions?.delete(session);
+    return dropped;
+  }
+
+  /**
    * Takes back a batch whose write failed: the results it added go, the ones its trim dropped come back,
    * each session again in its place (by its latest answer). Rare, so it rebuilds the table.
    */

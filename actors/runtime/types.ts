@@ -188,4 +188,10 @@ export type AskResult =
 export interface RequestId {
   readonly session: string;
   readonly id: number;
+  /**
+   * The client's word that it will never send any id of this session up to this one again (each was
+   * answered or given up): the actor drops their stored results (docs/protocol.md, "Exactly once").
+   * Lower than `id`; absent when the client says nothing.
+   */
+  readonly answeredThrough?: number;
 }

@@ -134,7 +134,10 @@ export class ClientCore extends Emitter<FoyerEvents> {
 
   /** Sends a request and waits for its answer, retrying retryable refusals until the deadline. */
   call(body: RequestBody, timeoutMs = this.options.callTimeoutMs ?? 10_000): Promise<unknown> {
-    return this.pending.add({ ...body, id: this.nextId++ }, timeoutMs);
+    const id = this.nextId++;
+    // Every id below the oldest unsettled call is done: the node may forget their results.
+    const ack = this.pending.settledThrough(id);
+    return this.pending.add(ack > 0 ? { ...body, id, ack } : { ...body, id }, timeoutMs);
   }
 
   /** Closes the connection for good; unanswered calls and a waiting `connect()` fail with UNAVAILABLE. */

@@ -113,6 +113,6 @@ export interface FoyerEvents {
   closed: { code: number; reason: string };
 }
 
-type Distribute<T> = T extends unknown ? Omit<T, "id"> : never;
-/** A request as a caller writes it: the client adds the id. */
+type Distribute<T> = T extends unknown ? Omit<T, "id" | "ack"> : never;
+/** A request as a caller writes it: the client adds the id and the ack. */
 export type RequestBody = Distribute<RequestFrame>;

@@ -84,6 +84,15 @@ export class PendingCalls {
     for (const id of [...this.calls.keys()]) this.settle(id, error);
   }
 
+  /**
+   * The highest id up to which every call is settled, for a new call `id` (ids count up): one below the
+   * oldest call still unsettled, else `id - 1`. A settled call is never sent again, answered or not.
+   */
+  settledThrough(id: number): number {
+    for (const oldest of this.calls.keys()) return Math.min(oldest, id) - 1;
+    return id - 1;
+  }
+
   /** Number of unanswered calls. */
   get size(): number {
     return this.calls.size;

@@ -5,7 +5,7 @@ import {
   activityTransferFrameSchema,
   vehicleSchema,
 } from "../../actors/activity/index.ts";
-import { requestIdSchema } from "./request-id.ts";
+import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 
 /**
  * The activity lobbies' frames on the wire (docs/activity.md). The server frames are the actors' own
@@ -20,6 +20,7 @@ export const joinActivityFrame = z
   .object({
     type: z.literal("joinActivity"),
     id: requestId,
+    ack: answeredThroughSchema,
     activity: activityIdSchema,
     vehicle: vehicleSchema.optional(),
   })
@@ -27,11 +28,13 @@ export const joinActivityFrame = z
 
 /** Ready or not ready in the player's activity lobby. */
 export const activityReadyFrame = z
-  .object({ type: z.literal("activityReady"), id: requestId, ready: z.boolean() })
+  .object({ type: z.literal("activityReady"), id: requestId, ack: answeredThroughSchema, ready: z.boolean() })
   .strict();
 
 /** Leaves the player's activity lobby (a success when in none). */
-export const leaveActivityFrame = z.object({ type: z.literal("leaveActivity"), id: requestId }).strict();
+export const leaveActivityFrame = z
+  .object({ type: z.literal("leaveActivity"), id: requestId, ack: answeredThroughSchema })
+  .strict();
 
 /** The client's activity requests. */
 export const activityClientFrames = [joinActivityFrame, activityReadyFrame, leaveActivityFrame] as const;

@@ -1,15 +1,12 @@
 import { z } from "zod";
+import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 
 /**
  * Large blobs (docs/rooms.md "Large blobs"): a document of up to `maxBlobBytes` for a room's create or a
  * lobby's start, uploaded in chunks that each fit the frame limit and streamed back to every seat.
  */
 
-const requestId = z
-  .number()
-  .int()
-  .min(0)
-  .max(2 ** 53 - 1);
+const requestId = requestIdSchema;
 
 /** A blob id as the node hands it out. */
 export const blobIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
@@ -24,6 +21,7 @@ export const blobBytesSchema = z.union([z.instanceof(Uint8Array), z.string().max
 export const beginBlobFrame = z.strictObject({
   type: z.literal("beginBlob"),
   id: requestId,
+  ack: answeredThroughSchema,
   size: z.number().int().min(1),
   digest: blobDigestSchema,
 });
@@ -32,6 +30,7 @@ export const beginBlobFrame = z.strictObject({
 export const blobChunkFrame = z.strictObject({
   type: z.literal("blobChunk"),
   id: requestId,
+  ack: answeredThroughSchema,
   blob: blobIdSchema,
   index: z.number().int().min(0),
   data: blobBytesSchema,
@@ -41,6 +40,7 @@ export const blobChunkFrame = z.strictObject({
 export const finishBlobFrame = z.strictObject({
   type: z.literal("finishBlob"),
   id: requestId,
+  ack: answeredThroughSchema,
   blob: blobIdSchema,
 });
 
@@ -48,6 +48,7 @@ export const finishBlobFrame = z.strictObject({
 export const getRoomBlobFrame = z.strictObject({
   type: z.literal("getRoomBlob"),
   id: requestId,
+  ack: answeredThroughSchema,
   from: z.number().int().min(0).optional(),
 });
 

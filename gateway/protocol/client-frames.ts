@@ -7,7 +7,7 @@ import {
   type leaveActivityFrame,
 } from "./activity-frames.ts";
 import { matchmakingClientFrames, type MatchmakingRequestFrame } from "./matchmaking-frames.ts";
-import { requestIdSchema } from "./request-id.ts";
+import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 import { roomClientFrames } from "./room-client-frames.ts";
 import { blobClientFrames, blobIdSchema } from "./blob-frames.ts";
 
@@ -40,40 +40,61 @@ export const helloFrame = z
   })
   .strict();
 
-export const joinFrame = z.object({ type: z.literal("join"), id: requestIdSchema, code: lobbyCode }).strict();
+export const joinFrame = z
+  .object({ type: z.literal("join"), id: requestIdSchema, ack: answeredThroughSchema, code: lobbyCode })
+  .strict();
 export const createFrame = z
   .object({
     type: z.literal("create"),
     id: requestIdSchema,
+    ack: answeredThroughSchema,
     public: z.boolean().optional(),
     metadata: metadataSchema.optional(),
   })
   .strict();
-export const leaveFrame = z.object({ type: z.literal("leave"), id: requestIdSchema }).strict();
+export const leaveFrame = z
+  .object({ type: z.literal("leave"), id: requestIdSchema, ack: answeredThroughSchema })
+  .strict();
 export const readyFrame = z
-  .object({ type: z.literal("ready"), id: requestIdSchema, ready: z.boolean() })
+  .object({ type: z.literal("ready"), id: requestIdSchema, ack: answeredThroughSchema, ready: z.boolean() })
   .strict();
 export const profileFrame = z
-  .object({ type: z.literal("profile"), id: requestIdSchema, name: text(32).min(1) })
+  .object({
+    type: z.literal("profile"),
+    id: requestIdSchema,
+    ack: answeredThroughSchema,
+    name: text(32).min(1),
+  })
   .strict();
 export const startFrame = z
   .object({
     type: z.literal("start"),
     id: requestIdSchema,
+    ack: answeredThroughSchema,
     mode: text(32).min(1),
     /** A finished upload's id (`finishBlob`): the room's document. */
     blob: blobIdSchema.optional(),
   })
   .strict();
 export const makeHostFrame = z
-  .object({ type: z.literal("makeHost"), id: requestIdSchema, player: text(128).min(1) })
+  .object({
+    type: z.literal("makeHost"),
+    id: requestIdSchema,
+    ack: answeredThroughSchema,
+    player: text(128).min(1),
+  })
   .strict();
-export const returnFrame = z.object({ type: z.literal("return"), id: requestIdSchema }).strict();
-export const finishFrame = z.object({ type: z.literal("finish"), id: requestIdSchema }).strict();
+export const returnFrame = z
+  .object({ type: z.literal("return"), id: requestIdSchema, ack: answeredThroughSchema })
+  .strict();
+export const finishFrame = z
+  .object({ type: z.literal("finish"), id: requestIdSchema, ack: answeredThroughSchema })
+  .strict();
 export const browseFrame = z
   .object({
     type: z.literal("browse"),
     id: requestIdSchema,
+    ack: answeredThroughSchema,
     /** Which lines: public lobbies, public rooms in setup, or both (the default). */
     kind: z.enum(["lobbies", "rooms", "all"]).optional(),
     mode: text(32).optional(),

@@ -7,7 +7,7 @@ import {
   queueRequestSchemas,
   timetableSchema,
 } from "../../actors/matchmaking/index.ts";
-import { requestIdSchema } from "./request-id.ts";
+import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 
 /**
  * Rating matchmaking on the wire (docs/matchmaking.md, SPEC §3–§4). A request is the queue's own request
@@ -17,7 +17,7 @@ import { requestIdSchema } from "./request-id.ts";
  */
 
 const [findSchema, findOrCreateSchema, createSchema] = queueRequestSchemas;
-const onWire = { id: requestIdSchema, lobbyType: lobbyTypeIdSchema };
+const onWire = { id: requestIdSchema, ack: answeredThroughSchema, lobbyType: lobbyTypeIdSchema };
 
 /** Searches `lobbyType`'s lobbies step by step; fails with a `matchmakingFailed` frame by `maxSteps`. */
 export const findLobbyFrame = findSchema.omit({ player: true, party: true }).extend(onWire);
@@ -32,6 +32,7 @@ export const createLobbyFrame = createSchema.omit({ player: true, party: true })
 export const cancelSearchFrame = z.strictObject({
   type: z.literal("cancelSearch"),
   id: requestIdSchema,
+  ack: answeredThroughSchema,
   lobbyType: lobbyTypeIdSchema,
 });
 
@@ -41,6 +42,7 @@ const matchId = z.string().min(1).max(160);
 export const acceptMatchFrame = z.strictObject({
   type: z.literal("acceptMatch"),
   id: requestIdSchema,
+  ack: answeredThroughSchema,
   matchId,
 });
 
@@ -48,6 +50,7 @@ export const acceptMatchFrame = z.strictObject({
 export const declineMatchFrame = z.strictObject({
   type: z.literal("declineMatch"),
   id: requestIdSchema,
+  ack: answeredThroughSchema,
   matchId,
 });
 
@@ -55,6 +58,7 @@ export const declineMatchFrame = z.strictObject({
 export const matchedReadyFrame = z.strictObject({
   type: z.literal("matchedReady"),
   id: requestIdSchema,
+  ack: answeredThroughSchema,
   lobby: matchedLobbyKeySchema,
   ready: z.boolean(),
 });
@@ -63,6 +67,7 @@ export const matchedReadyFrame = z.strictObject({
 export const leaveMatchedFrame = z.strictObject({
   type: z.literal("leaveMatched"),
   id: requestIdSchema,
+  ack: answeredThroughSchema,
   lobby: matchedLobbyKeySchema,
 });
 
@@ -73,6 +78,7 @@ export const leaveMatchedFrame = z.strictObject({
 export const runningMatchFrame = z.strictObject({
   type: z.literal("runningMatch"),
   id: requestIdSchema,
+  ack: answeredThroughSchema,
 });
 
 /** The client's matchmaking requests. */

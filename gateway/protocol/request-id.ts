@@ -6,3 +6,10 @@ export const requestIdSchema = z
   .int()
   .min(0)
   .max(2 ** 53 - 1);
+
+/**
+ * A request's `ack`: the client will never send any id of its session up to this one again (each was
+ * answered or given up), so the node may forget their results (docs/protocol.md, "Exactly once").
+ * Optional: a client that never sends it only makes the node keep results longer.
+ */
+export const answeredThroughSchema = requestIdSchema.exactOptional();

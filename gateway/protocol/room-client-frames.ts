@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 import { modeSchema } from "../../actors/lobby/index.ts";
 import {
   chatChannelSchema,
@@ -21,16 +22,13 @@ import { blobIdSchema } from "./blob-frames.ts";
  * wire bounds are the room's bounds. Each maps to one room message, with the session's player as sender.
  */
 
-const requestId = z
-  .number()
-  .int()
-  .min(0)
-  .max(2 ** 53 - 1);
+const requestId = requestIdSchema;
 
 /** Creates a room directly: the creator is side 0 and host; the node draws the six-letter code. */
 export const createRoomFrame = z.strictObject({
   type: z.literal("createRoom"),
   id: requestId,
+  ack: answeredThroughSchema,
   seats: z.number().int().min(1).max(roomLimits.maxDirectSeats),
   mode: modeSchema,
   map: mapSchema.optional(),
@@ -47,6 +45,7 @@ export const createRoomFrame = z.strictObject({
 export const joinRoomFrame = z.strictObject({
   type: z.literal("joinRoom"),
   id: requestId,
+  ack: answeredThroughSchema,
   code: z.string().max(32).describe("room code; trimmed and upper-cased by the node"),
   side: sideSchema.optional(),
   token: z
@@ -60,6 +59,7 @@ export const joinRoomFrame = z.strictObject({
 export const roomReadyFrame = z.strictObject({
   type: z.literal("roomReady"),
   id: requestId,
+  ack: answeredThroughSchema,
   ready: z.boolean(),
 });
 
@@ -67,6 +67,7 @@ export const roomReadyFrame = z.strictObject({
 export const setAiFrame = z.strictObject({
   type: z.literal("setAi"),
   id: requestId,
+  ack: answeredThroughSchema,
   side: sideSchema,
   ai: z.boolean(),
 });
@@ -75,6 +76,7 @@ export const setAiFrame = z.strictObject({
 export const roomSetupFrame = z.strictObject({
   type: z.literal("roomSetup"),
   id: requestId,
+  ack: answeredThroughSchema,
   mode: modeSchema.optional(),
   map: mapSchema.nullable().optional(),
   teams: z.array(teamSchema).max(roomLimits.maxDirectSeats).optional(),
@@ -85,6 +87,7 @@ export const roomSetupFrame = z.strictObject({
 export const commandFrame = z.strictObject({
   type: z.literal("command"),
   id: requestId,
+  ack: answeredThroughSchema,
   data: commandDataSchema,
 });
 
@@ -92,6 +95,7 @@ export const commandFrame = z.strictObject({
 export const checksumRequestFrame = z.strictObject({
   type: z.literal("checksum"),
   id: requestId,
+  ack: answeredThroughSchema,
   turn: turnSchema.min(1),
   value: checksumValueSchema,
 });
@@ -100,6 +104,7 @@ export const checksumRequestFrame = z.strictObject({
 export const chatRequestFrame = z.strictObject({
   type: z.literal("chat"),
   id: requestId,
+  ack: answeredThroughSchema,
   channel: chatChannelSchema,
   text: z.string().min(1).max(roomLimits.maxChatLength),
 });
@@ -108,14 +113,23 @@ export const chatRequestFrame = z.strictObject({
 export const resumeRoomFrame = z.strictObject({
   type: z.literal("resumeRoom"),
   id: requestId,
+  ack: answeredThroughSchema,
   handToAi: z.boolean().optional(),
 });
 
 /** The host ends the match (or, before the start, closes the room). */
-export const abortRoomFrame = z.strictObject({ type: z.literal("abortRoom"), id: requestId });
+export const abortRoomFrame = z.strictObject({
+  type: z.literal("abortRoom"),
+  id: requestId,
+  ack: answeredThroughSchema,
+});
 
 /** Leaves a room created directly: before the start the seat is freed, after it the seat goes to AI. */
-export const leaveRoomFrame = z.strictObject({ type: z.literal("leaveRoom"), id: requestId });
+export const leaveRoomFrame = z.strictObject({
+  type: z.literal("leaveRoom"),
+  id: requestId,
+  ack: answeredThroughSchema,
+});
 
 /**
  * A player that came back asks for the turns after the last one it holds: they come as `turn` frames,
@@ -124,6 +138,7 @@ export const leaveRoomFrame = z.strictObject({ type: z.literal("leaveRoom"), id:
 export const roomTurnsFrame = z.strictObject({
   type: z.literal("roomTurns"),
   id: requestId,
+  ack: answeredThroughSchema,
   after: turnSchema,
 });
 
@@ -135,6 +150,7 @@ export const roomTurnsFrame = z.strictObject({
 export const heldTurnsFrame = z.strictObject({
   type: z.literal("heldTurns"),
   id: requestId,
+  ack: answeredThroughSchema,
   after: turnSchema,
   turns: z.array(heldTurnInputSchema).max(roomLimits.maxHeldTurnsPerBatch),
   done: z.boolean(),

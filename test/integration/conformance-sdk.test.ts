@@ -12,8 +12,9 @@ import { eventually, startTestNode, tokenFor } from "../support/node.ts";
 
 /**
  * "The TypeScript SDK passes": every well-formed frame a scenario sends is one the SDK sends for the
- * matching call — the same fields and values, the request id aside (the SDK numbers its own). The SDK's
- * sockets are recorded; its calls go to a real node (refusals are fine: the frame is what is checked).
+ * matching call — the same fields and values, the request id and ack aside (the SDK numbers its own
+ * requests and acks what it settled). The SDK's sockets are recorded; its calls go to a real node
+ * (refusals are fine: the frame is what is checked).
  * Frames a scenario sends on purpose to be refused (unknown types, wrong fields) are not SDK calls.
  */
 const unpack = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false });
@@ -35,7 +36,7 @@ class RecordingSocket extends WebSocket {
 /** The SDK call that sends a frame of this type with these fields. */
 const calls: Record<string, (c: FoyerClient, f: Record<string, unknown>) => Promise<unknown>> = {
   create: (c, f) => {
-    const { type: _t, id: _i, ...opts } = f;
+    const { type: _t, id: _i, ack: _a, ...opts } = f;
     return c.create(opts);
   },
   join: (c, f) => c.join(f.code as string),
@@ -81,7 +82,7 @@ function sample(frame: Record<string, unknown>, clients: string[]): Record<strin
 }
 
 const covered = new Set<string>();
-const withoutId = ({ id: _id, ...rest }: Record<string, unknown>) => rest;
+const withoutId = ({ id: _id, ack: _ack, ...rest }: Record<string, unknown>) => rest;
 
 describe("the TypeScript SDK sends the scenarios' frames", () => {
   const scenarios = loadScenarios();

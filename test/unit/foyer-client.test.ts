@@ -343,3 +343,34 @@ describe("noLobby after a hello", () => {
     client.close();
   });
 });
+
+describe("FoyerClient acks", () => {
+  it("tells the node, with each request, every id below its oldest unsettled call", async () => {
+    const { client, last } = await connected({ callTimeoutMs: 1_000 });
+    const acks = () =>
+      last()
+        .sent.filter((f) => f.type !== "hello")
+        .map((f) => `${String(f.id)}:${String(f.ack)}`);
+    const first = client.ready(true);
+    const second = client.ready(false);
+    // Nothing below 1; the first call is still out when the second goes.
+    expect(acks()).toEqual(["1:undefined", "2:undefined"]);
+    last().deliver({ type: "result", id: 2, value: null });
+    await second;
+    const third = client.ready(true);
+    expect(acks().at(-1)).toBe("3:undefined");
+    last().deliver({ type: "result", id: 1, value: null });
+    last().deliver({ type: "result", id: 3, value: null });
+    await Promise.all([first, third]);
+    const fourth = client.ready(false);
+    expect(acks().at(-1)).toBe("4:3");
+    // A call that timed out is never sent again: it is settled too.
+    const fifth = failure(client.ready(true));
+    last().deliver({ type: "result", id: 4, value: null });
+    await fourth;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await fifth).toBe("TIMEOUT");
+    void client.ready(false);
+    expect(acks().at(-1)).toBe("6:5");
+  });
+});

@@ -107,3 +107,30 @@ describe("LobbyRequests", () => {
     expect(asked).toContain("activity/race join");
   });
 });
+
+describe("LobbyRequests and a request's ack", () => {
+  it("hands the actor the ids its client will never send again, only when they are below the request's", async () => {
+    const requests: unknown[] = [];
+    const system = {
+      ask: (_key: string, _message: unknown, options?: { request?: unknown }) => {
+        requests.push(options?.request);
+        return Promise.resolve({ ok: true });
+      },
+    } as unknown as ActorSystem;
+    const lobby = new LobbyRequests({
+      system,
+      lobby: { codeLength: 4, codeAlphabet: "AB" },
+      random: seededRandom(1),
+    });
+    await lobby.handle(inLobby(), { type: "ready", id: 5, ack: 3, ready: true });
+    await lobby.handle(inLobby(), { type: "ready", id: 6, ack: 6, ready: true });
+    await lobby.handle(inLobby(), { type: "ready", id: 7, ack: 0, ready: true });
+    await lobby.handle(inLobby(), { type: "ready", id: 8, ready: true });
+    expect(requests).toEqual([
+      { session: "s1", id: 5, answeredThrough: 3 },
+      { session: "s1", id: 6 },
+      { session: "s1", id: 7 },
+      { session: "s1", id: 8 },
+    ]);
+  });
+});

@@ -180,6 +180,45 @@ describe("request results", () => {
   });
 });
 
+describe("a request's ack (the ids its client will never send again)", () => {
+  /** One `add 1` by a session with an ack. */
+  function addAcking(h: Harness, session: string, id: number, answeredThrough: number) {
+    return h.system.ask(key, { type: "add", by: 1 }, { request: { session, id, answeredThrough } });
+  }
+
+  it("drops that session's acknowledged results, in memory and from the snapshot it writes", async () => {
+    const h = await tally();
+    await add(h, "a", 1);
+    await add(h, "a", 2);
+    await add(h, "b", 1);
+    expect(await addAcking(h, "a", 3, 2)).toEqual({ ok: true, value: 4 });
+    const stored = (h.store.peek(key)?.results ?? []).map((r) => `${r.session}#${r.id}`);
+    expect(stored).toEqual(["b#1", "a#3"]);
+    // Another session's results are not the ack's to drop, and a re-sent request keeps its answer.
+    expect(await add(h, "b", 1)).toEqual({ ok: true, value: 3 });
+    expect(await addAcking(h, "a", 3, 2)).toEqual({ ok: true, value: 4 });
+    // A client that sends an acknowledged id again (it said it never would) has it applied anew.
+    expect(await add(h, "a", 1)).toEqual({ ok: true, value: 5 });
+  });
+
+  it("ignores an ack that is not below the request's own id", async () => {
+    const h = await tally();
+    await add(h, "a", 5);
+    expect(await addAcking(h, "a", 6, 6)).toEqual({ ok: true, value: 2 });
+    expect(await addAcking(h, "a", 6, 9)).toEqual({ ok: true, value: 2 });
+    expect(await add(h, "a", 5)).toEqual({ ok: true, value: 1 });
+  });
+
+  it("puts the acknowledged results back when the batch's write fails", async () => {
+    const h = await tally();
+    await add(h, "a", 1);
+    h.store.failWith = "unavailable";
+    expect(await addAcking(h, "a", 2, 1)).toMatchObject({ ok: false, code: "UNAVAILABLE" });
+    h.store.failWith = undefined;
+    expect(await add(h, "a", 1)).toEqual({ ok: true, value: 1 });
+  });
+});
+
 describe("ResultTable", () => {
   const bounds = { retentionMs: 1_000, maxSessions: 3, perSession: 2 };
   const result = (session: string, id: number, at: number): SnapshotResult => ({
