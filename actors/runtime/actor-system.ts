@@ -5,7 +5,6 @@ import { MailboxRunner } from "./mailbox-runner.ts";
 import {
   PersistError,
   type ClaimOwner,
-  type NodeState,
   type Location,
   type Router,
   type Snapshot,
@@ -22,7 +21,7 @@ import {
   unavailable,
   type ResultBounds,
 } from "./request-results.ts";
-import type { ActorContext, ActorKind, AskResult, RequestId, RoomHost, Transition } from "./types.ts";
+import type { ActorContext, ActorKind, AskResult, RequestId, Transition } from "./types.ts";
 
 export type { ActorSystemOptions, RuntimeEvents } from "./actor-system-options.ts";
 
@@ -611,7 +610,13 @@ export class ActorSystem {
       key,
       now,
       random: this.options.random,
-      node: { canOpenRoom: node.canOpenRoom(), draining: node.draining(), ...roomHostOf(node) },
+      node: {
+        canOpenRoom: node.canOpenRoom(),
+        draining: node.draining(),
+        get roomHost() {
+          return node.roomHost?.();
+        },
+      },
     };
   }
 
@@ -624,10 +629,4 @@ export class ActorSystem {
       this.scheduleSweep();
     });
   }
-}
-
-/** The node's room host, left out when it names none (so the view has no `undefined` field). */
-function roomHostOf(node: NodeState): { roomHost?: RoomHost } {
-  const roomHost = node.roomHost?.();
-  return roomHost === undefined ? {} : { roomHost };
 }

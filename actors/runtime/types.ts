@@ -25,8 +25,11 @@ export interface NodeView {
   readonly canOpenRoom: boolean;
   /** The node is draining: it opens no new rooms and lobbies move away. */
   readonly draining: boolean;
-  /** The least-loaded node that can open a room now, as the node's load view says; absent when none can. */
-  readonly roomHost?: RoomHost;
+  /**
+   * The least-loaded node that can open a room now, as the node's load view says; undefined when none
+   * can. Worked out when read (it weighs every peer's load), not for every message.
+   */
+  readonly roomHost?: RoomHost | undefined;
 }
 
 /** Everything a handler may read besides its state and its message. */

@@ -377,3 +377,39 @@ describe("actor runtime", () => {
     expect(await h.system.spawn("counter/a", undefined)).toEqual({ created: false });
   });
 });
+
+describe("the node view a handler gets", () => {
+  /** Replies with the room host the node names at the moment it reads it. */
+  const hostKind: ActorKind<Counter, { type: "where" }> = {
+    kind: "host",
+    schemaVersion: 1,
+    create: () => ({ state: { n: 0 }, effects: [] }),
+    parse: (m) => ((m as { type?: unknown } | null)?.type === "where" ? { type: "where" } : undefined),
+    handle: (state, _message, ctx) => ({
+      state,
+      effects: [{ type: "reply", value: ctx.node.roomHost ?? null }],
+    }),
+    upgrade: (state) => z.object({ n: z.number() }).parse(state),
+    idle: () => true,
+  };
+
+  it("works out the room host only when a handler reads it (it weighs every peer's load)", async () => {
+    const h = createHarness({ kinds: [{ kind: counterKind as never }, { kind: hostKind as never }] });
+    let asked = 0;
+    Object.assign(h.node, {
+      roomHost: () => {
+        asked++;
+        return { node: "n2", url: "ws://n2/ws" };
+      },
+    });
+    await made(h);
+    for (let i = 0; i < 5; i++) await h.system.ask("counter/a", { type: "add", by: 1 });
+    expect(asked).toBe(0);
+    await h.system.spawn("host/a", undefined);
+    expect(await h.system.ask("host/a", { type: "where" })).toEqual({
+      ok: true,
+      value: { node: "n2", url: "ws://n2/ws" },
+    });
+    expect(asked).toBe(1);
+  });
+});
