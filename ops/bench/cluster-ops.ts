@@ -114,6 +114,7 @@ export async function countWrites(fleet: BenchFleet, rounds: number): Promise<Re
     leaveLast: [],
   };
   const log = fleet.writes;
+  log.counting = true;
   for (let round = 0; round < rounds; round++) {
     for (const [kind, op] of roundOf(host, guest)) {
       await log.settled();
@@ -132,6 +133,7 @@ export async function countWrites(fleet: BenchFleet, rounds: number): Promise<Re
       });
     }
   }
+  log.counting = false;
   host.close();
   guest.close();
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
