@@ -75,7 +75,6 @@ function retryableTimeout(result: AskResult): AskResult {
   return { ok: false, code: "UNAVAILABLE", message: result.message, retryAfterMs: timeoutRetryMs };
 }
 
-/** A room created or joined directly has no lobby that could take the player out of it. */
 /** The request's identity, with what its client says it will never send again (an ack below the id). */
 function requestOf(session: Session, frame: RequestFrame): RequestId {
   const ack = frame.ack;
@@ -84,6 +83,14 @@ function requestOf(session: Session, frame: RequestFrame): RequestId {
     : { session: session.id, id: frame.id };
 }
 
+/** The frame without its ack. */
+function withoutAck(frame: RequestFrame): RequestFrame {
+  if (frame.ack === undefined) return frame;
+  const { ack: _ack, ...rest } = frame;
+  return rest;
+}
+
+/** A room created or joined directly has no lobby that could take the player out of it. */
 function seatedInDirectRoom(session: Session): boolean {
   return session.directRoom && session.room !== null;
 }
@@ -157,8 +164,11 @@ export class LobbyRequests {
     return retryableTimeout(await this.route(session, frame));
   }
 
-  private async route(session: Session, frame: RequestFrame): Promise<AskResult> {
-    const request = requestOf(session, frame);
+  private async route(session: Session, sent: RequestFrame): Promise<AskResult> {
+    const request = requestOf(session, sent);
+    // The ack is the runtime's (in `request`): handlers copy frames' fields into actors' messages, whose
+    // schemas take no `ack`.
+    const frame = withoutAck(sent);
     const player = session.player;
     switch (frame.type) {
       case "join":

@@ -64,6 +64,7 @@ export function bindSession(
     ...regionsOf(deps),
     resumed: isResume,
     lobbyHint: true,
+    acks: true,
   };
   return { session, welcome };
 }

@@ -85,6 +85,8 @@ export class ClientCore extends Emitter<FoyerEvents> {
   private resume: string | undefined;
   /** The last welcome said the fleet reads `hello.lobby` (a resume then names the lobby the client was in). */
   private lobbyHint = false;
+  /** The last welcome said the node reads a request's `ack` (older nodes refuse a request that has one). */
+  private acks = false;
   /** This attempt's hello named a lobby (an older node refuses such a hello: the next attempt does not). */
   private hinted = false;
   private nextId = 1;
@@ -205,7 +207,14 @@ export class ClientCore extends Emitter<FoyerEvents> {
   }
 
   private transmit(frame: RequestFrame): void {
-    if (this.welcomed && this.socket?.readyState === OPEN) this.socket.send(this.encode(frame));
+    if (!this.welcomed || this.socket?.readyState !== OPEN) return;
+    // A node of an older release refuses a request with an `ack` (a rolling deploy): it hears none.
+    if (frame.ack !== undefined && !this.acks) {
+      const { ack: _ack, ...rest } = frame;
+      this.socket.send(this.encode(rest));
+      return;
+    }
+    this.socket.send(this.encode(frame));
   }
 
   private encode(frame: object): Uint8Array | string {
@@ -516,6 +525,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.attempts = 0;
         this.resume = frame.resume;
         this.lobbyHint = frame.lobbyHint === true;
+        this.acks = frame.acks === true;
         this.hinted = false;
         this.player = frame.player.id;
         this.region = frame.region ?? null;

@@ -4,6 +4,8 @@ import type { ErrorFrame } from "../protocol/server-frames.ts";
 
 interface Pending {
   readonly frame: RequestFrame;
+  /** How many times the frame was handed to the socket: a copy sent before the last may still be on its way. */
+  sends: number;
   readonly deadline: number;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: FoyerError) => void;
@@ -15,12 +17,21 @@ interface Pending {
 const fallbackRetryMs = 100;
 
 /**
+ * How long a call sent more than once stays out of the ack after it settles: an earlier copy may still be
+ * on its way through another node (forwarded by a node the client moved away from), and only the stored
+ * result keeps it from being applied again. Nodes keep results this long (docs/protocol.md).
+ */
+export const resentHoldMs = 120_000;
+
+/**
  * The SDK's unanswered calls. Each keeps its frame, id included, until a result, a final error or its
  * deadline settles it; until then it is re-sent after every welcome and after each retryable refusal, so
  * the node (which applies an id once) sees the same request again, never a new one.
  */
 export class PendingCalls {
   private readonly calls = new Map<number, Pending>();
+  /** Settled calls that were sent more than once, with when they may be acknowledged. */
+  private readonly held = new Map<number, number>();
 
   /** `send` transmits a frame when the client is connected and drops it otherwise. */
   constructor(private readonly send: (frame: RequestFrame) => void) {}
@@ -28,12 +39,12 @@ export class PendingCalls {
   /** Sends a call and resolves with its result; rejects with its final error or TIMEOUT. */
   add(frame: RequestFrame, timeoutMs: number): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const entry: Pending = { frame, deadline: Date.now() + timeoutMs, resolve, reject };
+      const entry: Pending = { frame, sends: 0, deadline: Date.now() + timeoutMs, resolve, reject };
       this.calls.set(frame.id, entry);
       entry.deadlineTimer = setTimeout(() => {
         this.settle(frame.id, new FoyerError("TIMEOUT", `${frame.type} was not answered in ${timeoutMs} ms`));
       }, timeoutMs);
-      this.send(frame);
+      this.transmit(entry);
     });
   }
 
@@ -44,6 +55,7 @@ export class PendingCalls {
     this.calls.delete(id);
     clearTimeout(entry.deadlineTimer);
     clearTimeout(entry.retryTimer);
+    if (entry.sends > 1) this.held.set(id, Date.now() + resentHoldMs);
     if (outcome instanceof FoyerError) entry.reject(outcome);
     else entry.resolve(outcome.value);
   }
@@ -66,7 +78,7 @@ export class PendingCalls {
     clearTimeout(entry.retryTimer);
     entry.retryTimer = setTimeout(() => {
       entry.retryTimer = undefined;
-      if (this.calls.get(id) === entry) this.send(entry.frame);
+      if (this.calls.get(id) === entry) this.transmit(entry);
     }, wait);
   }
 
@@ -75,8 +87,13 @@ export class PendingCalls {
     for (const entry of [...this.calls.values()].sort((a, b) => a.frame.id - b.frame.id)) {
       clearTimeout(entry.retryTimer);
       entry.retryTimer = undefined;
-      this.send(entry.frame);
+      this.transmit(entry);
     }
+  }
+
+  private transmit(entry: Pending): void {
+    entry.sends++;
+    this.send(entry.frame);
   }
 
   /** Fails every unanswered call (the client closed, or the connection ended for good). */
@@ -85,12 +102,22 @@ export class PendingCalls {
   }
 
   /**
-   * The highest id up to which every call is settled, for a new call `id` (ids count up): one below the
-   * oldest call still unsettled, else `id - 1`. A settled call is never sent again, answered or not.
+   * The highest id up to which no copy of any call can still reach a node, for a new call `id` (ids
+   * count up): one below the oldest call still unsettled or still held (sent more than once and settled
+   * less than `resentHoldMs` ago), else `id - 1`. A settled call is never sent again, answered or not.
    */
   settledThrough(id: number): number {
-    for (const oldest of this.calls.keys()) return Math.min(oldest, id) - 1;
-    return id - 1;
+    let lowest = id;
+    for (const oldest of this.calls.keys()) {
+      lowest = Math.min(lowest, oldest);
+      break;
+    }
+    const now = Date.now();
+    for (const [held, until] of this.held) {
+      if (until <= now) this.held.delete(held);
+      else lowest = Math.min(lowest, held);
+    }
+    return lowest - 1;
   }
 
   /** Number of unanswered calls. */

@@ -37,6 +37,8 @@ export const welcomeFrame = z
     resumed: z.boolean(),
     /** This node reads `hello.lobby` on a resume (older nodes refuse a hello that has it). */
     lobbyHint: z.boolean().optional(),
+    /** This node reads a request's `ack` (older nodes refuse a request that has one). */
+    acks: z.boolean().optional(),
   })
   .strict();
 

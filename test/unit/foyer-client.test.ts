@@ -345,12 +345,21 @@ describe("noLobby after a hello", () => {
 });
 
 describe("FoyerClient acks", () => {
+  /** A client welcomed by a node that reads acks (or not), and the `id:ack` of every request it sent. */
+  async function acking(nodeReadsAcks = true) {
+    const fake = clientWith({ callTimeoutMs: 1_000, livenessMs: 0 });
+    const done = fake.client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    fake.last().accept();
+    fake.last().welcome("p1", false, nodeReadsAcks ? { acks: true } : {});
+    await done;
+    const acks = (socket = fake.last()) =>
+      socket.sent.filter((f) => f.type !== "hello").map((f) => `${String(f.id)}:${String(f.ack)}`);
+    return { ...fake, acks };
+  }
+
   it("tells the node, with each request, every id below its oldest unsettled call", async () => {
-    const { client, last } = await connected({ callTimeoutMs: 1_000 });
-    const acks = () =>
-      last()
-        .sent.filter((f) => f.type !== "hello")
-        .map((f) => `${String(f.id)}:${String(f.ack)}`);
+    const { client, last, acks } = await acking();
     const first = client.ready(true);
     const second = client.ready(false);
     // Nothing below 1; the first call is still out when the second goes.
@@ -372,5 +381,37 @@ describe("FoyerClient acks", () => {
     expect(await fifth).toBe("TIMEOUT");
     void client.ready(false);
     expect(acks().at(-1)).toBe("6:5");
+  });
+
+  it("sends no ack to a node whose welcome does not say it reads them (an older release)", async () => {
+    const { client, last, acks } = await acking(false);
+    const first = client.ready(true);
+    last().deliver({ type: "result", id: 1, value: null });
+    await first;
+    void client.ready(false);
+    expect(acks()).toEqual(["1:undefined", "2:undefined"]);
+  });
+
+  it("keeps a call it sent twice out of its acks for two minutes after it settles", async () => {
+    const { client, last, made, acks } = await acking();
+    const first = client.ready(true);
+    // The socket drops before the answer: the call goes again, same id, once the client is back.
+    last().drop();
+    await vi.advanceTimersByTimeAsync(100);
+    last().accept();
+    last().welcome("p1", true, { acks: true });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(acks()).toEqual(["1:undefined"]);
+    last().deliver({ type: "result", id: 1, value: null });
+    await first;
+    // Its first copy may still be on its way through the old socket's node: id 1 stays unacknowledged.
+    const second = client.ready(false);
+    expect(acks().at(-1)).toBe("2:undefined");
+    last().deliver({ type: "result", id: 2, value: null });
+    await second;
+    await vi.advanceTimersByTimeAsync(120_000);
+    void client.ready(true);
+    expect(acks().at(-1)).toBe("3:2");
+    expect(made).toHaveLength(2);
   });
 });
