@@ -101,9 +101,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
   private lastHeardAt = 0;
   private readonly Socket: new (url: string) => SocketLike;
   private readonly connectTimeoutMs: number;
-  private readonly pending = new PendingCalls((frame) => {
-    this.transmit(frame);
-  });
+  private readonly pending = new PendingCalls((frame) => this.transmit(frame));
   private readonly waiters = new ConnectWaiters();
   private readonly epochs = new EpochFilter();
   /** The room's turns, handed on in order and kept (bounded) for the room's `turnsWanted`. */
@@ -206,15 +204,17 @@ export class ClientCore extends Emitter<FoyerEvents> {
     this.socket?.close(4999, "dropped by test");
   }
 
-  private transmit(frame: RequestFrame): void {
-    if (!this.welcomed || this.socket?.readyState !== OPEN) return;
+  /** Sends a request on the welcomed socket; false when there is none (the frame goes with the next welcome). */
+  private transmit(frame: RequestFrame): boolean {
+    if (!this.welcomed || this.socket?.readyState !== OPEN) return false;
     // A node of an older release refuses a request with an `ack` (a rolling deploy): it hears none.
     if (frame.ack !== undefined && !this.acks) {
       const { ack: _ack, ...rest } = frame;
       this.socket.send(this.encode(rest));
-      return;
+      return true;
     }
     this.socket.send(this.encode(frame));
+    return true;
   }
 
   private encode(frame: object): Uint8Array | string {

@@ -4,8 +4,10 @@ import type { ErrorFrame } from "../protocol/server-frames.ts";
 
 interface Pending {
   readonly frame: RequestFrame;
-  /** How many times the frame was handed to the socket: a copy sent before the last may still be on its way. */
-  sends: number;
+  /** Copies of the frame that went out on an open socket. */
+  sent: number;
+  /** Answers heard for it (results and error frames): each accounts for one copy. */
+  answered: number;
   readonly deadline: number;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: FoyerError) => void;
@@ -17,9 +19,10 @@ interface Pending {
 const fallbackRetryMs = 100;
 
 /**
- * How long a call sent more than once stays out of the ack after it settles: an earlier copy may still be
- * on its way through another node (forwarded by a node the client moved away from), and only the stored
- * result keeps it from being applied again. Nodes keep results this long (docs/protocol.md).
+ * How long a call stays out of the ack after it settles when more than one copy of it went out and not
+ * every copy was answered: an unanswered one may still be on its way through another node (forwarded by
+ * a node the client moved away from), and only the stored result keeps it from being applied again.
+ * Nodes keep results this long by default (docs/protocol.md).
  */
 export const resentHoldMs = 120_000;
 
@@ -33,29 +36,43 @@ export class PendingCalls {
   /** Settled calls that were sent more than once, with when they may be acknowledged. */
   private readonly held = new Map<number, number>();
 
-  /** `send` transmits a frame when the client is connected and drops it otherwise. */
-  constructor(private readonly send: (frame: RequestFrame) => void) {}
+  /** `send` transmits a frame when the client is connected (and says so) and drops it otherwise. */
+  constructor(private readonly send: (frame: RequestFrame) => boolean) {}
 
   /** Sends a call and resolves with its result; rejects with its final error or TIMEOUT. */
   add(frame: RequestFrame, timeoutMs: number): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const entry: Pending = { frame, sends: 0, deadline: Date.now() + timeoutMs, resolve, reject };
+      const entry: Pending = {
+        frame,
+        sent: 0,
+        answered: 0,
+        deadline: Date.now() + timeoutMs,
+        resolve,
+        reject,
+      };
       this.calls.set(frame.id, entry);
       entry.deadlineTimer = setTimeout(() => {
-        this.settle(frame.id, new FoyerError("TIMEOUT", `${frame.type} was not answered in ${timeoutMs} ms`));
+        this.finish(frame.id, new FoyerError("TIMEOUT", `${frame.type} was not answered in ${timeoutMs} ms`));
       }, timeoutMs);
       this.transmit(entry);
     });
   }
 
+  /** A result answered a call; a call already settled is ignored. */
+  settle(id: number, outcome: { value: unknown }): void {
+    const entry = this.calls.get(id);
+    if (entry) entry.answered++;
+    this.finish(id, outcome);
+  }
+
   /** Settles a call with its result or error; a call already settled is ignored. */
-  settle(id: number, outcome: FoyerError | { value: unknown }): void {
+  private finish(id: number, outcome: FoyerError | { value: unknown }): void {
     const entry = this.calls.get(id);
     if (!entry) return;
     this.calls.delete(id);
     clearTimeout(entry.deadlineTimer);
     clearTimeout(entry.retryTimer);
-    if (entry.sends > 1) this.held.set(id, Date.now() + resentHoldMs);
+    if (entry.sent > 1 && entry.answered < entry.sent) this.held.set(id, Date.now() + resentHoldMs);
     if (outcome instanceof FoyerError) entry.reject(outcome);
     else entry.resolve(outcome.value);
   }
@@ -69,10 +86,11 @@ export class PendingCalls {
     const id = frame.id;
     const entry = this.calls.get(id);
     if (!entry) return;
+    entry.answered++;
     const error = new FoyerError(frame.code, frame.message, frame.retryAfterMs);
     const wait = frame.retryAfterMs ?? fallbackRetryMs;
     if (!error.retryable || Date.now() + wait >= entry.deadline) {
-      this.settle(id, error);
+      this.finish(id, error);
       return;
     }
     clearTimeout(entry.retryTimer);
@@ -92,19 +110,19 @@ export class PendingCalls {
   }
 
   private transmit(entry: Pending): void {
-    entry.sends++;
-    this.send(entry.frame);
+    if (this.send(entry.frame)) entry.sent++;
   }
 
   /** Fails every unanswered call (the client closed, or the connection ended for good). */
   failAll(error: FoyerError): void {
-    for (const id of [...this.calls.keys()]) this.settle(id, error);
+    for (const id of [...this.calls.keys()]) this.finish(id, error);
   }
 
   /**
    * The highest id up to which no copy of any call can still reach a node, for a new call `id` (ids
-   * count up): one below the oldest call still unsettled or still held (sent more than once and settled
-   * less than `resentHoldMs` ago), else `id - 1`. A settled call is never sent again, answered or not.
+   * count up): one below the oldest call still unsettled or still held (more than one copy went out, not
+   * all were answered, and it settled less than `resentHoldMs` ago), else `id - 1`. A settled call is
+   * never sent again, answered or not.
    */
   settledThrough(id: number): number {
     let lowest = id;

@@ -414,4 +414,25 @@ describe("FoyerClient acks", () => {
     expect(acks().at(-1)).toBe("3:2");
     expect(made).toHaveLength(2);
   });
+  it("acks a call sent twice at once when every copy was answered, or when only one copy ever went out", async () => {
+    const { client, last, acks } = await acking();
+    // Refused as retryable, then answered: both copies are accounted for.
+    const first = client.ready(true);
+    last().deliver({ type: "error", id: 1, code: "UNAVAILABLE", message: "busy", retryAfterMs: 50 });
+    await vi.advanceTimersByTimeAsync(50);
+    last().deliver({ type: "result", id: 1, value: null });
+    await first;
+    expect(acks()).toEqual(["1:undefined", "1:undefined"]);
+    // Made while the socket is down: it goes out once, with the welcome.
+    last().drop();
+    const second = client.ready(false);
+    await vi.advanceTimersByTimeAsync(100);
+    last().accept();
+    last().welcome("p1", true, { acks: true });
+    await vi.advanceTimersByTimeAsync(0);
+    last().deliver({ type: "result", id: 2, value: null });
+    await second;
+    void client.ready(true);
+    expect(acks()).toEqual(["2:1", "3:2"]);
+  });
 });
