@@ -135,7 +135,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
   /** Sends a request and waits for its answer, retrying retryable refusals until the deadline. */
   call(body: RequestBody, timeoutMs = this.options.callTimeoutMs ?? 10_000): Promise<unknown> {
     const id = this.nextId++;
-    // Every id below the oldest unsettled call is done: the node may forget their results.
+    // Every id below the oldest unsettled (or held) call is done: the node may forget their results.
     const ack = this.pending.settledThrough(id);
     return this.pending.add(ack > 0 ? { ...body, id, ack } : { ...body, id }, timeoutMs);
   }

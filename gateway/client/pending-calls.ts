@@ -33,7 +33,7 @@ export const resentHoldMs = 120_000;
  */
 export class PendingCalls {
   private readonly calls = new Map<number, Pending>();
-  /** Settled calls that were sent more than once, with when they may be acknowledged. */
+  /** Settled calls with a copy that may still be on its way, with when they may be acknowledged. */
   private readonly held = new Map<number, number>();
 
   /** `send` transmits a frame when the client is connected (and says so) and drops it otherwise. */
