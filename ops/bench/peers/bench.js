@@ -14,6 +14,10 @@
 //   --seconds 5          seconds of load per count    --seated-rooms 1000  --idle-seconds 30
 //   --crash-rooms 100    --no-foyer (Colyseus only)   --json (one JSON object on the last line)
 //   --liveness-ms N      seated: Foyer's SDK clients' livenessMs (default the SDK's; 0: no client pings)
+//
+// The cold and seated parts also measure the floor under both servers (ws-floor.js): a bare `ws` server
+// that only echoes, and for memory a bare `node:net` server. The summary shows the floor ÷ Colyseus
+// beside Foyer ÷ Colyseus: a target the floor itself misses is out of reach for any server on `ws` here.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -22,6 +26,7 @@ import { runCrash } from "./crash.js";
 import { flag } from "./latency.js";
 import { runLoad } from "./load.js";
 import { runMemory } from "./memory.js";
+import { runColdFloor, runMemoryFloor } from "./ws-floor.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const parts = new Set(String(flag("parts", "loop,cold,seated,crash")).split(","));
@@ -103,11 +108,13 @@ if (parts.has("cold")) {
     ? foyer("foyer-join.ts", ["--concurrency", concurrencies.join(","), "--seconds", String(seconds)])
     : null;
   const c = await runColdJoin(concurrencies, seconds);
-  result.cold = { foyer: f, colyseus: c };
+  const floor = await runColdFloor(concurrencies, seconds);
+  result.cold = { foyer: f, colyseus: c, floor };
   concurrencies.forEach((concurrency, i) => {
     const fc = f?.cold[i];
     const fw = f?.warm[i];
     const cc = c[i];
+    const fl = floor[i];
     say(`${concurrency} concurrent clients`);
     if (fc)
       say(
@@ -115,6 +122,9 @@ if (parts.has("cold")) {
       );
     say(
       `  colyseus joinById   ${String(cc.joinsPerSecond).padStart(6)} /s  p50 ${ms(cc.join.p50Ms)}  p99 ${ms(cc.join.p99Ms)}  server CPU ${ms(cc.serverCpuMsPerJoin)}/join  errors ${JSON.stringify(cc.errors)}`,
+    );
+    say(
+      `  floor: bare ws    ${String(fl.connectionsPerSecond).padStart(6)} /s  p50 ${ms(fl.connect.p50Ms)}  p99 ${ms(fl.connect.p99Ms)}  server CPU ${ms(fl.serverCpuMsPerConnection)}/connection (new socket, one echo)`,
     );
     if (fw)
       say(
@@ -130,6 +140,7 @@ if (parts.has("cold")) {
         ratio: throughput,
         target: "≥ 3",
         met: throughput >= 3,
+        floor: { ws: ratio(fl.connectionsPerSecond, cc.joinsPerSecond) },
       });
       result.summary.push({
         metric: `cold join, ${concurrency} clients: p99 ms`,
@@ -138,6 +149,7 @@ if (parts.has("cold")) {
         ratio: p99,
         target: "≤ 0.33",
         met: p99 <= 1 / 3,
+        floor: { ws: ratio(fl.connect.p99Ms, cc.join.p99Ms) },
       });
     }
     if (fw) {
@@ -165,12 +177,18 @@ if (parts.has("seated") && seatedRooms > 0) {
       ])
     : null;
   const c = await runMemory(seatedRooms, { idleSeconds });
-  result.seated = { foyer: f, colyseus: c };
+  const floorWs = await runMemoryFloor(seatedRooms * 8);
+  const floorTcp = await runMemoryFloor(seatedRooms * 8, { tcp: true });
+  result.seated = { foyer: f, colyseus: c, floor: { ws: floorWs, tcp: floorTcp } };
   const line = (name, m) =>
     `  ${name} RSS ${m.rssBytesPer1000Clients} B per 1,000 seated clients (${m.rssBytesPerRoom ?? m.rssBytesPerLobby} a room), heap ${m.heapBytesPerClient} B a client; ` +
     `idle CPU ${m.idle ? `${m.idle.percentOfCore} % of a core (${m.idle.cpuSeconds} s in ${m.idle.seconds} s)` : "not measured"}; filled in ${m.fillSeconds} s`;
   if (f) say(line("foyer   ", f));
   say(line("colyseus", c));
+  for (const fl of [floorWs, floorTcp])
+    say(
+      `  floor: bare ${fl.server.padEnd(8)} RSS ${fl.rssPerConnection * 1000} B per 1,000 connections, heap ${fl.heapPerConnection} B a connection`,
+    );
   if (f) {
     const rss = ratio(f.rssBytesPer1000Clients, c.rssBytesPer1000Clients);
     result.summary.push({
@@ -180,6 +198,10 @@ if (parts.has("seated") && seatedRooms > 0) {
       ratio: rss,
       target: "≤ 0.33",
       met: rss <= 1 / 3,
+      floor: {
+        ws: ratio(floorWs.rssPerConnection * 1000, c.rssBytesPer1000Clients),
+        "node:net": ratio(floorTcp.rssPerConnection * 1000, c.rssBytesPer1000Clients),
+      },
     });
     if (f.idle)
       result.summary.push({
@@ -221,7 +243,9 @@ if (parts.has("crash") && crashRooms > 0) {
 
 if (result.summary.length > 0) {
   say("== summary: Foyer ÷ Colyseus against issue 10's targets ==");
-  const rows = [["metric", "foyer", "colyseus", "foyer ÷ colyseus", "target", "met"]];
+  // floor ÷ colyseus: what a bare `ws` server (and for memory a bare `node:net` one) reaches; where the
+  // `ws` floor misses the target too, no server on `ws` can meet it on this machine.
+  const rows = [["metric", "foyer", "colyseus", "foyer ÷ colyseus", "target", "met", "floor ÷ colyseus"]];
   for (const s of result.summary)
     rows.push([
       s.metric,
@@ -230,6 +254,11 @@ if (result.summary.length > 0) {
       s.ratio == null ? "—" : `${s.ratio}×`,
       s.target,
       s.met == null ? "—" : s.met ? "yes" : "NO",
+      s.floor == null
+        ? "—"
+        : Object.entries(s.floor)
+            .map(([name, r]) => `${r}× (${name})`)
+            .join(", "),
     ]);
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows)

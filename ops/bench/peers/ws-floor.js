@@ -1,48 +1,79 @@
-// The memory floor of a seated client on any server built on `ws`: a bare `ws` server in its own process
-// (with --expose-gc) holds N connections from this process, each of which sent one message and had it
-// echoed; its heap after a full GC and its RSS are read before and after, as memory.js and
-// foyer-memory.ts read Colyseus's and Foyer's. Both servers use `ws` (8.x) for their sockets, so neither
-// can hold a seated client in less than this. Usage: node ws-floor.js [--connections 8000]
+// The floors under any server built on `ws`, which both Foyer and Colyseus use for their sockets: what a
+// bare server that only echoes costs, so a target below it is out of reach for either.
+//
+// Memory (default): a bare `ws` server in its own process (with --expose-gc) holds N connections from this
+// process, each of which sent one message and had it echoed; its heap after a full GC and its RSS are read
+// before and after, as memory.js and foyer-memory.ts read Colyseus's and Foyer's. With --tcp the same
+// with a bare `node:net` server and plain TCP sockets: what Node itself holds per connection, under any
+// WebSocket library written in JavaScript.
+//
+// Cold (--cold): C clients at once each loop "new `ws` connection → one message → its echo", timed to the
+// echo, then close (not timed), against the bare `ws` server, as cold-join.js and foyer-join.ts time a
+// cold join: no server answers a join on a new WebSocket sooner, or more often, on this machine.
+//
+// Usage: node ws-floor.js [--connections 8000] [--tcp]
+//        node ws-floor.js --cold [--concurrency 1,200] [--seconds 5]
 import { fork } from "node:child_process";
+import net from "node:net";
 import { fileURLToPath } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
-import { flag } from "./latency.js";
+import { flag, summarize } from "./latency.js";
+import { cpuSeconds } from "./proc.js";
 
-if (process.argv.includes("--server")) {
-  const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+function serve(tcp) {
   const held = [];
-  server.on("connection", (ws) => {
-    held.push(ws);
-    ws.on("message", (data) => ws.send(data));
-  });
-  server.on("listening", () => process.send?.({ port: server.address().port }));
+  const ready = (port) => process.send?.({ port });
+  if (tcp) {
+    const server = net.createServer((socket) => {
+      held.push(socket);
+      socket.on("data", (data) => socket.write(data));
+    });
+    server.listen(0, "127.0.0.1", () => ready(server.address().port));
+  } else {
+    const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+    server.on("connection", (ws) => {
+      held.push(ws);
+      ws.on("message", (data) => ws.send(data));
+    });
+    server.on("listening", () => ready(server.address().port));
+  }
   process.on("message", () => {
     globalThis.gc?.();
     globalThis.gc?.();
     const { heapUsed, rss } = process.memoryUsage();
     process.send?.({ heap: heapUsed, rss, held: held.length });
   });
-} else {
-  const connections = Number(flag("connections", 8000));
-  const child = fork(fileURLToPath(import.meta.url), ["--server"], { execArgv: ["--expose-gc"] });
+}
+
+async function forkServer(tcp) {
+  const args = tcp ? ["--server", "--tcp"] : ["--server"];
+  const child = fork(fileURLToPath(import.meta.url), args, { execArgv: ["--expose-gc"] });
   const next = () => new Promise((resolve) => child.once("message", resolve));
   const { port } = await next();
+  return { child, port, next };
+}
+
+function echoOnce(port, tcp) {
+  return new Promise((resolve, reject) => {
+    if (tcp) {
+      const socket = net.connect(port, "127.0.0.1", () => socket.write("hello\n"));
+      socket.once("data", () => resolve(socket));
+      socket.on("error", reject);
+      return;
+    }
+    const ws = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
+    ws.on("open", () => ws.send("hello"));
+    ws.once("message", () => resolve(ws));
+    ws.on("error", reject);
+  });
+}
+
+// Heap and RSS per held connection, as memory.js reads them.
+export async function runMemoryFloor(connections, { tcp = false } = {}) {
+  const { child, port, next } = await forkServer(tcp);
   const open = async (count, batch = 100) => {
     for (let i = 0; i < count; i += batch)
-      await Promise.all(
-        Array.from(
-          { length: Math.min(batch, count - i) },
-          () =>
-            new Promise((resolve, reject) => {
-              const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-              ws.on("open", () => {
-                ws.send("hello");
-                ws.once("message", resolve);
-              });
-              ws.on("error", reject);
-            }),
-        ),
-      );
+      await Promise.all(Array.from({ length: Math.min(batch, count - i) }, () => echoOnce(port, tcp)));
   };
   const read = () => {
     const answer = next();
@@ -56,12 +87,53 @@ if (process.argv.includes("--server")) {
   await new Promise((r) => setTimeout(r, 2000));
   const after = await read();
   child.kill("SIGKILL");
-  console.log(
-    JSON.stringify({
-      connections,
-      heapPerConnection: Math.round((after.heap - before.heap) / connections),
-      rssPerConnection: Math.round((after.rss - before.rss) / connections),
-    }),
-  );
+  return {
+    server: tcp ? "node:net" : "ws",
+    connections,
+    heapPerConnection: Math.round((after.heap - before.heap) / connections),
+    rssPerConnection: Math.round((after.rss - before.rss) / connections),
+  };
+}
+
+// New connections answered per second, and their latency, at each concurrency.
+export async function runColdFloor(concurrencies, seconds) {
+  const { child, port } = await forkServer(false);
+  const results = [];
+  for (const concurrency of concurrencies) {
+    const latencies = [];
+    const loop = async (deadline, into) => {
+      do {
+        const t0 = performance.now();
+        const ws = await echoOnce(port, false);
+        into?.push(performance.now() - t0);
+        ws.close();
+      } while (performance.now() < deadline);
+    };
+    await Promise.all(Array.from({ length: concurrency }, () => loop(0)));
+    const started = performance.now();
+    const cpu0 = cpuSeconds(child.pid);
+    await Promise.all(Array.from({ length: concurrency }, () => loop(started + seconds * 1000, latencies)));
+    const elapsedS = (performance.now() - started) / 1000;
+    const cpuMs = (cpuSeconds(child.pid) - cpu0) * 1000;
+    results.push({
+      concurrency,
+      connectionsPerSecond: Math.round(latencies.length / elapsedS),
+      connect: summarize(latencies),
+      serverCpuMsPerConnection: Number((cpuMs / Math.max(1, latencies.length)).toFixed(3)),
+    });
+  }
+  child.kill("SIGKILL");
+  return results;
+}
+
+if (process.argv.includes("--server")) serve(process.argv.includes("--tcp"));
+else if (import.meta.url === `file://${process.argv[1]}`) {
+  if (flag("cold", false)) {
+    const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
+    console.log(JSON.stringify(await runColdFloor(concurrencies, Number(flag("seconds", 5)))));
+  } else {
+    const tcp = Boolean(flag("tcp", false));
+    console.log(JSON.stringify(await runMemoryFloor(Number(flag("connections", 8000)), { tcp })));
+  }
   process.exit(0);
 }
