@@ -43,6 +43,11 @@ export interface DrainBenchResult {
   readonly during: LatencySummary;
   /** Each probe's slowest request during the drain: the pause its lobby's move caused. */
   readonly pause: LatencySummary;
+  /**
+   * The same for control probes, each in a lobby of its own on a node that is not drained: the slowest
+   * request the drain's load alone causes, with no move. What `pause` is over it is the move's own.
+   */
+  readonly stayPause: LatencySummary;
   /** Requests that failed (the SDK retries on its own: any failure is one a player would see). */
   readonly errors: number;
   readonly targets: {
@@ -69,8 +74,10 @@ const probeGapMs = 100;
  * `foyer bench --scenario drain`: three nats-servers (R3 buckets) and three Foyer node processes; the
  * first holds `lobbies` idle lobbies of `members` connected members (the sockets live in this process:
  * 4,000 or 10,000 is well below the ~20,000 one process may hold). A probe member added to some of them,
- * on a thread of its own, keeps toggling its ready flag; then the node is drained to the other two. Prints the drain's length, lobbies per second, and
- * the probes' latency before and during the drain (each probe's worst request during it is its pause).
+ * on a thread of its own, keeps toggling its ready flag, and as many control probes do the same in
+ * lobbies of their own on the other two nodes; then the first node is drained to the other two. Prints the
+ * drain's length, lobbies per second, the probes' latency before and during the drain (each probe's worst
+ * request during it is its pause), and the controls' worst: what the load alone does, with no move.
  */
 export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBenchResult> {
   const say = (line: string): void => {
@@ -130,6 +137,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     say(`  ${options.lobbies} lobbies of ${options.members} connected on ${source.id}`);
     // Probes: one more member in each of lobbies spread over the whole set, on a thread of their own.
     const probeCount = Math.min(options.probes, options.lobbies);
+    const stayUrls = urls.slice(1); // the nodes that are not drained
     const probeWork: ProbeWork = {
       urls,
       probes: Array.from({ length: probeCount }, (_, p) => {
@@ -137,6 +145,10 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
         if (lobby === undefined) throw new Error("no lobby");
         return { token: tokenFor(`probe${p}`), code: lobby.code };
       }),
+      controls: Array.from({ length: probeCount }, (_, p) => ({
+        token: tokenFor(`control${p}`),
+        url: stayUrls[p % stayUrls.length] ?? "",
+      })),
       gapMs: probeGapMs,
     };
     probes = new Worker(workerBoot, { workerData: { worker: probeModule.href, ...probeWork } });
@@ -166,7 +178,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     probes.postMessage({ type: "stop" } satisfies ProbeCommand);
     const probed = await reports.next();
     if (probed.type !== "done") throw new Error(`the probes failed: ${JSON.stringify(probed)}`);
-    const { before, during, worst, errors } = probed;
+    const { before, during, worst, controlWorst, errors } = probed;
     if (progress?.finishedAt == null) {
       throw new Error(
         `the drain did not report its end: ${JSON.stringify(progress)}\n${source.output().slice(-2_000)}`,
@@ -189,6 +201,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
       before: summarize(before),
       during: summarize(during),
       pause,
+      stayPause: summarize(controlWorst.filter((ms) => ms > 0)),
       errors,
       targets: {
         seconds: targetSeconds,
@@ -202,6 +215,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     say(line("ready before the drain", result.before));
     say(line("ready during the drain", result.during));
     say(line("pause (each probe's worst)", result.pause));
+    say(line("worst in a lobby that stays", result.stayPause));
     say(`  errors seen by callers: ${errors}`);
     say(
       `  targets: ${options.lobbies} lobbies in < ${targetSeconds} s: ${verdict(result.targets.secondsMet)}; p99 pause < 50 ms: ${verdict(result.targets.pauseP99Under50ms)}`,

@@ -13,6 +13,12 @@ export interface ProbeWork {
   readonly urls: readonly string[];
   /** One per probe: its player's token and the lobby it joins. */
   readonly probes: readonly { readonly token: string; readonly code: string }[];
+  /**
+   * Control probes: each creates a lobby of its own on a node that is not drained (`url`, its only
+   * address) and toggles like the probes. Their worst requests are what the drain's load alone does to a
+   * lobby that does not move: the part of a probe's pause that is not its own lobby's move.
+   */
+  readonly controls: readonly { readonly token: string; readonly url: string }[];
   /** A probe's pause between two ready toggles. */
   readonly gapMs: number;
 }
@@ -31,25 +37,31 @@ export type ProbeReport =
       readonly during: number[];
       /** Each probe's slowest toggle during the drain (0: none). */
       readonly worst: number[];
+      /** The same for each control probe. */
+      readonly controlWorst: number[];
       readonly errors: number;
     }
   | { readonly type: "failed"; readonly message: string };
 
 async function run(work: ProbeWork, port: NonNullable<typeof parentPort>): Promise<void> {
   const clients: FoyerClient[] = [];
+  const connect = async (urls: readonly string[], token: string): Promise<FoyerClient> => {
+    const client = createNodeClient({
+      urls: [...urls],
+      token,
+      reconnectMinMs: 20,
+      reconnectMaxMs: 500,
+      callTimeoutMs: 30_000,
+    });
+    clients.push(client);
+    await client.connect();
+    return client;
+  };
   try {
-    for (const probe of work.probes) {
-      const client = createNodeClient({
-        urls: [...work.urls],
-        token: probe.token,
-        reconnectMinMs: 20,
-        reconnectMaxMs: 500,
-        callTimeoutMs: 30_000,
-      });
-      clients.push(client);
-      await client.connect();
-      await client.join(probe.code);
-    }
+    for (const probe of work.probes) await (await connect(work.urls, probe.token)).join(probe.code);
+    // A new lobby is placed on the node its creator is connected to (not draining, not full).
+    for (const control of work.controls) await (await connect([control.url], control.token)).create();
+    const probeCount = work.probes.length;
     const phase = { draining: false, stop: false };
     port.on("message", (command: ProbeCommand) => {
       if (command.type === "drain") phase.draining = true;
@@ -73,15 +85,21 @@ async function run(work: ProbeWork, port: NonNullable<typeof parentPort>): Promi
             errors++;
           }
           const ms = performance.now() - t0;
-          if (draining) {
-            during.push(ms);
-            worst[p] = Math.max(worst[p] ?? 0, ms);
-          } else before.push(ms);
+          if (draining) worst[p] = Math.max(worst[p] ?? 0, ms);
+          // Of a control, only its worst is reported.
+          if (p < probeCount) (draining ? during : before).push(ms);
           await new Promise((resolve) => setTimeout(resolve, work.gapMs));
         }
       }),
     );
-    port.postMessage({ type: "done", before, during, worst, errors } satisfies ProbeReport);
+    port.postMessage({
+      type: "done",
+      before,
+      during,
+      worst: worst.slice(0, probeCount),
+      controlWorst: worst.slice(probeCount),
+      errors,
+    } satisfies ProbeReport);
   } catch (error) {
     port.postMessage({ type: "failed", message: String(error) } satisfies ProbeReport);
   } finally {

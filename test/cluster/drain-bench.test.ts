@@ -3,7 +3,7 @@ import { runDrainBench } from "../../ops/bench/drain-bench.ts";
 
 /** The drain bench end to end on a tiny load: sane figures, no wall-clock assertion. */
 describe("foyer bench --scenario drain", () => {
-  it("drains every lobby and times the probes before and during the drain", async () => {
+  it("drains every lobby and times the probes before and during the drain, and the controls that stay", async () => {
     const result = await runDrainBench({
       lobbies: 12,
       members: 2,
@@ -20,5 +20,8 @@ describe("foyer bench --scenario drain", () => {
     expect(result.during.count).toBeGreaterThan(0);
     expect(result.pause.count).toBeGreaterThan(0);
     expect(result.pause.p99Ms).toBeGreaterThanOrEqual(result.pause.p50Ms);
+    // One control probe per probe, each in a lobby of its own that stays on an undrained node.
+    expect(result.stayPause.count).toBe(4);
+    expect(result.stayPause.p50Ms).toBeGreaterThan(0);
   }, 120_000);
 });
