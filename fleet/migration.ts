@@ -61,6 +61,8 @@ export interface MigrationHost {
   moved(key: string, url: string): void;
   /** False while this node may not take keys (no lease, draining, stopping). */
   mayAdopt(): boolean;
+  /** A key this node froze to move stayed frozen `ms` (moved, or kept and running here again). */
+  frozeFor?(key: string, ms: number): void;
 }
 
 /** The parts of a node a MigrationHost is made of (the runtime, its store and its router). */
@@ -81,6 +83,8 @@ export interface MigrationParts {
   readonly mayAdopt: MigrationHost["mayAdopt"];
   /** Told of each key adopted here (metrics). */
   readonly onAdopted?: (key: string) => void;
+  /** Told how long each key moved away stayed frozen (metrics). */
+  readonly frozeFor?: (key: string, ms: number) => void;
 }
 
 /** The MigrationHost of a node's runtime: an adopted key is restored and told `restored { migration }`. */
@@ -105,6 +109,7 @@ export function migrationHostOf(parts: MigrationParts): MigrationHost {
     },
     moved: parts.moved,
     mayAdopt: parts.mayAdopt,
+    ...(parts.frozeFor ? { frozeFor: parts.frozeFor } : {}),
   };
 }
 
@@ -181,12 +186,14 @@ export class Migrations {
     claimRevision: number,
     target: { node: string; url: string },
   ): Promise<MoveOutcome> {
+    const frozenAt = this.scheduler.now(); // a freeze stops the mailbox at once, then waits for its batch
     const held = await this.host.freeze(key);
     if (held === null && this.host.isLive(key)) return "busy";
     const epoch = held?.epoch ?? claimRevision;
     const answer = await this.ask(target.node, { key, epoch });
     if (answer?.ok === true) {
       this.letGo(key, { node: target.node, incarnation: answer.incarnation }, answer.epoch, target.url, held);
+      this.thawed(key, held, frozenAt);
       return "moved";
     }
     // Refused, or no answer in time: the claim says who owns the key.
@@ -199,6 +206,7 @@ export class Migrations {
         claim.owner.node === target.node ? target.url : null,
         held,
       );
+      this.thawed(key, held, frozenAt);
       return "moved";
     }
     if (claim !== null && claim.revision === epoch) {
@@ -207,7 +215,13 @@ export class Migrations {
       if (back?.outcome === "taken") this.host.learn(key, this.host.identity, back.epoch);
     }
     if (held !== null) this.host.handOver(key); // reloads here from the store, under whatever epoch it has
+    this.thawed(key, held, frozenAt);
     return "kept";
+  }
+
+  /** Reports how long a key this move froze stayed frozen (nothing for a key that was not live here). */
+  private thawed(key: string, held: { epoch: number } | null, frozenAt: number): void {
+    if (held !== null) this.host.frozeFor?.(key, this.scheduler.now() - frozenAt);
   }
 
   private letGo(

@@ -103,7 +103,7 @@ export type { FilterRequest, QueueMessage, QueueMessageOf, QueueRequestInput } f
 export { queueOptionsSchema } from "./queue-options.ts";
 export type { QueueEnv, QueueOptions, QueueOptionsInput } from "./queue-options.ts";
 export { candidatesFor, entryTimerName, joinFailMessage, regionFor } from "./queue-search.ts";
-export { queueSchemaVersion, queueStateSchema, upgradeQueueState } from "./queue-state.ts";
+export { queueSchemaVersion, queueStateSchema, upgradeQueueState, waitingPlayers } from "./queue-state.ts";
 export type { EntryStage, QueueEntry, QueueLobby, QueueMatch, QueueState } from "./queue-state.ts";
 export {
   matchEntry,

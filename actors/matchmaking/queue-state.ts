@@ -116,6 +116,16 @@ export function upgradeQueueState(state: unknown, version: number): QueueState {
   return queueStateSchema.parse(state);
 }
 
+/**
+ * Players waiting in the queue: each entry's requester and party, leaving out entries already matched
+ * (they wait for their match's accepts, not for a search).
+ */
+export function waitingPlayers(state: QueueState): number {
+  let players = 0;
+  for (const entry of state.entries) if (entry.stage.status !== "matched") players += 1 + entry.party.length;
+  return players;
+}
+
 /** The state with one entry changed (or removed, with `undefined`). */
 export function patchEntry(state: QueueState, id: string, entry: QueueEntry | undefined): QueueState {
   const entries =

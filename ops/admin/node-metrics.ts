@@ -14,6 +14,11 @@ export interface NodeCounts {
    * counted as created and stopped here (one node: the same thing).
    */
   owned?(): ReadonlyMap<string, number> | undefined;
+  /**
+   * Players waiting in each matchmaking queue, by lobby type: every configured type, 0 where its queue
+   * is not live on this node (owned by another node, or empty and passivated).
+   */
+  queueDepths?(): ReadonlyMap<string, number>;
 }
 
 /** The actor kinds that are lobbies: their keys' first segment. */
@@ -53,7 +58,9 @@ export class NodeMetrics {
   private readonly rejected: Counter<"code">;
   private readonly closed: Counter<"reason">;
   private readonly migrations: Counter<"direction" | "result">;
+  private readonly migrationPause: Histogram<"kind">;
   private readonly failovers: Counter;
+  private readonly failoverRecovery: Histogram;
 
   constructor(readonly counts: NodeCounts) {
     const registers = [this.registry];
@@ -122,17 +129,16 @@ export class NodeMetrics {
       labelNames: ["reason"],
       registers,
     });
-    // The migration pause, recovery time and queue depth are defined so dashboards and alerts can be
-    // written against them; they are not counted yet.
     this.migrations = new Counter({
       name: "foyer_migrations_total",
       help: "Keys moved out of this node by its drain (result moved, kept, busy) or into it (adopted)",
       labelNames: ["direction", "result"],
       registers,
     });
-    new Histogram({
+    this.migrationPause = new Histogram({
       name: "foyer_migration_pause_seconds",
-      help: "Seconds a migrating lobby's mailbox stayed frozen (not counted yet)",
+      help: "Seconds a key this node's drain moved (or tried to) kept its mailbox frozen, from the freeze to its messages going on, by kind (lobby, player, ...)",
+      labelNames: ["kind"],
       buckets: pauseBuckets,
       registers,
     });
@@ -141,17 +147,20 @@ export class NodeMetrics {
       help: "Keys of dead nodes this node took over",
       registers,
     });
-    new Histogram({
+    this.failoverRecovery = new Histogram({
       name: "foyer_failover_recovery_seconds",
-      help: "Seconds from a node's death being declared to its lobby answering again here (not counted yet)",
+      help: "Seconds from this node learning that a lobby's node died to the lobby taken over (sealed) here; it restores at once",
       buckets: pauseBuckets,
       registers,
     });
     new Gauge({
       name: "foyer_queue_depth",
-      help: "Players waiting in a matchmaking queue owned by this node, by lobby type (not counted yet)",
+      help: "Players waiting in a matchmaking queue this node holds, by lobby type (matched players not counted)",
       labelNames: ["lobby_type"],
       registers,
+      collect() {
+        for (const [lobbyType, n] of counts.queueDepths?.() ?? []) this.set({ lobby_type: lobbyType }, n);
+      },
     });
   }
 
@@ -163,9 +172,20 @@ export class NodeMetrics {
     return total;
   }
 
-  /** A key of a dead node was taken over here. */
-  tookOver(): void {
+  /**
+   * A key of a dead node was taken over here; for a lobby, `recoverySeconds` since this node learned of
+   * the death (undefined when it did not see the death: its own earlier process's keys, or before it ran).
+   */
+  tookOver(key: string, recoverySeconds?: number): void {
     this.failovers.inc();
+    if (recoverySeconds !== undefined && lobbyKinds.has(kindOf(key))) {
+      this.failoverRecovery.observe(recoverySeconds);
+    }
+  }
+
+  /** A key this node's drain froze stayed frozen `seconds`, moved or kept. */
+  migrationPaused(key: string, seconds: number): void {
+    this.migrationPause.observe({ kind: kindOf(key) }, seconds);
   }
 
   /** A key moved: out by this node's drain (`moved` or `kept`), or in (`adopted`). */

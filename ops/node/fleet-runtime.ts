@@ -102,6 +102,8 @@ export interface FailoverRecord {
 
 /** How many takeovers `failovers()` keeps; the count keeps going. */
 const recentFailovers = 50;
+/** How many peers' times of death a node keeps for the recovery time. */
+const recentDeaths = 64;
 
 /** What the fleet runtime needs from the rest of the node. */
 export interface FleetRuntimeParts {
@@ -123,8 +125,11 @@ export interface FleetRuntimeParts {
   readonly log: Logger;
   /** Told of each takeover and migration (the node's metrics count them). */
   readonly fleetEvents?: {
-    tookOver?(key: string): void;
+    /** With the ms since this node learned the key's owner died, when it did. */
+    tookOver?(key: string, sinceDeathMs?: number): void;
     migrated?(direction: "out" | "in", result: "moved" | "kept" | "busy" | "adopted"): void;
+    /** A key this node's drain froze stayed frozen `ms`. */
+    frozeFor?(key: string, ms: number): void;
   };
   /** Wraps the KV store every part uses (the cluster bench counts the writes each op waits for). */
   readonly kvView?: (kv: KvStore) => KvStore;
@@ -179,6 +184,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
    */
   let deadOwners = new Map<string, string>();
   const takenFrom = new Map<string, string>();
+  /** When this node learned each peer died (its clock), by node id, for the recovery time; the last few. */
+  const deadSince = new Map<string, number>();
   function* noteDeadOwners(claims: Iterable<ClaimView>): Iterable<ClaimView> {
     const noted = new Map<string, string>();
     deadOwners = noted;
@@ -231,6 +238,12 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
     events: {
       peerDead: (peer) => {
         parts.log.warn({ peer }, "peer declared dead; its lobbies are taken over");
+        deadSince.delete(peer.node);
+        deadSince.set(peer.node, scheduler.now());
+        for (const node of deadSince.keys()) {
+          if (deadSince.size <= recentDeaths) break;
+          deadSince.delete(node);
+        }
         failover.sweep();
         // Members waiting for its keys ask again now: each key they ask for is taken over at once.
         router.wakeAll();
@@ -290,7 +303,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       takeovers.recent.push({ key, from, epoch, at: Date.now() });
       if (takeovers.recent.length > recentFailovers) takeovers.recent.shift();
       router.learn(key, identity, epoch);
-      parts.fleetEvents?.tookOver?.(key);
+      const died = from === null ? undefined : deadSince.get(from);
+      parts.fleetEvents?.tookOver?.(key, died === undefined ? undefined : scheduler.now() - died);
       parts.log.info({ key, epoch }, "taken over");
       // Restores the actor now (its timers run again) and tells it whose sessions are here.
       built.system?.tell(key, {
@@ -368,6 +382,9 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       onAdopted: (key) => {
         relay.relayAfterMove(key);
         parts.fleetEvents?.migrated?.("in", "adopted");
+      },
+      frozeFor: (key, ms) => {
+        parts.fleetEvents?.frozeFor?.(key, ms);
       },
     }),
     undefined,

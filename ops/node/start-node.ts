@@ -4,7 +4,13 @@ import type { Logger } from "pino";
 import { startBlobSweep } from "./blob-sweep.ts";
 import { activityDirectoryKind, activityLobbyKind } from "../../actors/activity/index.ts";
 import { directoryKind } from "../../actors/directory/index.ts";
-import { matchedLobbyKind, queueKind } from "../../actors/matchmaking/index.ts";
+import {
+  matchedLobbyKind,
+  queueKey,
+  queueKind,
+  waitingPlayers,
+  type QueueState,
+} from "../../actors/matchmaking/index.ts";
 import { defaultLobbyOptions, lobbyKind, type LobbyOptions } from "../../actors/lobby/index.ts";
 import { playerKind } from "../../actors/player/index.ts";
 import { roomKind } from "../../actors/room/index.ts";
@@ -180,6 +186,19 @@ class Capacity {
 }
 
 /**
+ * Players waiting in each lobby type's queue, read from the queue actors live on this node (a queue's
+ * state is its kind's, `QueueState`); 0 for a type whose queue is not live here.
+ */
+function queueDepthsOf(lobbyTypes: readonly string[], peek: (key: string) => unknown): Map<string, number> {
+  const depths = new Map<string, number>();
+  for (const lobbyType of lobbyTypes) {
+    const state = peek(queueKey(lobbyType)) as QueueState | undefined;
+    depths.set(lobbyType, state === undefined ? 0 : waitingPlayers(state));
+  }
+  return depths;
+}
+
+/**
  * The runtime's events as log lines and metrics, and the room count that decides whether a start may open
  * a room.
  */
@@ -342,11 +361,14 @@ async function buildRuntime(
         parts.outbox.moveAway(key, url);
       },
       fleetEvents: {
-        tookOver: () => {
-          parts.metrics.tookOver();
+        tookOver: (key, sinceDeathMs) => {
+          parts.metrics.tookOver(key, sinceDeathMs === undefined ? undefined : sinceDeathMs / 1000);
         },
         migrated: (direction, result) => {
           parts.metrics.migrated(direction, result);
+        },
+        frozeFor: (key, ms) => {
+          parts.metrics.migrationPaused(key, ms / 1000);
         },
       },
       draining: () => {
@@ -404,10 +426,14 @@ export async function startNode(
   const refusals = new Map<string, number>();
   // In a fleet the lobbies a node owns are those it holds claims on (they move by drain and failover).
   const owned: { count?: () => Map<string, number> } = {};
+  // The runtime is built after the metrics it reports to.
+  const built: { system?: ActorSystem } = {};
+  const lobbyTypes = config.lobbyTypes.lobbyTypes.map((t) => t.id);
   const metrics = new NodeMetrics({
     sessions: () => sessions.size,
     members: () => sessions.inLobby,
     owned: () => owned.count?.(),
+    queueDepths: () => queueDepthsOf(lobbyTypes, (key) => built.system?.peek(key)),
   });
   const runtimeLog = logger.child({ component: "runtime", node: config.nodeId });
   const events = runtimeEventsOf(runtimeLog, capacity, metrics);
@@ -420,6 +446,7 @@ export async function startNode(
     hooks,
   );
   const { system } = runtime;
+  built.system = system;
   if (runtime.owned) owned.count = runtime.owned;
   const filters = startFilters(config, system, logger);
   const lobby = lobbyOptionsOf(config);

@@ -252,6 +252,16 @@ describe("drain failure cases", () => {
     }, 30_000);
     expect((await owners([code])).get(code)?.node).toBe(n1!.id);
     expect(guest.lobby?.playing).toBe(true);
+    // Each idle lobby the drain moved had its mailbox frozen for a while, timed on the drained node.
+    const metrics = await (await fetch(new URL("/metrics", fleet.admins[0]))).text();
+    const series = 'foyer_migration_pause_seconds_count{kind="lobby"} ';
+    const frozen = Number(
+      metrics
+        .split("\n")
+        .find((l) => l.startsWith(series))
+        ?.slice(series.length),
+    );
+    expect(frozen).toBeGreaterThanOrEqual(idle.length);
     await host.return(); // the host ends the room for everyone
     const { code: exit, summary } = await drain;
     expect(exit).toBe(0);

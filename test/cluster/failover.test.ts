@@ -104,6 +104,12 @@ function expectLobby(client: FoyerClient, expected: Expected): void {
 }
 
 /** The fleet's node records, read from NATS. */
+/** One series of a Prometheus text exposition, or undefined when it is absent. */
+function metricSample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 async function nodeRecords(): Promise<Map<string, ReturnType<typeof decodeNodeRecord>>> {
   const nc = await connectNats({ servers: nats().urls });
   try {
@@ -178,6 +184,19 @@ describe("failover on a fleet of three node processes", () => {
     const records = await nodeRecords();
     const record = records.get("n1");
     expect(record && isTombstone(record)).toBe(true);
+    // The survivors timed each lobby they took: from learning n1 died to the lobby sealed there.
+    let taken = 0;
+    let timed = 0;
+    let seconds = 0;
+    for (const admin of fleet.admins.slice(1)) {
+      const text = await (await fetch(new URL("/metrics", admin))).text();
+      taken += metricSample(text, "foyer_failovers_total") ?? 0;
+      timed += metricSample(text, "foyer_failover_recovery_seconds_count") ?? 0;
+      seconds += metricSample(text, "foyer_failover_recovery_seconds_sum") ?? 0;
+    }
+    expect(timed).toBeGreaterThan(0);
+    expect(timed).toBeLessThanOrEqual(Math.min(taken, lobbies.length));
+    expect(seconds / timed).toBeLessThan(30);
   }, 120_000);
 
   it("a node frozen past the failure timeout acts no more, finds itself tombstoned and comes back empty", async () => {

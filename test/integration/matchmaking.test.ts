@@ -102,6 +102,27 @@ describe("matchmaking over the socket", () => {
     expect(failed).toMatchObject({ code: "JOIN_FAIL", message: "No lobbies found matching criteria" });
   });
 
+  it("counts the players waiting in each queue in foyer_queue_depth, and not those matched", async () => {
+    const node = await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const depth = async (lobbyType: string): Promise<number | undefined> => {
+      const text = await (await fetch(new URL("/metrics", node.adminUrl))).text();
+      const series = `foyer_queue_depth{lobby_type="${lobbyType}"} `;
+      const line = text.split("\n").find((l) => l.startsWith(series));
+      return line === undefined ? undefined : Number(line.slice(series.length));
+    };
+    expect(await depth("chess")).toBe(0);
+    const alice = await player("alice");
+    await alice.client.findLobby("chess", { ...search, maxSteps: 3 });
+    expect(await depth("chess")).toBe(1);
+    expect(await depth("CursorPartyV2")).toBe(0);
+    const bob = await player("bob");
+    await bob.client.findLobby("chess", { ...search, maxSteps: 3 });
+    expect(await depth("chess")).toBe(2);
+    // Matched, they wait for each other's accept, not for a search.
+    await eventually(() => last(alice.frames, "matchFound"), 8_000);
+    expect(await depth("chess")).toBe(0);
+  });
+
   it("a queue with an accept phase: matchFound to both, both accept, matchReady with each one's token", async () => {
     const node = await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
     const alice = await player("alice");

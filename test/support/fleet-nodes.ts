@@ -56,6 +56,8 @@ export interface FleetNode {
   readonly migrations: Migrations;
   /** Every `moved` the node told its members: `key → url`. */
   readonly movedTold: string[];
+  /** Keys this node's migrations froze, with how long each stayed frozen. */
+  readonly frozen: { key: string; ms: number }[];
   /** Whether this node takes adoptions (a test turns it off to play a target that refuses). */
   adopting: boolean;
   /** Whether this node takes spawns other nodes place on it (off: a full node). */
@@ -105,6 +107,7 @@ export async function startFleetNode(
   const endpoint = new NodeEndpoint({ bus, node: id, system, maySpawn: () => node.hosting });
   await endpoint.start();
   const movedTold: string[] = [];
+  const frozen: { key: string; ms: number }[] = [];
   const migrations = new Migrations(
     migrationHostOf({
       identity,
@@ -117,6 +120,9 @@ export async function startFleetNode(
         movedTold.push(`${key} → ${url}`);
       },
       mayAdopt: () => node.adopting,
+      frozeFor: (key, ms) => {
+        frozen.push({ key, ms });
+      },
     }),
     1_000,
   );
@@ -131,6 +137,7 @@ export async function startFleetNode(
     claims,
     migrations,
     movedTold,
+    frozen,
     get adopting() {
       return node.adopting;
     },

@@ -108,6 +108,31 @@ describe("migration of one key", () => {
     expect((await claimOf(a, "counter/m5")).node).toBe("a");
   });
 
+  it("reports how long each key it froze stayed frozen, moved or kept, and nothing for a key not live", async () => {
+    const [a, b] = await pair();
+    const toA = { node: "a", url: "ws://a/ws" };
+    const toB = { node: "b", url: "ws://b/ws" };
+    const move = async (from: FleetNode, key: string, to: typeof toA) =>
+      from.migrations.move(key, (await claimOf(from, key)).revision, to);
+    await a.system.spawn("counter/f1", undefined);
+    const started = Date.now();
+    expect(await move(a, "counter/f1", toB)).toBe("moved");
+    const took = Date.now() - started;
+    await b.system.spawn("counter/f2", undefined);
+    expect(await move(b, "counter/f2", toA)).toBe("moved");
+    b.adopting = false;
+    await a.system.spawn("counter/f3", undefined);
+    expect(await move(a, "counter/f3", toB)).toBe("kept"); // frozen, then running on a again
+    await a.system.spawn("counter/f4", undefined);
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the mailbox's run ends after its answer
+    expect(a.system.passivateIdle(0, "counter/f4")).toBe(1);
+    expect(await move(a, "counter/f4", toB)).toBe("kept"); // not live: nothing was frozen
+    expect(a.frozen.map((f) => f.key)).toEqual(["counter/f1", "counter/f3"]);
+    expect(b.frozen.map((f) => f.key)).toEqual(["counter/f2"]);
+    for (const { ms } of [...a.frozen, ...b.frozen]) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(a.frozen[0]?.ms).toBeLessThanOrEqual(took);
+  });
+
   it("moves a passivated key (only in the store) by its claim", async () => {
     const [a, b] = await pair();
     await a.system.spawn("counter/m6", undefined);
