@@ -100,7 +100,7 @@ export {
 } from "./nats-version.ts";
 export type { NatsVersion } from "./nats-version.ts";
 export { connectNats, defaultJetStreamTimeoutMs } from "./nats-connection.ts";
-export type { NatsAuth, NatsConnectOptions } from "./nats-connection.ts";
+export type { NatsAuth, NatsConnectOptions, NatsTls } from "./nats-connection.ts";
 export { NatsKvStore } from "./nats-kv.ts";
 export type { NatsKvStoreOptions } from "./nats-kv.ts";
 export { NatsBus } from "./nats-bus.ts";

@@ -13,15 +13,26 @@ import { coalesceNatsWrites } from "./nats-write-coalescing.ts";
 /** JetStream request timeout for KV operations: short, since a timed-out write is read back anyway. */
 export const defaultJetStreamTimeoutMs = 1_000;
 
+/** TLS to the NATS servers, as PEM text (the settings name files, read at the start). */
+export interface NatsTls {
+  /** The CA certificates the servers' certificates must chain to (default: Node's own list). */
+  readonly ca?: string;
+  /** A client certificate and its key, for servers that verify their clients (both or neither). */
+  readonly cert?: string;
+  readonly key?: string;
+}
+
 /**
  * The credentials a NATS server may ask for: a user and password, a token, or an NKey seed (the `SU…`
- * line of `nk -gen user`).
+ * line of `nk -gen user`); and the TLS to reach it with, when it takes TLS.
  */
 export interface NatsAuth {
   readonly user?: string;
   readonly pass?: string;
   readonly token?: string;
   readonly nkeySeed?: string;
+  /** Set: the connection must be TLS (a server that offers none is refused), verified against `ca`. */
+  readonly tls?: NatsTls;
 }
 
 /** How the fleet connects to NATS. */
@@ -63,6 +74,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsConn
     ...(options.pass === undefined ? {} : { pass: options.pass }),
     ...(options.token === undefined ? {} : { token: options.token }),
     ...authenticatorOption(options),
+    ...(options.tls === undefined ? {} : { tls: { ...options.tls } }),
     ...options.natsOptions,
   });
   try {

@@ -167,6 +167,24 @@ export const settings = {
     def: undefined,
     help: "file holding this node's NATS NKey seed (the SU… line of `nk -gen user`)",
   },
+  natsTlsCa: {
+    schema: z.string().min(1).optional(),
+    env: "FOYER_NATS_TLS_CA",
+    def: undefined,
+    help: "PEM file of the CA that signed the NATS servers' certificates: connect with TLS only",
+  },
+  natsTlsCert: {
+    schema: z.string().min(1).optional(),
+    env: "FOYER_NATS_TLS_CERT",
+    def: undefined,
+    help: "PEM client certificate for NATS servers that verify their clients (with --nats-tls-key)",
+  },
+  natsTlsKey: {
+    schema: z.string().min(1).optional(),
+    env: "FOYER_NATS_TLS_KEY",
+    def: undefined,
+    help: "PEM key of --nats-tls-cert",
+  },
   natsReplicas: {
     schema: int(1, 5),
     env: "FOYER_NATS_REPLICAS",

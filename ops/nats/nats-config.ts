@@ -12,6 +12,8 @@ export interface NatsServerConfig {
   readonly syncAlways?: boolean;
   /** Client accounts: when given, a client must present one of them (routes are not affected). */
   readonly users?: readonly NatsServerUser[];
+  /** TLS for clients: when given, a client must speak TLS (routes are not affected). */
+  readonly tls?: NatsServerTls;
   /** Present for a member of a cluster. */
   readonly cluster?: {
     readonly name: string;
@@ -20,6 +22,15 @@ export interface NatsServerConfig {
     /** Route ports of every member, this one included (nats-server skips itself). */
     readonly routePorts: readonly number[];
   };
+}
+
+/** A server's client TLS: its certificate and key, and with `verify` the CA its clients' certificates need. */
+export interface NatsServerTls {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caFile?: string;
+  /** Clients must present a certificate signed by `caFile`. */
+  readonly verify?: boolean;
 }
 
 /** A client account of a server's `authorization` block: a user and password, or an NKey's public key. */
@@ -56,6 +67,17 @@ export function natsConfigText(config: NatsServerConfig): string {
         : `{ user: ${quote(account.user)}, password: ${quote(account.password)} }`,
     );
     lines.push("authorization {", `  users: [${users.join(", ")}]`, "}");
+  }
+  if (config.tls !== undefined) {
+    const { tls } = config;
+    lines.push(
+      "tls {",
+      `  cert_file: ${quote(tls.certFile)}`,
+      `  key_file: ${quote(tls.keyFile)}`,
+      ...(tls.caFile === undefined ? [] : [`  ca_file: ${quote(tls.caFile)}`]),
+      ...(tls.verify === true ? ["  verify: true"] : []),
+      "}",
+    );
   }
   const { cluster } = config;
   if (cluster !== undefined) {

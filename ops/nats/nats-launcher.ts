@@ -3,11 +3,16 @@ import { rmSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { NatsAuth } from "../../fleet/index.ts";
+import type { NatsAuth, NatsTls } from "../../fleet/index.ts";
 import { ensureNatsServer } from "./ensure-nats-server.ts";
 import { nkeyPublicKey } from "./nkey.ts";
 import { freePorts } from "./free-ports.ts";
-import { type NatsServerConfig, type NatsServerUser, natsConfigText } from "./nats-config.ts";
+import {
+  type NatsServerConfig,
+  type NatsServerTls,
+  type NatsServerUser,
+  natsConfigText,
+} from "./nats-config.ts";
 import { BadBootstrapError, waitListening, waitNatsReady } from "./nats-readiness.ts";
 
 /** What to start. */
@@ -29,6 +34,8 @@ export interface StartNatsOptions {
    * launcher's own readiness probe logs in as the first.
    */
   readonly users?: readonly NatsLocalUser[];
+  /** Clients must speak TLS: the servers' side, and the TLS the launcher's own probe connects with. */
+  readonly tls?: { readonly server: NatsServerTls; readonly client: NatsTls };
 }
 
 /** A client account of a local server: a user and password, or an NKey user given by its seed. */
@@ -130,6 +137,7 @@ export class NatsLauncher {
         storeDir: join(dir, plan.name),
         ...(plan.httpPort === undefined ? {} : { httpPort: plan.httpPort }),
         ...(options.users === undefined ? {} : { users: options.users.map(serverUser) }),
+        ...(options.tls === undefined ? {} : { tls: options.tls.server }),
         ...(options.syncAlways === true ? { syncAlways: true } : {}),
         ...(plan.routePort === undefined
           ? {}
@@ -149,8 +157,14 @@ export class NatsLauncher {
       });
     }
     const first = options.users?.[0];
-    const auth: NatsAuth =
-      first === undefined ? {} : "nkeySeed" in first ? first : { user: first.user, pass: first.password };
+    const auth: NatsAuth = {
+      ...(first === undefined
+        ? {}
+        : "nkeySeed" in first
+          ? first
+          : { user: first.user, pass: first.password }),
+      ...(options.tls === undefined ? {} : { tls: options.tls.client }),
+    };
     return new NatsLauncher(bin, dir, slots, options.readyTimeoutMs ?? 30_000, auth);
   }
 
