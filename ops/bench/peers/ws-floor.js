@@ -8,8 +8,9 @@
 // WebSocket library written in JavaScript.
 //
 // Cold (--cold): C clients at once each loop "new `ws` connection → one message → its echo", timed to the
-// echo, then close (not timed), against the bare `ws` server, as cold-join.js and foyer-join.ts time a
-// cold join: no server answers a join on a new WebSocket sooner, or more often, on this machine.
+// echo, then one more message and its echo and a close (not timed), against the bare `ws` server, as
+// cold-join.js and foyer-join.ts time a cold join and then leave (a request and its answer) and close: no
+// server answers a join on a new WebSocket sooner, or more often, on this machine.
 //
 // Usage: node ws-floor.js [--connections 8000] [--tcp]
 //        node ws-floor.js --cold [--concurrency 1,200] [--seconds 5]
@@ -21,19 +22,21 @@ import { flag, summarize } from "./latency.js";
 import { cpuSeconds } from "./proc.js";
 
 function serve(tcp) {
-  const held = [];
+  const held = new Set();
   const ready = (port) => process.send?.({ port });
   if (tcp) {
     const server = net.createServer((socket) => {
-      held.push(socket);
+      held.add(socket);
       socket.on("data", (data) => socket.write(data));
+      socket.on("close", () => held.delete(socket));
     });
     server.listen(0, "127.0.0.1", () => ready(server.address().port));
   } else {
     const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
     server.on("connection", (ws) => {
-      held.push(ws);
+      held.add(ws);
       ws.on("message", (data) => ws.send(data));
+      ws.on("close", () => held.delete(ws));
     });
     server.on("listening", () => ready(server.address().port));
   }
@@ -41,7 +44,7 @@ function serve(tcp) {
     globalThis.gc?.();
     globalThis.gc?.();
     const { heapUsed, rss } = process.memoryUsage();
-    process.send?.({ heap: heapUsed, rss, held: held.length });
+    process.send?.({ heap: heapUsed, rss, held: held.size });
   });
 }
 
@@ -106,6 +109,11 @@ export async function runColdFloor(concurrencies, seconds) {
         const t0 = performance.now();
         const ws = await echoOnce(port, false);
         into?.push(performance.now() - t0);
+        // The servers' loops leave (a request and its answer) before they close: so does the floor's.
+        await new Promise((resolve, reject) => {
+          ws.once("message", resolve);
+          ws.send("leave", (error) => error && reject(error));
+        });
         ws.close();
       } while (performance.now() < deadline);
     };
