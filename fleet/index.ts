@@ -99,7 +99,7 @@ export {
   parseNatsVersion,
 } from "./nats-version.ts";
 export type { NatsVersion } from "./nats-version.ts";
-export { connectNats, defaultJetStreamTimeoutMs } from "./nats-connection.ts";
+export { NatsRefusedError, connectNats, defaultJetStreamTimeoutMs } from "./nats-connection.ts";
 export type { NatsAuth, NatsConnectOptions, NatsTls } from "./nats-connection.ts";
 export { NatsKvStore } from "./nats-kv.ts";
 export type { NatsKvStoreOptions } from "./nats-kv.ts";

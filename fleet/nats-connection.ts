@@ -51,15 +51,65 @@ export interface NatsConnectOptions extends NatsAuth {
   readonly natsOptions?: ConnectionOptions;
 }
 
+/** NATS refused the connection for a reason waiting will not cure: its TLS or the credentials. */
+export class NatsRefusedError extends Error {
+  override readonly name = "NatsRefusedError";
+}
+
+/** nats.js's codes for a refusal of the credentials or of TLS (a client that wants TLS, a server without). */
+const lastingCodes = new Set(["AUTHORIZATION_VIOLATION", "AUTHENTICATION_EXPIRED", "TLS", "SERVER_OPT_NA"]);
+
+/** The reason of a first connect's failure that waiting will not cure, or undefined (a server not up yet). */
+function lastingRefusal(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string") return undefined;
+  // Node's TLS errors: a certificate not trusted, expired or for another host; a key that is not the
+  // certificate's.
+  const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|ERR_OSSL/.test(code);
+  if (!lastingCodes.has(code) && !tls) return undefined;
+  if (code === "SERVER_OPT_NA") return "the server offers no TLS, and this connection asks for it";
+  return `${error.message} (${code})`;
+}
+
 /**
  * Connects with the settings the fleet needs (NATS-NOTES, "nats.js 2.29 pitfalls"): reconnect forever,
  * notice a dead server within ~4 s, wait for the first server. Refuses a server older than 2.10, at connect
  * and again after every reconnect, because compare-and-set is not safe there (nats-version.ts).
+ *
+ * Waiting for the first server retries every failure alike, silently: a node whose TLS or credentials the
+ * servers refuse would wait forever. So the first attempt is made once, and such a refusal ends the
+ * connect with a NatsRefusedError that gives the reason; anything else (no server up yet) is waited for.
+ * A server that drops a client without the certificate it asks for shows only as a timeout, and is waited
+ * for too.
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsConnection> {
   coalesceNatsWrites();
   skipErrorsOfSettledRequests();
-  const nc = await connect({
+  const settings = connectionOptionsOf(options);
+  let nc: NatsConnection;
+  try {
+    nc = await connect({ ...settings, waitOnFirstConnect: false });
+  } catch (error) {
+    const refusal = lastingRefusal(error);
+    if (refusal !== undefined) {
+      throw new NatsRefusedError(`NATS refused this connection: ${refusal}`, { cause: error });
+    }
+    if (settings.waitOnFirstConnect !== true) throw error;
+    nc = await connect(settings);
+  }
+  try {
+    assertNatsVersion(nc.info?.version ?? "unknown");
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  void refuseOldServersOnReconnect(nc, options.onRefused);
+  return nc;
+}
+
+function connectionOptionsOf(options: NatsConnectOptions): ConnectionOptions {
+  return {
     servers: typeof options.servers === "string" ? options.servers : [...options.servers],
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -76,15 +126,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsConn
     ...authenticatorOption(options),
     ...(options.tls === undefined ? {} : { tls: { ...options.tls } }),
     ...options.natsOptions,
-  });
-  try {
-    assertNatsVersion(nc.info?.version ?? "unknown");
-  } catch (error) {
-    await nc.close();
-    throw error;
-  }
-  void refuseOldServersOnReconnect(nc, options.onRefused);
-  return nc;
+  };
 }
 
 /** An NKey seed signs the server's nonce; user, password and token go as they are. */

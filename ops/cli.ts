@@ -11,7 +11,8 @@ import { runRoomsBench } from "./bench/rooms-bench.ts";
 import { runMatchmakingBench } from "./bench/matchmaking-bench.ts";
 import { runCluster } from "./cluster.ts";
 import { runRollingRestart } from "./rolling-restart.ts";
-import { natsAuthOf } from "./nats/nats-auth.ts";
+import { NatsAuthError, natsAuthOf } from "./nats/nats-auth.ts";
+import { NatsRefusedError, NatsVersionError } from "../fleet/index.ts";
 import { httpUrlOf, runDrain, runStatus } from "./admin/index.ts";
 import { runChaos } from "./chaos/index.ts";
 import { runSuite } from "./conformance/run-suite.ts";
@@ -44,7 +45,21 @@ nodeCommand.action(async (opts: Record<string, string | boolean>) => {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const node = await startNode(config, logger);
+  let node;
+  try {
+    node = await startNode(config, logger);
+  } catch (error) {
+    // NATS refused this node (TLS, credentials, an old server), or a credential file is wrong: say why.
+    if (
+      error instanceof NatsRefusedError ||
+      error instanceof NatsAuthError ||
+      error instanceof NatsVersionError
+    ) {
+      process.stderr.write(`foyer: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
   process.stdout.write(`Foyer node ${config.nodeId} listening on ${node.url}\n`);
   process.stdout.write(`Admin API: ${node.adminUrl} (/metrics, /status, /api/v1)\n`);
   if (!config.production) {

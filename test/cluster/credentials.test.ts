@@ -70,6 +70,12 @@ describe("NATS credentials", () => {
     );
   });
 
+  it("a node whose credentials the server refuses stops its start with the server's reason", async () => {
+    await expect(startTestNode({ nats: url, natsUser: "foyer", natsPass: "wrong-pass" })).rejects.toThrow(
+      /NATS refused this connection: .*authorization violation/i,
+    );
+  });
+
   it("two kinds of credentials at once are refused as ambiguous", async () => {
     await expect(
       startTestNode({ nats: url, natsNkeyFile: seedFile, natsUser: "foyer", natsPass: "s3cret-pass" }),

@@ -87,6 +87,18 @@ describe("TLS to NATS", () => {
     expect(refused).toMatch(/TIMEOUT|tls|certificate/i);
   });
 
+  it("a node the server refuses stops its start with the reason: a CA it does not trust, a server without TLS", async () => {
+    const url = await tlsServer(false);
+    await expect(startTestNode({ nats: url })).rejects.toThrow(
+      /NATS refused this connection: .*(certificate|UNABLE_TO_VERIFY)/i,
+    );
+    const plain = await startNats({});
+    launched.push(plain);
+    await expect(startTestNode({ nats: plain.url(0), natsTlsCa: ca })).rejects.toThrow(
+      /NATS refused this connection: the server offers no TLS/,
+    );
+  });
+
   it("a TLS setting that is half given or names a file without PEM stops the start, naming it", async () => {
     const url = await tlsServer(false);
     await expect(
