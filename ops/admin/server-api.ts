@@ -48,6 +48,13 @@ export interface ServerApiDeps {
 /** How long a lobby made for players keeps their seats until they connect, unless the call says. */
 export const defaultReserveSeconds = 60;
 const maxCodeDraws = 8;
+/**
+ * How long `POST /api/v1/lobbies` waits for its players' registries to name the new lobby. The lobby tells
+ * them as it starts; a player who connects before its registry heard finds no lobby (`noLobby`), and
+ * through another node is not sent to it. Past this the answer goes out anyway: the lobby exists.
+ */
+const registryWaitMs = 3_000;
+const registryPollMs = 20;
 
 const playerSchema = z.strictObject({ id: playerIdSchema, name: playerNameSchema.optional() });
 
@@ -190,11 +197,28 @@ export class ServerApi {
       const spawned = await this.deps.system.spawn(key, init);
       if (!spawned.created) continue; // the code is taken: draw another
       if (!spawned.result.ok) return answerOf(spawned.result, () => ({ status: 500, body: null }));
+      await this.registered(
+        key,
+        players.map((p) => p.id),
+      );
       const view = await this.deps.system.ask(key, { type: "view" });
       return answerOf(view, (value) => ({ status: 201, body: { key, lobby: lobbyView(value) } }));
     }
     const refused = apiError(503, "UNAVAILABLE", "could not draw a free lobby code");
     return { ...refused, retryAfterSeconds: 1 };
+  }
+
+  /** Waits (at most `registryWaitMs`) until every player's registry names `key` as its lobby. */
+  private async registered(key: string, players: readonly string[]): Promise<void> {
+    const deadline = Date.now() + registryWaitMs;
+    for (const player of players) {
+      for (;;) {
+        const found = await this.deps.system.ask(`player/${player}`, { type: "get" });
+        if (found.ok && (found.value as { lobby?: unknown } | null)?.lobby === key) break;
+        if (Date.now() >= deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, registryPollMs));
+      }
+    }
   }
 
   private async read(params: readonly string[]): Promise<ApiAnswer> {
