@@ -126,3 +126,8 @@ export function claimOwner(fleet: ProcessFleet, key: string): Promise<string | n
     return entry === null ? null : decodeClaim(entry.value).node;
   });
 }
+
+/** True once `key`'s snapshot is in the fleet's store (its actor is durable). */
+export function snapshotStored(fleet: ProcessFleet, key: string): Promise<boolean> {
+  return withStore(fleet, async (kv) => (await (await kv.bucket("lobbies")).get(key)) !== null);
+}
