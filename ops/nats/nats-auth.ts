@@ -53,7 +53,6 @@ function readPem(path: string, flag: string, what: "certificate" | "private key"
 }
 
 /** The credentials: one kind only. */
-
 function credentialsOf(settings: NatsAuthSettings): NatsAuth {
   const kinds = [
     settings.natsUser !== undefined || settings.natsPass !== undefined ? "--nats-user/--nats-pass" : "",

@@ -362,13 +362,17 @@ async function buildRuntime(
       },
       fleetEvents: {
         tookOver: (key, sinceDeathMs) => {
-          parts.metrics.tookOver(key, sinceDeathMs === undefined ? undefined : sinceDeathMs / 1000);
+          // Wall-clock differences: a clock step could make one negative.
+          parts.metrics.tookOver(
+            key,
+            sinceDeathMs === undefined ? undefined : Math.max(0, sinceDeathMs) / 1000,
+          );
         },
         migrated: (direction, result) => {
           parts.metrics.migrated(direction, result);
         },
         frozeFor: (key, ms) => {
-          parts.metrics.migrationPaused(key, ms / 1000);
+          parts.metrics.migrationPaused(key, Math.max(0, ms) / 1000);
         },
       },
       draining: () => {
