@@ -48,7 +48,10 @@ export interface DrainBenchResult {
    * request the drain's load alone causes, with no move. What `pause` is over it is the move's own.
    */
   readonly stayPause: LatencySummary;
-  /** Requests that failed (the SDK retries on its own: any failure is one a player would see). */
+  /**
+   * Requests that failed, the probes' and the controls' (the SDK retries on its own: any failure is one a
+   * player would see).
+   */
   readonly errors: number;
   readonly targets: {
     /** 5 s per 1,000 lobbies (30 s per 10,000 from 10,000 on). */
