@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectNats } from "../../fleet/index.ts";
 import { type NatsLauncher, newNkeyUser, startNats } from "../../ops/nats/index.ts";
-import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, startTestNode } from "../support/node.ts";
+import { servesLobbies, startTestNode } from "../support/node.ts";
 
 /**
  * A nats-server that asks for credentials (a user and password, or an NKey), and nodes that give them from
@@ -30,18 +29,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A node started with these settings serves a create. */
-async function servesLobbies(settings: Record<string, string>): Promise<void> {
-  const node: RunningNode = await startTestNode({ nats: url, ...settings });
-  try {
-    const client = await clientFor(node, "alice");
-    await expect(client.create()).resolves.toMatchObject({ code: expect.any(String) as string });
-    client.close();
-  } finally {
-    await node.stop();
-  }
-}
-
 describe("NATS credentials", () => {
   it("a connection without them, or with another NKey, is refused", async () => {
     await expect(connectNats({ servers: url, waitOnFirstConnect: false })).rejects.toThrow(/auth/i);
@@ -52,11 +39,11 @@ describe("NATS credentials", () => {
   });
 
   it("a node with --nats-user and --nats-pass joins and serves lobbies", async () => {
-    await servesLobbies({ natsUser: "foyer", natsPass: "s3cret-pass" });
+    await servesLobbies({ nats: url, natsUser: "foyer", natsPass: "s3cret-pass" });
   });
 
   it("a node with --nats-nkey-file joins and serves lobbies", async () => {
-    await servesLobbies({ natsNkeyFile: seedFile });
+    await servesLobbies({ nats: url, natsNkeyFile: seedFile });
   });
 
   it("an NKey file that is missing or holds no user seed stops the start, naming the file", async () => {

@@ -5,8 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { connectNats } from "../../fleet/index.ts";
 import { type NatsLauncher, startNats } from "../../ops/nats/index.ts";
-import type { RunningNode } from "../../ops/node/start-node.ts";
-import { clientFor, startTestNode } from "../support/node.ts";
+import { servesLobbies, startTestNode } from "../support/node.ts";
 
 /**
  * TLS between the nodes and NATS: a nats-server that takes only TLS clients (and one that also verifies
@@ -41,18 +40,6 @@ async function tlsServer(verify: boolean): Promise<string> {
   });
   launched.push(nats);
   return nats.url(0);
-}
-
-/** A node started with these settings serves a create. */
-async function servesLobbies(settings: Record<string, string>): Promise<void> {
-  const node: RunningNode = await startTestNode(settings);
-  try {
-    const client = await clientFor(node, "alice");
-    await expect(client.create()).resolves.toMatchObject({ code: expect.any(String) as string });
-    client.close();
-  } finally {
-    await node.stop();
-  }
 }
 
 describe("TLS to NATS", () => {

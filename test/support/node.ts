@@ -1,5 +1,5 @@
 import { pino } from "pino";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import WebSocket from "ws";
 import { signPlayerToken } from "../../gateway/auth/player-token.ts";
 import { createNodeClient } from "../../gateway/client/node.ts";
@@ -44,6 +44,18 @@ export async function clientFor(
   });
   await client.connect();
   return client;
+}
+
+/** Starts a node with these settings, checks that it serves a create, and stops it. */
+export async function servesLobbies(settings: Record<string, string>): Promise<void> {
+  const node = await startTestNode(settings);
+  try {
+    const client = await clientFor(node, "alice");
+    await expect(client.create()).resolves.toMatchObject({ code: expect.any(String) as string });
+    client.close();
+  } finally {
+    await node.stop();
+  }
 }
 
 /** Waits until `check` passes or the deadline passes (then fails with the last error). */
