@@ -22,6 +22,12 @@ const resultSchema = z.object({
   message: z.string().exactOptional(),
 });
 
+const spawnSchema = z.object({
+  key: z.string().min(1),
+  init: z.unknown(),
+  node: z.string().min(1).exactOptional(),
+});
+
 /** The schema of a stored snapshot: exactly the runtime's `Snapshot` (actors/runtime/ports.ts). */
 export const snapshotSchema = z.object({
   format: z.literal(1),
@@ -34,6 +40,7 @@ export const snapshotSchema = z.object({
   state: z.unknown(),
   timers: z.array(timerSchema).readonly(),
   results: z.array(resultSchema).readonly(),
+  spawning: z.array(spawnSchema).readonly().exactOptional(),
 });
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -4,7 +4,7 @@ import { connection, graceExpired, restored } from "./activity-connection.ts";
 import type { ActivityLobbyMessage } from "./activity-lobby-messages.ts";
 import type { ActivityLobbyState } from "./activity-lobby-state.ts";
 import { join, leave, setReady } from "./activity-membership.ts";
-import { countdownFired, roomEnded, transferEnded } from "./activity-start.ts";
+import { countdownFired, roomEnded, roomSpawnFailed, transferEnded } from "./activity-start.ts";
 import { graceTimerPlayer, transferTimerName } from "./activity-timers.ts";
 import { countdownTimerName } from "./countdown.ts";
 import { reply } from "./step.ts";
@@ -28,6 +28,8 @@ export function handleActivityLobby(
       return connection(state, message, env);
     case "roomEnded":
       return roomEnded(state, message.room);
+    case "spawnFailed":
+      return roomSpawnFailed(state, message.key, env);
     case "status":
       // Read only: a started lobby has nothing left to tell its players but their transfers.
       return { state, effects: [reply({ started: state.stage.phase === "started" })] };

@@ -25,6 +25,8 @@ export const activityLobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("roomEnded"), room: codeSchema }),
   // From a gateway on another node, before it sends a returning player here: has the lobby started?
   z.strictObject({ type: z.literal("status") }),
+  // From the runtime when the room of the start could not be created.
+  z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1).max(200) }),
 ]);
 
 /** An activity lobby message. */

@@ -2,10 +2,10 @@ import { drawCode, roomKey } from "../lobby/index.ts";
 import type { RoomInit, Seat } from "../lobby/index.ts";
 import type { Effect, Random } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
-import { pushTo } from "./activity-frames.ts";
-import type { ActivityLobbyState, Transfer } from "./activity-lobby-state.ts";
+import { phase, pushTo } from "./activity-frames.ts";
+import { everyone, type ActivityLobbyState, type Transfer } from "./activity-lobby-state.ts";
 import { transferTimerName } from "./activity-timers.ts";
-import { countdownTimerName } from "./countdown.ts";
+import { countdownTimerName, syncCountdown } from "./countdown.ts";
 
 /** The countdown at 0: every player of the lobby goes to one new room, with a token of its own. */
 
@@ -86,7 +86,7 @@ export function countdownFired(state: ActivityLobbyState, env: ActivityEnv): Ste
   return {
     state: next,
     effects: [
-      { type: "spawn", key: roomKey(code), init },
+      { type: "spawn", key: roomKey(code), init, quietIfFailed: true },
       ...state.players.flatMap((p) => transferPush(next, p.id)),
       { type: "timer", name: transferTimerName, at: ctx.now + options.transferSeconds * 1000, kind: "game" },
     ],
@@ -103,4 +103,27 @@ export function roomEnded(state: ActivityLobbyState, room: string): Step {
   if (state.stage.phase !== "started" || state.stage.room !== room)
     return { state, effects: [{ type: "reply" }] };
   return { state, effects: [{ type: "reply" }, { type: "stop" }] };
+}
+
+/**
+ * The room of the start could not be created (the store refused it, or its code was taken), and the
+ * runtime said so before any transfer went out: the lobby is waiting again with its countdown at
+ * `startRetryMs`, and starts again then with a new room and new tokens (paused instead if players left
+ * below the minimum meanwhile). The directory was told the lobby closed, which stays so: it starts with
+ * the players it has.
+ */
+export function roomSpawnFailed(state: ActivityLobbyState, key: string, env: ActivityEnv): Step {
+  if (state.stage.phase !== "started" || roomKey(state.stage.room) !== key) return { state, effects: [] };
+  const deadline = env.ctx.now + startRetryMs;
+  const waiting: ActivityLobbyState = {
+    ...state,
+    stage: { phase: "waiting", countdown: { running: true, deadline } },
+  };
+  const synced = syncCountdown(waiting, env.ctx.now);
+  const effects: Effect[] = [
+    { type: "cancelTimer", name: transferTimerName },
+    { type: "timer", name: countdownTimerName, at: deadline, kind: "game" },
+    ...pushTo(everyone(waiting), phase("PHASE_WAIT_READY", startRetryMs)),
+  ];
+  return { state: synced.state, effects: [...effects, ...synced.effects] };
 }

@@ -65,7 +65,11 @@ export function start(state: LobbyState, message: LobbyMessageOf<"start">, env: 
   };
   return {
     state: next,
-    effects: [{ type: "spawn", key: roomKey(code), init }, pushState(next), reply({ room: code })],
+    effects: [
+      { type: "spawn", key: roomKey(code), init, quietIfFailed: true },
+      pushState(next),
+      reply({ room: code }),
+    ],
   };
 }
 

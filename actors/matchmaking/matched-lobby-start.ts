@@ -108,7 +108,7 @@ export function spawnRoom(state: MatchedLobbyState, env: MatchedLobbyEnv): Lobby
   };
   const next: MatchedLobbyState = { ...waiting, phase: "playing", room: code };
   const effects: Effect[] = [
-    { type: "spawn", key: roomKey(code), init },
+    { type: "spawn", key: roomKey(code), init, quietIfFailed: true },
     ...pushView(next, ctx.key),
     ...pushTo(everyone(next), { type: "lobbyStarted", lobby: ctx.key, room: code }),
   ];

@@ -1,5 +1,5 @@
 import type { ActorKind, AskResult, RequestId, TimerKind } from "./types.ts";
-import type { SnapshotResult } from "./ports.ts";
+import type { SnapshotResult, SnapshotSpawn } from "./ports.ts";
 import { ResultTable, type ResultBounds } from "./request-results.ts";
 
 /** A message waiting in an actor's mailbox, with whoever waits for its answer. */
@@ -36,6 +36,11 @@ export class ActorCell {
   frozen = false;
   /** While frozen: asks past this many buffered messages are refused UNAVAILABLE. */
   maxBuffered = 256;
+  /**
+   * The spawns of the batch in flight, written with its snapshot until their actors are stored (see
+   * MailboxRunner, "Spawns before what they cause"); empty otherwise.
+   */
+  spawning: readonly SnapshotSpawn[] = [];
   /** Called once the batch in flight (if any) has finished. */
   idleWaiters: (() => void)[] = [];
   lastActive: number;

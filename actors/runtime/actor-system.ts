@@ -8,6 +8,7 @@ import {
   type Location,
   type Router,
   type Snapshot,
+  type SnapshotSpawn,
   type SnapshotTimer,
   type StoredActor,
 } from "./ports.ts";
@@ -58,8 +59,20 @@ interface Waiter {
   readonly here: boolean;
 }
 
+/** How a spawn effect ended: its actor is stored, or why not. */
+type SpawnOutcome = { readonly stored: true } | { readonly stored: false; readonly why: string };
+const spawnStored: SpawnOutcome = { stored: true };
+
 /** A request that finds its actor moving past the buffer's bound tries again after this long. */
 const frozenRetryMs = 200;
+
+/**
+ * How long a restore waits for a spawn written in its snapshot to exist (see `settleSpawn`): past a
+ * failover's detection and the freeing of the dead creator's orphaned claim, with room to spare.
+ */
+const settleSpawnForMs = 60_000;
+/** How often it looks again meanwhile. */
+const settleSpawnRetryMs = 500;
 
 const moved = (key: string): AskResult => ({
   ok: false,
@@ -103,23 +116,12 @@ export class ActorSystem {
       deliver: (key, envelope) => {
         this.deliver(key, envelope);
       },
-      spawnFromEffect: (key, init, from, node) => {
-        const failed = (why: string): void => {
-          options.events?.persistFailed?.(key, new Error(`spawn from ${from} failed: ${why}`));
-          this.deliver(from, { message: { type: "spawnFailed", key } });
-        };
-        const router = options.router;
-        if (node !== undefined && router?.spawnAt !== undefined && node !== router.node) {
-          const timeoutMs = options.askTimeoutMs ?? 5_000;
-          void router.spawnAt(node, key, init, { timeoutMs }).then((result) => {
-            if (!result.ok) failed(`${node} answered ${result.code}: ${result.message}`);
-          });
-          return;
-        }
-        void this.spawn(key, init).then((spawned) => {
-          if (spawned.created && spawned.result.ok) return;
-          failed(spawned.created ? "refused by its kind" : "the key is taken");
-        });
+      spawnFromEffect: async (key, init, from, node) => {
+        const outcome = await this.spawnChild(key, init, node);
+        if (outcome.stored) return true;
+        options.events?.persistFailed?.(key, new Error(`spawn from ${from} failed: ${outcome.why}`));
+        this.deliver(from, { message: { type: "spawnFailed", key } });
+        return false;
       },
       forget: (cell) => {
         this.forget(cell);
@@ -207,6 +209,56 @@ export class ActorSystem {
     } finally {
       this.loading.delete(key);
     }
+  }
+
+  /**
+   * Creates the actor of a spawn effect: here, or on `node` when it names another node. Resolves
+   * `stored` once the actor and its first snapshot are written; otherwise why not.
+   */
+  private async spawnChild(key: string, init: unknown, node?: string): Promise<SpawnOutcome> {
+    const router = this.options.router;
+    if (node !== undefined && router?.spawnAt !== undefined && node !== router.node) {
+      const timeoutMs = this.options.askTimeoutMs ?? 5_000;
+      const result = await router.spawnAt(node, key, init, { timeoutMs });
+      return result.ok
+        ? spawnStored
+        : { stored: false, why: `${node} answered ${result.code}: ${result.message}` };
+    }
+    const spawned = await this.spawn(key, init);
+    if (!spawned.created) return { stored: false, why: "the key is taken" };
+    return spawned.result.ok ? spawnStored : { stored: false, why: `refused: ${spawned.result.message}` };
+  }
+
+  /**
+   * Makes sure the actor of a spawn written in a restored snapshot exists (see MailboxRunner, "Spawns
+   * before what they cause"): its creator wrote the change that caused it and then stopped before the
+   * spawn was known to be stored. A key with a snapshot is taken to be that spawn's; a free key is
+   * spawned again (here, when the node it was placed on does not take it, past this node's room
+   * limits). A claim without a snapshot (the dead creator's orphan) reads as free, but the spawn finds it
+   * taken, and so it is tried again until failover has freed it. True once it exists; false at the
+   * deadline, when the creator is told `spawnFailed` as a live spawn's creator would be.
+   */
+  private async settleSpawn(from: string, spawn: SnapshotSpawn): Promise<boolean> {
+    const { scheduler } = this.options;
+    const deadline = scheduler.now() + settleSpawnForMs;
+    for (;;) {
+      let existing: StoredActor | null | undefined;
+      try {
+        existing = await this.options.store.read(spawn.key);
+      } catch {
+        existing = undefined; // an orphaned claim being freed, or the store not answering: wait
+      }
+      if (existing) return true;
+      if (existing === null) {
+        if ((await this.spawnChild(spawn.key, spawn.init, spawn.node)).stored) return true;
+        if (spawn.node !== undefined && (await this.spawnChild(spawn.key, spawn.init)).stored) return true;
+      }
+      if (scheduler.now() + settleSpawnRetryMs > deadline || this.closed) break;
+      await new Promise<void>((resolve) => scheduler.at(scheduler.now() + settleSpawnRetryMs, resolve));
+    }
+    this.options.events?.persistFailed?.(spawn.key, new Error(`spawn from ${from} not settled`));
+    this.deliver(from, { message: { type: "spawnFailed", key: spawn.key } });
+    return false;
   }
 
   /** True when the actor is in memory. */
@@ -550,6 +602,11 @@ export class ActorSystem {
     // Restored only by the process its claim names: any other would be a second live copy.
     if (!stored.owner.mine) return { elsewhere: stored.owner.node };
     if (generation !== this.generation) return "unavailable";
+    if (stored.snapshot.spawning !== undefined) {
+      const settled = await this.settleSpawns(key, stored);
+      if (settled === null || generation !== this.generation) return "unavailable";
+      stored = settled;
+    }
     const { snapshot } = stored;
     const now = this.options.scheduler.now();
     const state = registration.kind.upgrade(snapshot.state, snapshot.schemaVersion);
@@ -573,6 +630,34 @@ export class ActorSystem {
     return cell;
   }
 
+  /**
+   * Settles the spawns a restored snapshot names (see `settleSpawn`), then writes it again without them,
+   * before the actor runs: once that write has landed, no restore will spawn them again, so a child that
+   * has ended since is never brought back. Null when the store did not take that write.
+   */
+  private async settleSpawns(key: string, stored: StoredActor): Promise<StoredActor | null> {
+    const { spawning, ...snapshot } = stored.snapshot;
+    await Promise.all((spawning ?? []).map((spawn) => this.settleSpawn(key, spawn)));
+    const now = this.options.scheduler.now();
+    const written = { ...snapshot, epoch: stored.epoch, writeId: this.newWriteId(now) };
+    try {
+      const revision = await this.options.store.write(key, written, stored.revision);
+      // The wait may have been long: another node may have sealed the key since (a takeover or a
+      // migration that found it not live here), writing our snapshot over under its own epoch.
+      const again = await this.options.store.read(key);
+      if (again?.owner.mine !== true || again.revision !== revision) return null;
+      return again;
+    } catch (error) {
+      this.options.events?.persistFailed?.(key, error);
+      return null;
+    }
+  }
+
+  private newWriteId(now: number): string {
+    this.writeCounter++;
+    return `${now.toString(36)}-${this.writeCounter.toString(36)}-${this.options.random.int(2 ** 31).toString(36)}`;
+  }
+
   private snapshotOf(
     cell: ActorCell,
     state: unknown,
@@ -580,8 +665,7 @@ export class ActorSystem {
     epoch: number,
     now: number,
   ): Snapshot {
-    this.writeCounter++;
-    const writeId = `${now.toString(36)}-${this.writeCounter.toString(36)}-${this.options.random.int(2 ** 31).toString(36)}`;
+    const writeId = this.newWriteId(now);
     return {
       format: 1,
       kind: cell.kind.kind,
@@ -593,6 +677,7 @@ export class ActorSystem {
       state: cell.kind.stored ? cell.kind.stored(state) : state,
       timers,
       results: cell.results.list(),
+      ...(cell.spawning.length > 0 ? { spawning: cell.spawning } : {}),
     };
   }
 

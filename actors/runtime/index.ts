@@ -20,6 +20,7 @@ export {
   type Scheduler,
   type Snapshot,
   type SnapshotResult,
+  type SnapshotSpawn,
   type SnapshotTimer,
   type StampedFrame,
   type StoredSnapshot,

@@ -6,7 +6,7 @@ import {
   type Envelope,
 } from "./actor-cell.ts";
 import { forgetFired, planTimers } from "./cell-timers.ts";
-import { PersistError, type Snapshot, type SnapshotTimer } from "./ports.ts";
+import { PersistError, type Snapshot, type SnapshotSpawn, type SnapshotTimer } from "./ports.ts";
 import {
   answerOf,
   rejectEffect,
@@ -34,10 +34,10 @@ export interface Outcome {
 export interface RunnerHost {
   deliver(key: string, envelope: Envelope): void;
   /**
-   * Creates the actor of a spawn effect (on `node` when it names another node); tells `from`
-   * `spawnFailed` when it could not be created.
+   * Creates the actor of a spawn effect (on `node` when it names another node). Resolves true once it
+   * is stored; false when it could not be created, after telling `from` `spawnFailed`.
    */
-  spawnFromEffect(key: string, init: unknown, from: string, node?: string): void;
+  spawnFromEffect(key: string, init: unknown, from: string, node?: string): Promise<boolean>;
   /** The actor is gone from this node (stopped or fenced): drop it and re-route its mailbox. */
   forget(cell: ActorCell): void;
   context(key: string, now: number): ActorContext;
@@ -57,6 +57,13 @@ const silencedEffects: ReadonlySet<string> = new Set(["push", "reply", "reject"]
 /**
  * Runs an actor's mailbox: takes a batch, folds it through the handler, writes one snapshot (group
  * commit), and only then carries out the effects in order — nothing a client hears is ever unwritten.
+ *
+ * Spawns before what they cause: a batch that spawns actors (a lobby starting its room) writes them in
+ * its snapshot (`spawning`), creates them, and only once each is stored (or has failed, and its creator
+ * was told `spawnFailed`) writes again without them and carries out its other effects. So a player is
+ * never sent to a room that is not stored yet, and a creator restored from a snapshot written before its
+ * spawns settled creates them again if they are missing (ActorSystem, `settleSpawns`). The second write
+ * comes before anything reaches a player, so no child can have ended by then and be brought back.
  */
 export class MailboxRunner {
   constructor(
@@ -115,7 +122,7 @@ export class MailboxRunner {
           this.host.deliver(effect.to, { message: effect.message });
           break;
         case "spawn":
-          this.host.spawnFromEffect(effect.key, effect.init, from, effect.node);
+          void this.host.spawnFromEffect(effect.key, effect.init, from, effect.node);
           break;
         case "releaseBlob":
           this.options.blobs?.release(effect.id);
@@ -240,6 +247,10 @@ export class MailboxRunner {
     }
     const allEffects = outcomes.flatMap((o) => o.effects);
     const stopping = allEffects.some((e) => e.type === "stop");
+    const spawns = spawnsOf(allEffects);
+    // Written with the snapshot, for a restore to settle; a creator that stops in the same batch is
+    // removed from the store instead, and nothing of it is ever restored.
+    const recorded = stopping ? [] : spawns;
     const stamped = outcomes.map((o) => ({ ...o, effects: this.stampPushes(cell, o.effects) }));
     const timers = planTimers(cell, allEffects, bookkeeping.fired, now);
     bookkeeping.dropped = [...bookkeeping.acknowledged, ...cell.results.trim(now)];
@@ -251,9 +262,12 @@ export class MailboxRunner {
       bookkeeping.added.length > 0 ||
       cell.seq !== seqBefore ||
       bookkeeping.dropped.length > 0;
-    const mustWrite = stopping || outcomes.some((o) => o.flush === true || (!o.volatile && changed));
-    if (mustWrite && (changed || cell.dirty || stopping)) {
+    const mustWrite =
+      stopping || recorded.length > 0 || outcomes.some((o) => o.flush === true || (!o.volatile && changed));
+    if (mustWrite && (changed || cell.dirty || stopping || recorded.length > 0)) {
+      cell.spawning = recorded;
       if (!(await this.persist(cell, state, timers.table, now, stopping))) {
+        cell.spawning = [];
         // Retries answered from results written earlier keep their answer; the rest learn nothing was done.
         for (const outcome of outcomes) if (outcome.cached) outcome.envelope.resolve?.(outcome.cached);
         this.failBatch(cell, before, batch, bookkeeping);
@@ -263,14 +277,14 @@ export class MailboxRunner {
       if (!(await this.leaseHeld())) {
         // Written, but this node's lease ran out while the write was in flight and it was then declared
         // dead: another node may own the key now, so nothing may be said about it from here.
-        this.runSilenced(cell.key, stamped, "this node lost its lease");
+        this.runSilenced(cell.key, silenced(stamped, recorded), "this node lost its lease");
         this.host.forget(cell);
         return false;
       }
       if (cell.stopped) {
         // Dropped while the write was in flight (the node was declared dead, and holds a new
         // incarnation's lease by now): the key is another node's, so this batch says nothing either.
-        this.runSilenced(cell.key, stamped, "this node was declared dead");
+        this.runSilenced(cell.key, silenced(stamped, recorded), "this node was declared dead");
         return false;
       }
     } else if (changed) {
@@ -279,13 +293,59 @@ export class MailboxRunner {
     cell.state = state;
     forgetFired(cell, bookkeeping.fired);
     this.applyTimers(cell, timers.changes);
-    for (const outcome of stamped) this.runEffects(cell.key, outcome);
+    if (spawns.length > 0) {
+      const rewrite = recorded.length > 0 ? timers.table : null;
+      const failed = await this.settleSpawns(cell, spawns, rewrite, stamped, now);
+      if (failed === null) return false;
+      for (const outcome of stamped) this.runEffects(cell.key, afterSpawns(outcome, failed));
+    } else {
+      for (const outcome of stamped) this.runEffects(cell.key, outcome);
+    }
     cell.lastActive = now;
     if (stopping) {
       this.host.forget(cell);
       this.options.events?.stopped?.(cell.key);
     }
     return true;
+  }
+
+  /**
+   * Creates a written batch's spawned actors and waits until each is stored or has failed, then writes
+   * the creator again without them, with these timers (see the class comment; `null`: the creator was
+   * removed). Resolves the keys that failed (their creator has been told `spawnFailed`), or null when
+   * the creator may no longer speak for its key meanwhile: the batch's other effects then run silenced,
+   * and the cell is gone.
+   */
+  private async settleSpawns(
+    cell: ActorCell,
+    spawns: readonly SnapshotSpawn[],
+    rewrite: readonly SnapshotTimer[] | null,
+    stamped: readonly Outcome[],
+    now: number,
+  ): Promise<ReadonlySet<string> | null> {
+    const stored = await Promise.all(
+      spawns.map((s) => this.host.spawnFromEffect(s.key, s.init, cell.key, s.node)),
+    );
+    const failed = new Set(spawns.flatMap((s, i) => (stored[i] === true ? [] : [s.key])));
+    cell.spawning = [];
+    let speaks = !cell.stopped && (await this.leaseHeld());
+    if (speaks && rewrite !== null) {
+      if (!(await this.persist(cell, cell.state, rewrite, now, false)) && !cell.stopped) {
+        // The store refused the second write: it is made with the next flush. Until then a restore would
+        // look for these children again and find them, unless one had ended meanwhile (docs/design.md).
+        this.markDirty(cell, now);
+      }
+      // A write can outlast the lease, as after the batch's own write.
+      speaks = !cell.stopped && (await this.leaseHeld());
+    }
+    if (speaks) return failed;
+    this.runSilenced(
+      cell.key,
+      stamped.map((o) => afterSpawns(o, failed)),
+      "this node lost its lease",
+    );
+    if (!cell.stopped) this.host.forget(cell);
+    return null;
   }
 
   private handleOne(
@@ -413,6 +473,42 @@ export class MailboxRunner {
       this.kick(cell);
     });
   }
+}
+
+/**
+ * A written batch's outcomes as a node that may no longer speak for the key carries them out: the spawns
+ * its snapshot records are left to whoever restores it (which makes sure they exist), so none is made
+ * twice and no `spawnFailed` reaches the restored creator for a child that exists.
+ */
+function silenced(stamped: readonly Outcome[], recorded: readonly SnapshotSpawn[]): readonly Outcome[] {
+  return recorded.length > 0 ? stamped.map(withoutSpawns) : stamped;
+}
+
+function withoutSpawns(outcome: Outcome): Outcome {
+  return { ...outcome, effects: outcome.effects.filter((e) => e.type !== "spawn") };
+}
+
+/** The spawns among a batch's effects, as its snapshot records them. */
+function spawnsOf(effects: readonly Effect[]): SnapshotSpawn[] {
+  return effects.flatMap((e) =>
+    e.type === "spawn"
+      ? [e.node === undefined ? { key: e.key, init: e.init } : { key: e.key, init: e.init, node: e.node }]
+      : [],
+  );
+}
+
+/**
+ * An outcome whose spawns were already carried out. One whose `quietIfFailed` spawn failed tells its
+ * players nothing: its frames would describe a child that does not exist, and the creator's
+ * `spawnFailed` (already in its mailbox) changes that state again and says so. Its asker is still
+ * answered, and its frames' numbers are simply not heard (clients take the next higher one).
+ */
+function afterSpawns(outcome: Outcome, failed: ReadonlySet<string>): Outcome {
+  const spoiled = outcome.effects.some(
+    (e) => e.type === "spawn" && e.quietIfFailed === true && failed.has(e.key),
+  );
+  const kept = outcome.effects.filter((e) => e.type !== "spawn" && !(spoiled && e.type === "push"));
+  return { ...outcome, effects: kept };
 }
 
 function isTimerMessage(message: unknown): message is { type: "timer"; name: string } {

@@ -36,6 +36,18 @@ export interface SnapshotResult {
   readonly message?: string;
 }
 
+/**
+ * A spawn that a written change caused and whose actor was not yet known to be stored when the change was
+ * written. A restore creates it again if it is missing (see MailboxRunner, "Spawns before what they
+ * cause"), so a stored actor never names a child that was never created.
+ */
+export interface SnapshotSpawn {
+  readonly key: string;
+  readonly init: unknown;
+  /** The node it was placed on, when the spawn named one. */
+  readonly node?: string;
+}
+
 /** An actor's last acknowledged state: what a snapshot write carries. Plain data. */
 export interface Snapshot {
   /** Snapshot format version (of this envelope). */
@@ -57,6 +69,8 @@ export interface Snapshot {
    * first (earlier releases wrote them in answer order, which reads back the same; see ResultTable).
    */
   readonly results: readonly SnapshotResult[];
+  /** Spawns in flight when this was written (see SnapshotSpawn); left out when there are none. */
+  readonly spawning?: readonly SnapshotSpawn[];
 }
 
 /** A snapshot as read, with the store revision it was read at. */

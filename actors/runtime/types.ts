@@ -75,9 +75,18 @@ export type Effect =
   | { readonly type: "tell"; readonly to: string; readonly message: unknown }
   /**
    * Create a new actor of the kind its key names, with an initial argument for the kind's `create`. With
-   * `node` (a RoomHost's node) the actor is created there and claimed by that node; without, here.
+   * `node` (a RoomHost's node) the actor is created there and claimed by that node; without, here. The
+   * batch's other effects wait until it is stored (MailboxRunner, "Spawns before what they cause"). With
+   * `quietIfFailed`, the frames of the same step are about this actor (a start's transfers): if it could
+   * not be created, they are not sent, and the `spawnFailed` that follows says what changed instead.
    */
-  | { readonly type: "spawn"; readonly key: string; readonly init: unknown; readonly node?: string }
+  | {
+      readonly type: "spawn";
+      readonly key: string;
+      readonly init: unknown;
+      readonly node?: string;
+      readonly quietIfFailed?: true;
+    }
   /** The actor is finished (a lobby whose last member left): its snapshot is deleted. */
   | { readonly type: "stop" }
   /** A blob the actor held (a room's document) is no longer needed: the node's BlobStore deletes it. */

@@ -133,10 +133,9 @@ describe("an activity lobby across a kill -9 of its node", () => {
     const transfers = new Map([carol, dave].map((p) => [p, p.transfers[0]!.frame]));
     const room = carol.transfers[0]!.frame.room;
     expect(carol.transfers[0]!.frame.url).toBe(n4Url);
-    // The transfers go out as the room is created, before its first snapshot is written: a kill in that
-    // window leaves an orphaned claim that a survivor frees (docs/activity.md, "Not built yet"). This test
-    // is about a room that exists, so the kill waits for it to be stored.
-    await eventually(async () => expect(await snapshotStored(fleet, `room/${room}`)).toBe(true), 10_000);
+    // A transfer goes out only once its room is stored (docs/design.md, "Spawns before what they cause"),
+    // so the kill that follows at once cannot leave the players a room that was never written.
+    expect(await snapshotStored(fleet, `room/${room}`)).toBe(true);
 
     n4.child.kill("SIGKILL");
     await n4.exited;

@@ -57,6 +57,7 @@ describe("activity lobby start", () => {
           ],
           tokens: { alice: tokens.get("alice"), bob: tokens.get("bob") },
         },
+        quietIfFailed: true,
       },
       { type: "push", to: ["alice"], frame: transfer("alice") },
       { type: "push", to: ["bob"], frame: transfer("bob") },
@@ -207,5 +208,35 @@ describe("a started lobby and the fleet", () => {
     expect(waiting.kind.pinned?.(waiting.state)).toBe(false);
     const { d } = started(["alice", "bob"]);
     expect(d.kind.pinned?.(d.state)).toBe(true);
+  });
+
+  it("a room that could not be created puts the lobby back to waiting, and it starts again with a new room", () => {
+    const { d, room } = started(["alice", "bob"]);
+    // Another room's failure is not this lobby's.
+    expect(d.send({ type: "spawnFailed", key: "room/ZZZZZZ" })).toEqual([]);
+    expect(stageOf(d.state).phase).toBe("started");
+    const effects = d.send({ type: "spawnFailed", key: `room/${room}` });
+    expect(stageOf(d.state)).toEqual({
+      phase: "waiting",
+      countdown: { running: true, deadline: d.ctx.now + 1000 },
+    });
+    expect(effects).toContainEqual({ type: "cancelTimer", name: "transfer" });
+    expect(effects).toContainEqual({ type: "timer", name: "countdown", at: d.ctx.now + 1000, kind: "game" });
+    for (const player of ["alice", "bob"]) expect(framesTo(effects, player)).toEqual([ev.waitReady(1)]);
+    // The directory was told it closed at the start; it hears nothing new.
+    expect(ofType(effects, "tell")).toEqual([]);
+    d.ctx.advance(1000);
+    d.fire("countdown");
+    const again = stageOf(d.state);
+    if (again.phase !== "started") throw new Error("not started again");
+    expect(again.room).not.toBe(room);
+  });
+
+  it("a room that could not be created, after a player left below the minimum, leaves the countdown paused", () => {
+    const { d, room } = started(["alice", "bob"]);
+    d.leave("alice");
+    d.send({ type: "spawnFailed", key: `room/${room}` });
+    expect(stageOf(d.state)).toEqual({ phase: "waiting", countdown: { running: false, remainingMs: 1000 } });
+    expect(d.state.players.map((p) => p.id)).toEqual(["bob"]);
   });
 });

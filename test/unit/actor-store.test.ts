@@ -109,6 +109,19 @@ describe("KvActorStore", () => {
     expect(await a.read(key)).toEqual({ snapshot: snapshot(epoch, "w0"), revision, epoch, owner: ownerA });
   });
 
+  it("a snapshot's spawns in flight are kept through the store, and a snapshot without them has none", async () => {
+    const { a } = await setup();
+    const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
+    const spawning = [
+      { key: "room/QWERTY", init: { code: "QWERTY", lobby: key } },
+      { key: "room/ASDFGH", init: { code: "ASDFGH" }, node: "n2" },
+    ];
+    const next = await a.write(key, { ...snapshot(epoch, "w1"), spawning }, revision);
+    expect((await a.read(key))?.snapshot.spawning).toEqual(spawning);
+    await a.write(key, snapshot(epoch, "w2"), next);
+    expect((await a.read(key))?.snapshot).not.toHaveProperty("spawning");
+  });
+
   it("read of a key nobody created is null", async () => {
     const { a } = await setup();
     expect(await a.read("lobby/NONE00")).toBeNull();

@@ -231,6 +231,7 @@ describe("the room", () => {
           { seat: 4, team: 1, player: "dave" },
         ],
       },
+      quietIfFailed: true,
     });
     expect(pushed(effects)).toContainEqual(["lobbyStarted", ["alice", "bob", "carol", "dave"]]);
   });

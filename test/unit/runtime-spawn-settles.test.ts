@@ -1,0 +1,271 @@
+import { describe, expect, it } from "vitest";
+import { defaultLobbyOptions, lobbyKind } from "../../actors/lobby/index.ts";
+import { roomKind } from "../../actors/room/index.ts";
+import {
+  PersistError,
+  createHarness,
+  type AskResult,
+  type Harness,
+  type Snapshot,
+} from "../../actors/runtime/index.ts";
+
+/**
+ * Spawns before what they cause (actors/runtime/mailbox-runner.ts): a lobby's start is heard only once
+ * its room is stored, and a lobby restored from a snapshot written before that creates the room again.
+ * Found by CI (activity-failover.test.ts): a node killed between a start's transfers and its room's
+ * first snapshot left players sent to a room that no longer existed.
+ */
+
+const lobby = "lobby/ABCD12";
+
+function lobbyHarness(): Harness {
+  return createHarness({
+    kinds: [{ kind: lobbyKind(defaultLobbyOptions) as never }, { kind: roomKind() as never }],
+  });
+}
+
+/** Holds every room create until `release` (a slow store); counts the creates it saw. */
+function holdRooms(h: Harness) {
+  const create = h.store.create.bind(h.store);
+  const held: (() => void)[] = [];
+  let holding = true;
+  let creates = 0;
+  h.store.create = (key, snapshot) => {
+    if (!key.startsWith("room/")) return create(key, snapshot);
+    creates++;
+    if (!holding) return create(key, snapshot);
+    return new Promise((resolve, reject) => {
+      held.push(() => {
+        create(key, snapshot).then(resolve, reject);
+      });
+    });
+  };
+  return {
+    release() {
+      holding = false;
+      for (const go of held.splice(0)) go();
+    },
+    get held() {
+      return held.length;
+    },
+    get creates() {
+      return creates;
+    },
+  };
+}
+
+/** A two-member lobby whose host has asked for a room; the room's create is held. */
+async function startHeld(h: Harness) {
+  const rooms = holdRooms(h);
+  await h.system.spawn(lobby, { code: "ABCD12", host: { id: "a", name: "A" } });
+  await h.system.ask(lobby, { type: "join", player: { id: "b", name: "B" } });
+  await h.settle();
+  const heardBefore = h.framesOf("b").length;
+  let answer: AskResult | undefined;
+  const start = h.system.ask(lobby, { type: "start", player: "a", mode: "duel" }).then((r) => {
+    answer = r;
+    return r;
+  });
+  await h.settle();
+  return { rooms, start, heardBefore, answered: () => answer };
+}
+
+/** The snapshot a node killed at this moment leaves behind, put into a second node's store. */
+async function restoreElsewhere(snapshot: Snapshot): Promise<Harness> {
+  const h = lobbyHarness();
+  await h.store.create(lobby, (epoch) => ({ ...snapshot, epoch }));
+  return h;
+}
+
+function spawnedRoom(snapshot: Snapshot | undefined): { key: string; init: unknown } {
+  const [spawn] = snapshot?.spawning ?? [];
+  if (spawn === undefined) throw new Error("the lobby's snapshot names no spawn");
+  return spawn;
+}
+
+describe("a spawn and what it causes", () => {
+  it("answers the start and tells the members only once the room is stored", async () => {
+    const h = lobbyHarness();
+    const { rooms, start, heardBefore, answered } = await startHeld(h);
+    expect(rooms.held).toBe(1);
+    expect(answered()).toBeUndefined();
+    expect(h.framesOf("b").length).toBe(heardBefore);
+    // The start is written, with the room it is creating.
+    const written = h.store.peek(lobby);
+    expect(written?.state).toMatchObject({ room: { ended: false } });
+    expect(spawnedRoom(written)).toMatchObject({ key: expect.stringMatching(/^room\//) as string });
+
+    rooms.release();
+    const answer = await start;
+    expect(answer).toMatchObject({ ok: true });
+    await h.settle();
+    const room = (answer as { value: { room: string } }).value.room;
+    expect(h.store.peek(`room/${room}`)).toBeDefined();
+    // Written again without it, before anyone heard of the room.
+    expect(h.store.peek(lobby)?.spawning).toBeUndefined();
+    expect(h.lastOf("b", "lobby")).toMatchObject({ playing: true });
+  });
+
+  it("creates the room again when the lobby is restored from a snapshot written before it was stored", async () => {
+    const first = lobbyHarness();
+    const { rooms: firstRooms } = await startHeld(first);
+    expect(firstRooms.held).toBe(1);
+    const snapshot = structuredClone(first.store.peek(lobby))!;
+    const room = spawnedRoom(snapshot).key;
+
+    const h = await restoreElsewhere(snapshot);
+    const rooms = holdRooms(h);
+    let answered = false;
+    const asked = h.system.ask(lobby, { type: "ready", player: "b", ready: true }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await h.settle();
+    // The lobby does not run until its room exists.
+    expect(rooms.held).toBe(1);
+    expect(answered).toBe(false);
+    rooms.release();
+    expect(await asked).toMatchObject({ ok: true });
+    await h.settle();
+    expect(h.store.peek(room)?.state).toMatchObject({ lobby });
+    expect(h.store.peek(lobby)?.spawning).toBeUndefined();
+  });
+
+  it("leaves a room that was stored before the crash alone", async () => {
+    const first = lobbyHarness();
+    await startHeld(first);
+    const snapshot = structuredClone(first.store.peek(lobby))!;
+    const room = spawnedRoom(snapshot);
+
+    const h = await restoreElsewhere(snapshot);
+    const rooms = holdRooms(h);
+    rooms.release();
+    expect(await h.system.spawn(room.key, room.init)).toMatchObject({ created: true });
+    const stored = await h.store.read(room.key);
+    expect(await h.system.ask(lobby, { type: "ready", player: "b", ready: true })).toMatchObject({
+      ok: true,
+    });
+    await h.settle();
+    expect(rooms.creates).toBe(1);
+    expect((await h.store.read(room.key))?.snapshot.writeId).toBe(stored?.snapshot.writeId);
+    expect(h.store.peek(lobby)?.spawning).toBeUndefined();
+  });
+
+  it("waits out a claim that is being freed, then creates the room", async () => {
+    const first = lobbyHarness();
+    await startHeld(first);
+    const snapshot = structuredClone(first.store.peek(lobby))!;
+    const room = spawnedRoom(snapshot).key;
+
+    const h = await restoreElsewhere(snapshot);
+    const read = h.store.read.bind(h.store);
+    let refusals = 3;
+    h.store.read = (key) => {
+      if (key === room && refusals > 0) {
+        refusals--;
+        return Promise.reject(new PersistError("unavailable", `${key}: an orphaned claim is being freed`));
+      }
+      return read(key);
+    };
+    let answered = false;
+    const asked = h.system.ask(lobby, { type: "ready", player: "b", ready: true }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await h.settle();
+    expect(answered).toBe(false);
+    await h.clock.advance(500);
+    expect(answered).toBe(false);
+    await h.clock.advance(1_000);
+    expect(await asked).toMatchObject({ ok: true });
+    expect(refusals).toBe(0);
+    expect(h.store.peek(room)).toBeDefined();
+  });
+
+  it("gives up at its deadline and tells the lobby, which is not playing any more", async () => {
+    const first = lobbyHarness();
+    await startHeld(first);
+    const snapshot = structuredClone(first.store.peek(lobby))!;
+    const room = spawnedRoom(snapshot).key;
+
+    const h = await restoreElsewhere(snapshot);
+    const create = h.store.create.bind(h.store);
+    h.store.create = (key, initial) =>
+      key.startsWith("room/")
+        ? Promise.reject(new PersistError("unavailable", "store refused"))
+        : create(key, initial);
+    // The ask times out meanwhile (its client would retry); the lobby is not loaded until it gives up.
+    const asked = h.system.ask(lobby, { type: "ready", player: "b", ready: true });
+    await h.clock.advance(30_000);
+    expect(await asked).toMatchObject({ ok: false, code: "TIMEOUT" });
+    expect(h.system.isLive(lobby)).toBe(false);
+    await h.clock.advance(31_000);
+    expect(h.system.isLive(lobby)).toBe(true);
+    await h.settle();
+    expect(h.store.peek(room)).toBeUndefined();
+    expect(h.store.peek(lobby)?.state).toMatchObject({ room: null });
+    expect(h.store.peek(lobby)?.spawning).toBeUndefined();
+    expect(h.reported).toContainEqual({ what: "persistFailed", key: room });
+    expect(await h.system.ask(lobby, { type: "ready", player: "b", ready: true })).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it("tells the members nothing of a room that could not be created", async () => {
+    const h = lobbyHarness();
+    const create = h.store.create.bind(h.store);
+    h.store.create = (key, initial) =>
+      key.startsWith("room/")
+        ? Promise.reject(new PersistError("unavailable", "store refused"))
+        : create(key, initial);
+    await h.system.spawn(lobby, { code: "ABCD12", host: { id: "a", name: "A" } });
+    await h.system.ask(lobby, { type: "join", player: { id: "b", name: "B" } });
+    await h.settle();
+    const framesBefore = h.framesOf("b").length;
+    await h.system.ask(lobby, { type: "start", player: "a", mode: "duel" });
+    await h.settle();
+    const heard = h.framesOf("b").slice(framesBefore);
+    expect(heard.length).toBeGreaterThan(0);
+    expect(heard.some((f) => f.type === "lobby" && (f as { playing?: unknown }).playing === true)).toBe(
+      false,
+    );
+    expect(h.lastOf("b", "lobby")).toMatchObject({ playing: false, room: null });
+  });
+
+  it("says nothing for a start whose node lost its lease while the room was being created", async () => {
+    const h = lobbyHarness();
+    const { rooms, start, heardBefore } = await startHeld(h);
+    h.node.leaseFresh = false;
+    rooms.release();
+    expect(await start).toMatchObject({ ok: false, code: "UNAVAILABLE" });
+    await h.settle();
+    expect(h.framesOf("b").length).toBe(heardBefore);
+    expect(rooms.creates).toBe(1);
+  });
+
+  it("leaves the spawns of a start written as the lease ran out to whoever restores the lobby", async () => {
+    const h = lobbyHarness();
+    const rooms = holdRooms(h);
+    rooms.release();
+    await h.system.spawn(lobby, { code: "ABCD12", host: { id: "a", name: "A" } });
+    await h.system.ask(lobby, { type: "join", player: { id: "b", name: "B" } });
+    await h.settle();
+    const heardBefore = h.framesOf("b").length;
+    const write = h.store.write.bind(h.store);
+    h.store.write = async (key, snapshot, revision) => {
+      const written = await write(key, snapshot, revision);
+      // The write landed, and the node was declared dead while it was in flight.
+      if (snapshot.spawning !== undefined) h.node.leaseFresh = false;
+      return written;
+    };
+    expect(await h.system.ask(lobby, { type: "start", player: "a", mode: "duel" })).toMatchObject({
+      ok: false,
+      code: "UNAVAILABLE",
+    });
+    await h.settle();
+    expect(rooms.creates).toBe(0);
+    expect(h.framesOf("b").length).toBe(heardBefore);
+    // The new owner restores this, and creates the room (see above).
+    expect(spawnedRoom(h.store.peek(lobby)).key).toMatch(/^room\//);
+  });
+});
