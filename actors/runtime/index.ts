@@ -1,7 +1,7 @@
 /** The actor runtime: mailbox, refs (ask/tell), supervision, timers, snapshots, passivation. */
 export { ActorSystem, type ActorSystemOptions, type Endpoint, type RuntimeEvents } from "./actor-system.ts";
 export { ErrorCodes, errorCodeList, isRetryable, type ErrorCode } from "./error-codes.ts";
-export { createHarness, type Delivered, type Harness, type MutableNode } from "./harness.ts";
+export { createHarness, mutableNode, type Delivered, type Harness, type MutableNode } from "./harness.ts";
 export { ManualScheduler, settle } from "./manual-scheduler.ts";
 export { MemoryActorStore, type MemoryStoreIdentity } from "./memory-actor-store.ts";
 export {

@@ -2,12 +2,18 @@ import { describe, expect, it } from "vitest";
 import { defaultLobbyOptions, lobbyKind } from "../../actors/lobby/index.ts";
 import { roomKind } from "../../actors/room/index.ts";
 import {
+  ActorSystem,
+  ManualScheduler,
   PersistError,
   createHarness,
+  mutableNode,
+  seededRandom,
   type AskResult,
   type Harness,
+  type Scheduler,
   type Snapshot,
 } from "../../actors/runtime/index.ts";
+import { KvActorStore, MemoryKvServer, encodeClaim, type NodeIdentity } from "../../fleet/index.ts";
 
 /**
  * Spawns before what they cause (actors/runtime/mailbox-runner.ts): a lobby's start is heard only once
@@ -267,5 +273,70 @@ describe("a spawn and what it causes", () => {
     expect(h.framesOf("b").length).toBe(heardBefore);
     // The new owner restores this, and creates the room (see above).
     expect(spawnedRoom(h.store.peek(lobby)).key).toMatch(/^room\//);
+  });
+});
+
+describe("a restore through the fleet's store", () => {
+  it("waits out the dead creator's orphaned room claim until failover frees it, then creates the room", async () => {
+    const first = lobbyHarness();
+    await startHeld(first);
+    const snapshot = structuredClone(first.store.peek(lobby)!);
+    const room = spawnedRoom(snapshot).key;
+
+    const kv = new MemoryKvServer().connect();
+    const claims = await kv.bucket("claims");
+    const snapshots = await kv.bucket("lobbies");
+    // Read-backs wait one microtask each; the runtime's own waits run on the manual clock.
+    const instant: Scheduler = {
+      now: () => 0,
+      at(_at, fn) {
+        queueMicrotask(fn);
+        return () => undefined;
+      },
+    };
+    const storeOf = (identity: NodeIdentity) =>
+      new KvActorStore({
+        claims,
+        snapshots,
+        identity,
+        scheduler: instant,
+        readBack: { attempts: 3, delayMs: 1 },
+      });
+    const dead: NodeIdentity = { node: "n1", incarnation: "dead" };
+    const survivor: NodeIdentity = { node: "n2", incarnation: "live" };
+    // n1 wrote the start, claimed the room and died before the room's first snapshot.
+    await storeOf(dead).create(lobby, (epoch) => ({ ...snapshot, epoch }));
+    const orphan = await claims.create(room, encodeClaim(dead));
+    const store = storeOf(survivor);
+    const lobbyClaim = (await claims.get(lobby))!.revision;
+    expect(await store.takeOver(lobby, lobbyClaim)).toMatchObject({ outcome: "taken" });
+
+    const clock = new ManualScheduler();
+    const system = new ActorSystem({
+      store,
+      outbox: { push: () => undefined },
+      scheduler: clock,
+      random: seededRandom(3),
+      node: mutableNode(),
+    });
+    system.register(lobbyKind(defaultLobbyOptions) as never).register(roomKind());
+    let answered = false;
+    void system.ask(lobby, { type: "ready", player: "b", ready: true }).then(() => {
+      answered = true;
+    });
+    await clock.advance(2_000);
+    // The room's key is still the dead node's: the lobby waits.
+    expect(answered).toBe(false);
+    expect(system.isLive(lobby)).toBe(false);
+    expect(await store.takeOver(room, orphan)).toEqual({ outcome: "freed" });
+    // Its next look, 500 ms on, finds the key free (the in-memory KV's answers take a few turns more).
+    const waiting = (): boolean => !answered;
+    for (let i = 0; i < 4 && waiting(); i++) await clock.advance(500);
+    expect(answered).toBe(true);
+    expect(system.isLive(lobby)).toBe(true);
+    const created = await store.read(room);
+    expect(created?.owner).toMatchObject({ ...survivor, mine: true });
+    expect(created?.snapshot.state).toMatchObject({ lobby });
+    expect((await store.read(lobby))?.snapshot.spawning).toBeUndefined();
   });
 });
