@@ -181,6 +181,18 @@ export class FleetRouter implements Router {
     this.wake(key);
   }
 
+  /**
+   * Reads the claim of `key` again, ahead of the watch. For a takeover here that lost to another node's:
+   * until the watch brings the winner's claim, this node sees the dead owner still, and answers every
+   * request for the key `UNAVAILABLE` for as long as its watch lags (a busy machine, a silent consumer).
+   * A read that fails changes nothing; the watch still corrects the view.
+   */
+  async reread(key: string): Promise<void> {
+    const entry = await this.claims.get(key);
+    if (entry !== null) this.take(entry);
+    else if (this.cache.has(key)) this.invalidate(key);
+  }
+
   invalidate(key: string): void {
     this.drop(key);
     this.wake(key);

@@ -288,6 +288,8 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
       return store.takeOver(key, revision).then(
         (result) => {
           if (result.outcome !== "taken") takenFrom.delete(key);
+          // Another node's claim won: learn whose, without waiting for the watch (FleetRouter.reread).
+          if (result.outcome === "lost") void router.reread(key).catch(() => undefined);
           return result;
         },
         (error: unknown) => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ManualScheduler, settle } from "../../actors/runtime/index.ts";
-import { FleetRouter, MemoryBusServer, MemoryKvServer, encodeClaim } from "../../fleet/index.ts";
+import {
+  FleetRouter,
+  MemoryBusServer,
+  MemoryKvServer,
+  encodeClaim,
+  type KvBucket,
+} from "../../fleet/index.ts";
 
 const me = { node: "n2", incarnation: "i-2" };
 const dead = { node: "n1", incarnation: "i-1" };
@@ -81,6 +87,46 @@ describe("FleetRouter.locate of a dead owner's key", () => {
     state = "dead";
     expect(await router.locate("lobby/AAA")).toMatchObject({ kind: "unavailable" });
     expect(wanted).toEqual(["lobby/AAA@n1"]);
+  });
+});
+
+describe("FleetRouter.reread", () => {
+  it("learns the winner of a takeover that lost here, though the watch has not brought its claim", async () => {
+    const claims = await new MemoryKvServer().connect().bucket("claims");
+    const revision = await claims.create("room/AAA", encodeClaim(dead));
+    const other = { node: "n3", incarnation: "i-3" };
+    // A watch that delivers nothing (a lagging or silent consumer): the cache has only what was read.
+    const silent: KvBucket = {
+      name: claims.name,
+      get: (k) => claims.get(k),
+      create: (k, v) => claims.create(k, v),
+      update: (k, v, r) => claims.update(k, v, r),
+      put: (k, v) => claims.put(k, v),
+      delete: (k, o) => claims.delete(k, o),
+      keys: (prefix) => claims.keys(prefix),
+      watch: () => ({ stop: () => undefined }),
+    };
+    const router = new FleetRouter({
+      claims: silent,
+      bus: new MemoryBusServer().connect(),
+      identity: me,
+      scheduler: new ManualScheduler(),
+      ownerState: (owner) => (owner.node === "n1" ? "dead" : "live"),
+    }).start();
+    expect(await router.locate("room/AAA")).toMatchObject({ kind: "unavailable" });
+    // n3's takeover wins the claim; ours, from the revision we knew, loses.
+    await claims.update("room/AAA", encodeClaim(other), revision);
+    expect(await router.locate("room/AAA")).toMatchObject({ kind: "unavailable" });
+    let woken = false;
+    void router.changed("room/AAA", 60_000).then(() => (woken = true));
+    await router.reread("room/AAA");
+    expect(await router.locate("room/AAA")).toEqual({ kind: "remote", node: "n3" });
+    await settle();
+    expect(woken).toBe(true);
+    // A claim gone since (the room closed) is forgotten.
+    await claims.delete("room/AAA");
+    await router.reread("room/AAA");
+    expect(await router.locate("room/AAA")).toEqual({ kind: "unknown" });
   });
 });
 
