@@ -115,7 +115,7 @@ export {
 
 export { FleetRouter } from "./fleet-router.ts";
 export type { FleetRouterOptions } from "./fleet-router.ts";
-export { NodeEndpoint } from "./node-endpoint.ts";
+export { NodeEndpoint, staleDisconnect } from "./node-endpoint.ts";
 export type { NodeEndpointOptions } from "./node-endpoint.ts";
 export {
   decodeAskResult,

@@ -13,6 +13,25 @@ export interface NodeEndpointOptions {
    * Without it every placed spawn is taken.
    */
   readonly maySpawn?: (key: string) => boolean;
+  /**
+   * Whether `player` has a live socket on this node. A disconnect another node tells about such a player
+   * (`connection { connected: false }`) is dropped: see `staleDisconnect`. Without it none is dropped.
+   */
+  readonly socketHere?: (player: string) => boolean;
+}
+
+/**
+ * A disconnect told by another node about a player whose socket is on this node is stale: the player's
+ * socket there closed after the player had come here (a redirect to the room's node, a reconnect after a
+ * failover), and the tell arrived after the player's join here. Delivered, it would mark a connected
+ * player away, and a room would wait for the player until it reconnected (docs/rooms.md, the failover
+ * flake). The socket here is the newer one: an SDK keeps one socket, and opens another only to move
+ * over, closing the old one after.
+ */
+export function staleDisconnect(message: unknown, socketHere: (player: string) => boolean): boolean {
+  if (typeof message !== "object" || message === null) return false;
+  const { type, connected, player } = message as { type?: unknown; connected?: unknown; player?: unknown };
+  return type === "connection" && connected === false && typeof player === "string" && socketHere(player);
 }
 
 /**
@@ -55,6 +74,8 @@ export class NodeEndpoint {
       return;
     }
     if (delivery.tell === true) {
+      const { socketHere } = this.options;
+      if (socketHere !== undefined && staleDisconnect(delivery.message, socketHere)) return;
       system.tell(delivery.key, delivery.message, { here: true });
       return;
     }

@@ -369,7 +369,9 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   await relay.start();
   // A room another node placed here is taken only while this node can open one.
   const maySpawn = (key: string): boolean => !key.startsWith("room/") || canOpenRoom();
-  const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system, maySpawn });
+  // A disconnect another node tells about a player connected here is stale (NodeEndpoint.staleDisconnect).
+  const socketHere = (player: string): boolean => parts.playersHere(`player/${player}`).length > 0;
+  const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system, maySpawn, socketHere });
   await endpoint.start();
   const migrations = new Migrations(
     migrationHostOf({
