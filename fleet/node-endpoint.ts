@@ -14,24 +14,29 @@ export interface NodeEndpointOptions {
    */
   readonly maySpawn?: (key: string) => boolean;
   /**
-   * Whether `player` has a live socket on this node. A disconnect another node tells about such a player
-   * (`connection { connected: false }`) is dropped: see `staleDisconnect`. Without it none is dropped.
+   * Whether `player` has a live socket on this node whose session is in `key` (or entering it). A
+   * disconnect another node tells about such a player (`connection { connected: false }`) is dropped:
+   * see `staleDisconnect`. Without it none is dropped.
    */
-  readonly socketHere?: (player: string) => boolean;
+  readonly inKeyHere?: (player: string, key: string) => boolean;
 }
 
 /**
- * A disconnect told by another node about a player whose socket is on this node is stale: the player's
- * socket there closed after the player had come here (a redirect to the room's node, a reconnect after a
- * failover), and the tell arrived after the player's join here. Delivered, it would mark a connected
- * player away, and a room would wait for the player until it reconnected (docs/rooms.md, the failover
- * flake). The socket here is the newer one: an SDK keeps one socket, and opens another only to move
- * over, closing the old one after.
+ * A disconnect told by another node about `key`, for a player whose live session on this node is in
+ * `key` (or joining it), is stale: the player's socket there closed after the player had come here (a
+ * redirect to the room's node, a reconnect after a failover), and the tell arrived after the join here.
+ * Delivered, it would mark a connected player away, and a room would wait for the player until it
+ * reconnected (docs/rooms.md, the failover flake). Dropping it loses nothing: this node's own session
+ * reports the player gone from `key` when its socket closes.
  */
-export function staleDisconnect(message: unknown, socketHere: (player: string) => boolean): boolean {
+export function staleDisconnect(
+  key: string,
+  message: unknown,
+  inKeyHere: (player: string, key: string) => boolean,
+): boolean {
   if (typeof message !== "object" || message === null) return false;
   const { type, connected, player } = message as { type?: unknown; connected?: unknown; player?: unknown };
-  return type === "connection" && connected === false && typeof player === "string" && socketHere(player);
+  return type === "connection" && connected === false && typeof player === "string" && inKeyHere(player, key);
 }
 
 /**
@@ -74,8 +79,8 @@ export class NodeEndpoint {
       return;
     }
     if (delivery.tell === true) {
-      const { socketHere } = this.options;
-      if (socketHere !== undefined && staleDisconnect(delivery.message, socketHere)) return;
+      const { inKeyHere } = this.options;
+      if (inKeyHere !== undefined && staleDisconnect(delivery.key, delivery.message, inKeyHere)) return;
       system.tell(delivery.key, delivery.message, { here: true });
       return;
     }

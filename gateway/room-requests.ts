@@ -193,17 +193,23 @@ export class RoomRequests {
     if (busy) return busy;
     const away = await this.ownedElsewhere(session, key, code);
     if (away) return away;
-    const result = await this.deps.system.ask(
-      key,
-      {
-        type: "join",
-        player: { id: session.player, name: session.name },
-        ...(side === undefined ? {} : { side }),
-        // An activity room checks it (and tells the activity lobby the player loaded into the room).
-        ...(token === undefined ? {} : { token }),
-      },
-      { request },
-    );
+    // Entering it meanwhile: a disconnect another node tells about the player's old socket is stale.
+    session.enteringRoom = key;
+    const result = await this.deps.system
+      .ask(
+        key,
+        {
+          type: "join",
+          player: { id: session.player, name: session.name },
+          ...(side === undefined ? {} : { side }),
+          // An activity room checks it (and tells the activity lobby the player loaded into the room).
+          ...(token === undefined ? {} : { token }),
+        },
+        { request },
+      )
+      .finally(() => {
+        if (session.enteringRoom === key) session.enteringRoom = null;
+      });
     if (result.ok) {
       // Arriving with a transfer token took the player out of its activity lobby (the room told it).
       if (token !== undefined) session.activity = null;

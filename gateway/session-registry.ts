@@ -32,8 +32,14 @@ export class Session {
   }
   /** The lobby the player was in last: a request re-sent after its answer was lost goes there. */
   lastLobby: string | null = null;
-  /** The lobby a join or create of this session is entering now: its first frames may beat the answer. */
+  /**
+   * The lobby a join or create of this session is entering now: its first frames may beat the answer,
+   * and a disconnect another node tells about the player's old socket is stale meanwhile
+   * (fleet/node-endpoint.ts, `staleDisconnect`).
+   */
   entering: string | null = null;
+  /** The room a join of this session is entering now (see `entering`). */
+  enteringRoom: string | null = null;
   /** The room the player is seated in (`room/CODE`): its lobby's room, or one it created or joined. */
   get room(): string | null {
     return this.#room;

@@ -116,6 +116,8 @@ export interface FleetRuntimeParts {
   readonly playersHere: (key: string) => readonly string[];
   /** True when `player` has a live socket on this node (a relayed push is delivered here). */
   readonly connectedHere: (player: string) => boolean;
+  /** True when `player` has a live socket on this node whose session is in `key` or joining it. */
+  readonly inKeyHere: (player: string, key: string) => boolean;
   /** This node was declared dead: close every socket so its players resume elsewhere. */
   readonly reset: () => void;
   /** A key moved to another node: its members connected here are told `moved { url }`. */
@@ -369,9 +371,14 @@ export async function buildFleetRuntime(config: NodeConfig, parts: FleetRuntimeP
   await relay.start();
   // A room another node placed here is taken only while this node can open one.
   const maySpawn = (key: string): boolean => !key.startsWith("room/") || canOpenRoom();
-  // A disconnect another node tells about a player connected here is stale (NodeEndpoint.staleDisconnect).
-  const socketHere = (player: string): boolean => parts.playersHere(`player/${player}`).length > 0;
-  const endpoint = new NodeEndpoint({ bus, node: config.nodeId, system, maySpawn, socketHere });
+  // A disconnect another node tells about a player in the key here is stale (NodeEndpoint.staleDisconnect).
+  const endpoint = new NodeEndpoint({
+    bus,
+    node: config.nodeId,
+    system,
+    maySpawn,
+    inKeyHere: parts.inKeyHere,
+  });
   await endpoint.start();
   const migrations = new Migrations(
     migrationHostOf({

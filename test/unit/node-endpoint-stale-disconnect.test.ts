@@ -14,7 +14,8 @@ import {
  * there, and waited for the player, connected on the room's own node, until the test gave up.
  */
 describe("a disconnect another node tells about a player connected here", () => {
-  async function endpointWith(here: readonly string[]) {
+  /** An endpoint on n2, where the players of `here` are connected, each in the keys listed. */
+  async function endpointWith(here: Readonly<Record<string, readonly string[]>>) {
     const server = new MemoryBusServer();
     const told: { key: string; message: unknown }[] = [];
     const system = {
@@ -28,7 +29,7 @@ describe("a disconnect another node tells about a player connected here", () => 
       bus: server.connect(),
       node: "n2",
       system: system,
-      socketHere: (player) => here.includes(player),
+      inKeyHere: (player, key) => here[player]?.includes(key) === true,
     });
     await endpoint.start();
     const sender = server.connect();
@@ -39,14 +40,16 @@ describe("a disconnect another node tells about a player connected here", () => 
     return { told, tell };
   }
 
-  it("is dropped; the same from a player not connected here, and every other tell, are delivered", async () => {
-    const { told, tell } = await endpointWith(["bob"]);
+  it("is dropped when the player's session here is in that key; anything else is delivered", async () => {
+    const { told, tell } = await endpointWith({ bob: ["room/ABCDEF"] });
     await tell("room/ABCDEF", { type: "connection", player: "bob", connected: false });
     expect(told).toEqual([]);
     const delivered = [
+      // Not connected here, or connected here but not in that key (its own node will not report it gone).
       { key: "room/ABCDEF", message: { type: "connection", player: "carol", connected: false } },
+      { key: "lobby/QWERTY", message: { type: "connection", player: "bob", connected: false } },
       { key: "room/ABCDEF", message: { type: "connection", player: "bob", connected: true } },
-      { key: "lobby/ABCDEF", message: { type: "leave", player: "bob" } },
+      { key: "room/ABCDEF", message: { type: "leaveSeat", player: "bob" } },
     ];
     for (const { key, message } of delivered) await tell(key, message);
     expect(told).toEqual(delivered);
@@ -54,10 +57,11 @@ describe("a disconnect another node tells about a player connected here", () => 
 
   it("is recognised only as a connection message naming a player", () => {
     const here = (): boolean => true;
-    expect(staleDisconnect({ type: "connection", player: "bob", connected: false }, here)).toBe(true);
-    expect(staleDisconnect({ type: "connection", player: 7, connected: false }, here)).toBe(false);
-    expect(staleDisconnect({ type: "connection", player: "bob" }, here)).toBe(false);
-    expect(staleDisconnect(null, here)).toBe(false);
-    expect(staleDisconnect("connection", here)).toBe(false);
+    const key = "room/ABCDEF";
+    expect(staleDisconnect(key, { type: "connection", player: "bob", connected: false }, here)).toBe(true);
+    expect(staleDisconnect(key, { type: "connection", player: 7, connected: false }, here)).toBe(false);
+    expect(staleDisconnect(key, { type: "connection", player: "bob" }, here)).toBe(false);
+    expect(staleDisconnect(key, null, here)).toBe(false);
+    expect(staleDisconnect(key, "connection", here)).toBe(false);
   });
 });
