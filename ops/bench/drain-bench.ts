@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import { signPlayerToken } from "../../gateway/auth/player-token.ts";
-import { createNodeClient } from "../../gateway/client/node.ts";
+import { drainClient } from "./drain-client.ts";
 import type { FoyerClient } from "../../gateway/client/index.ts";
 import { fetchStatuses } from "../admin/index.ts";
 import { startNats } from "../nats/index.ts";
@@ -115,13 +115,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     const urls = await Promise.all(nodes.map((n) => n.url));
     const admin = await source.admin;
     const connect = async (player: string): Promise<FoyerClient> => {
-      const client = createNodeClient({
-        urls,
-        token: tokenFor(player),
-        reconnectMinMs: 20,
-        reconnectMaxMs: 500,
-        callTimeoutMs: 30_000,
-      });
+      const client = drainClient(urls, tokenFor(player));
       clients.push(client);
       await client.connect();
       return client;

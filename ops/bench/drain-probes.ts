@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { createNodeClient } from "../../gateway/client/node.ts";
+import { drainClient } from "./drain-client.ts";
 import type { FoyerClient } from "../../gateway/client/index.ts";
 
 /**
@@ -46,13 +46,7 @@ export type ProbeReport =
 async function run(work: ProbeWork, port: NonNullable<typeof parentPort>): Promise<void> {
   const clients: FoyerClient[] = [];
   const connect = async (urls: readonly string[], token: string): Promise<FoyerClient> => {
-    const client = createNodeClient({
-      urls: [...urls],
-      token,
-      reconnectMinMs: 20,
-      reconnectMaxMs: 500,
-      callTimeoutMs: 30_000,
-    });
+    const client = drainClient(urls, token);
     clients.push(client);
     await client.connect();
     return client;

@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualScheduler, settle } from "../../actors/runtime/index.ts";
-import {
-  FleetRouter,
-  MemoryBusServer,
-  MemoryKvServer,
-  encodeClaim,
-  type KvBucket,
-} from "../../fleet/index.ts";
+import { FleetRouter, MemoryBusServer, MemoryKvServer, encodeClaim } from "../../fleet/index.ts";
+import { silentWatch } from "./support/silent-watch.ts";
 
 const me = { node: "n2", incarnation: "i-2" };
 const dead = { node: "n1", incarnation: "i-1" };
@@ -96,18 +91,8 @@ describe("FleetRouter.reread", () => {
     const revision = await claims.create("room/AAA", encodeClaim(dead));
     const other = { node: "n3", incarnation: "i-3" };
     // A watch that delivers nothing (a lagging or silent consumer): the cache has only what was read.
-    const silent: KvBucket = {
-      name: claims.name,
-      get: (k) => claims.get(k),
-      create: (k, v) => claims.create(k, v),
-      update: (k, v, r) => claims.update(k, v, r),
-      put: (k, v) => claims.put(k, v),
-      delete: (k, o) => claims.delete(k, o),
-      keys: (prefix) => claims.keys(prefix),
-      watch: () => ({ stop: () => undefined }),
-    };
     const router = new FleetRouter({
-      claims: silent,
+      claims: silentWatch(claims),
       bus: new MemoryBusServer().connect(),
       identity: me,
       scheduler: new ManualScheduler(),

@@ -3,6 +3,7 @@ import type { AskResult } from "../../actors/runtime/index.ts";
 import { MemoryBusServer, MemoryKvServer } from "../../fleet/index.ts";
 import type { KvBucket } from "../../fleet/index.ts";
 import { type FleetNode, startFleetNode } from "../support/fleet-nodes.ts";
+import { silentWatch } from "./support/silent-watch.ts";
 
 // Two (or three) ActorSystems sharing one in-memory KV and one in-memory bus, as nodes share NATS.
 
@@ -23,18 +24,6 @@ async function fleet(
   running.push(...nodes);
   return nodes;
 }
-
-/** The claims bucket with a watch that never delivers (a silent watcher, NATS-NOTES). */
-const silentWatch = (claims: KvBucket): KvBucket => ({
-  name: claims.name,
-  get: (k) => claims.get(k),
-  create: (k, v) => claims.create(k, v),
-  update: (k, v, r) => claims.update(k, v, r),
-  put: (k, v) => claims.put(k, v),
-  delete: (k, o) => claims.delete(k, o),
-  keys: (p) => claims.keys(p),
-  watch: () => ({ stop: () => undefined }),
-});
 
 const value = (result: AskResult): unknown => (result.ok ? result.value : result.code);
 

@@ -89,6 +89,24 @@ function spawnedRoom(snapshot: Snapshot | undefined): { key: string; init: unkno
   return spawn;
 }
 
+/** The lobby's snapshot a node killed during a start leaves (its room not stored yet), and the room's spawn. */
+async function crashedDuringStart(): Promise<{ snapshot: Snapshot; room: { key: string; init: unknown } }> {
+  const first = lobbyHarness();
+  const { rooms } = await startHeld(first);
+  expect(rooms.held).toBe(1);
+  const snapshot = structuredClone(first.store.peek(lobby)!);
+  return { snapshot, room: spawnedRoom(snapshot) };
+}
+
+/** A store that refuses every room create. */
+function refuseRooms(h: Harness): void {
+  const create = h.store.create.bind(h.store);
+  h.store.create = (key, initial) =>
+    key.startsWith("room/")
+      ? Promise.reject(new PersistError("unavailable", "store refused"))
+      : create(key, initial);
+}
+
 describe("a spawn and what it causes", () => {
   it("answers the start and tells the members only once the room is stored", async () => {
     const h = lobbyHarness();
@@ -113,11 +131,8 @@ describe("a spawn and what it causes", () => {
   });
 
   it("creates the room again when the lobby is restored from a snapshot written before it was stored", async () => {
-    const first = lobbyHarness();
-    const { rooms: firstRooms } = await startHeld(first);
-    expect(firstRooms.held).toBe(1);
-    const snapshot = structuredClone(first.store.peek(lobby))!;
-    const room = spawnedRoom(snapshot).key;
+    const { snapshot, room: spawn } = await crashedDuringStart();
+    const room = spawn.key;
 
     const h = await restoreElsewhere(snapshot);
     const rooms = holdRooms(h);
@@ -138,10 +153,7 @@ describe("a spawn and what it causes", () => {
   });
 
   it("leaves a room that was stored before the crash alone", async () => {
-    const first = lobbyHarness();
-    await startHeld(first);
-    const snapshot = structuredClone(first.store.peek(lobby))!;
-    const room = spawnedRoom(snapshot);
+    const { snapshot, room } = await crashedDuringStart();
 
     const h = await restoreElsewhere(snapshot);
     const rooms = holdRooms(h);
@@ -158,10 +170,8 @@ describe("a spawn and what it causes", () => {
   });
 
   it("waits out a claim that is being freed, then creates the room", async () => {
-    const first = lobbyHarness();
-    await startHeld(first);
-    const snapshot = structuredClone(first.store.peek(lobby))!;
-    const room = spawnedRoom(snapshot).key;
+    const { snapshot, room: spawn } = await crashedDuringStart();
+    const room = spawn.key;
 
     const h = await restoreElsewhere(snapshot);
     const read = h.store.read.bind(h.store);
@@ -189,17 +199,11 @@ describe("a spawn and what it causes", () => {
   });
 
   it("gives up at its deadline and tells the lobby, which is not playing any more", async () => {
-    const first = lobbyHarness();
-    await startHeld(first);
-    const snapshot = structuredClone(first.store.peek(lobby))!;
-    const room = spawnedRoom(snapshot).key;
+    const { snapshot, room: spawn } = await crashedDuringStart();
+    const room = spawn.key;
 
     const h = await restoreElsewhere(snapshot);
-    const create = h.store.create.bind(h.store);
-    h.store.create = (key, initial) =>
-      key.startsWith("room/")
-        ? Promise.reject(new PersistError("unavailable", "store refused"))
-        : create(key, initial);
+    refuseRooms(h);
     // The ask times out meanwhile (its client would retry); the lobby is not loaded until it gives up.
     const asked = h.system.ask(lobby, { type: "ready", player: "b", ready: true });
     await h.clock.advance(30_000);
@@ -219,11 +223,7 @@ describe("a spawn and what it causes", () => {
 
   it("tells the members nothing of a room that could not be created", async () => {
     const h = lobbyHarness();
-    const create = h.store.create.bind(h.store);
-    h.store.create = (key, initial) =>
-      key.startsWith("room/")
-        ? Promise.reject(new PersistError("unavailable", "store refused"))
-        : create(key, initial);
+    refuseRooms(h);
     await h.system.spawn(lobby, { code: "ABCD12", host: { id: "a", name: "A" } });
     await h.system.ask(lobby, { type: "join", player: { id: "b", name: "B" } });
     await h.settle();
@@ -278,10 +278,8 @@ describe("a spawn and what it causes", () => {
 
 describe("a restore through the fleet's store", () => {
   it("waits out the dead creator's orphaned room claim until failover frees it, then creates the room", async () => {
-    const first = lobbyHarness();
-    await startHeld(first);
-    const snapshot = structuredClone(first.store.peek(lobby)!);
-    const room = spawnedRoom(snapshot).key;
+    const { snapshot, room: spawn } = await crashedDuringStart();
+    const room = spawn.key;
 
     const kv = new MemoryKvServer().connect();
     const claims = await kv.bucket("claims");
