@@ -604,6 +604,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.follow(frame.url);
         return;
       case "moved":
+        this.emit("moving", { url: frame.url });
         this.moveOver(frame.url);
         return;
       case "serverDraining":

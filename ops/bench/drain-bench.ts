@@ -41,8 +41,19 @@ export interface DrainBenchResult {
   readonly before: LatencySummary;
   /** Ready toggles of the probes that started during the drain. */
   readonly during: LatencySummary;
-  /** Each probe's slowest request during the drain: the pause its lobby's move caused. */
+  /**
+   * Each probe's slowest request during the whole drain: its lobby's move, and whatever the drain's load
+   * did to its other requests (compare `stayPause`).
+   */
   readonly pause: LatencySummary;
+  /**
+   * The issue's pause: each probe's slowest request during its own lobby's move (in flight at some moment
+   * from the `moved` its client heard to the new node's welcome). Probes with no request in that window
+   * are not counted (`count` says how many had one).
+   */
+  readonly movePause: LatencySummary;
+  /** Probes whose client heard its lobby move (`moving`): all of them, in a drain that finished. */
+  readonly probesMoved: number;
   /**
    * The same for control probes, each in a lobby of its own on a node that is not drained: the slowest
    * request the drain's load alone causes, with no move. What `pause` is over it is the move's own.
@@ -57,7 +68,10 @@ export interface DrainBenchResult {
     /** 5 s per 1,000 lobbies (30 s per 10,000 from 10,000 on). */
     readonly seconds: number;
     readonly secondsMet: boolean;
+    /** On `movePause`. */
     readonly pauseP99Under50ms: boolean;
+    /** On `pause`, the stricter reading: no request during the whole drain over 50 ms at p99. */
+    readonly worstP99Under50ms: boolean;
   };
 }
 
@@ -79,8 +93,9 @@ const probeGapMs = 100;
  * 4,000 or 10,000 is well below the ~20,000 one process may hold). A probe member added to some of them,
  * on a thread of its own, keeps toggling its ready flag, and as many control probes do the same in
  * lobbies of their own on the other two nodes; then the first node is drained to the other two. Prints the
- * drain's length, lobbies per second, the probes' latency before and during the drain (each probe's worst
- * request during it is its pause), and the controls' worst: what the load alone does, with no move.
+ * drain's length, lobbies per second, the probes' latency before and during the drain, each probe's worst
+ * request during its lobby's move (the pause) and during the whole drain, and the controls' worst: what
+ * the load alone does, with no move.
  */
 export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBenchResult> {
   const say = (line: string): void => {
@@ -175,7 +190,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     probes.postMessage({ type: "stop" } satisfies ProbeCommand);
     const probed = await reports.next();
     if (probed.type !== "done") throw new Error(`the probes failed: ${JSON.stringify(probed)}`);
-    const { before, during, worst, controlWorst, errors } = probed;
+    const { before, during, worst, movePause: moveWorst, probesMoved, controlWorst, errors } = probed;
     if (progress?.finishedAt == null) {
       throw new Error(
         `the drain did not report its end: ${JSON.stringify(progress)}\n${source.output().slice(-2_000)}`,
@@ -186,6 +201,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     const targetSeconds =
       options.lobbies >= 10_000 ? (30 * options.lobbies) / 10_000 : (5 * options.lobbies) / 1_000;
     const pause = summarize(worst.filter((ms) => ms > 0));
+    const movePause = summarize(moveWorst.filter((ms) => ms > 0));
     const result: DrainBenchResult = {
       scenario: "drain",
       foyerNodes: nodeCount,
@@ -198,12 +214,15 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
       before: summarize(before),
       during: summarize(during),
       pause,
+      movePause,
+      probesMoved,
       stayPause: summarize(controlWorst.filter((ms) => ms > 0)),
       errors,
       targets: {
         seconds: targetSeconds,
         secondsMet: seconds < targetSeconds,
-        pauseP99Under50ms: pause.p99Ms < 50,
+        pauseP99Under50ms: movePause.count > 0 && movePause.p99Ms < 50,
+        worstP99Under50ms: pause.p99Ms < 50,
       },
     };
     say(
@@ -211,7 +230,8 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     );
     say(line("ready before the drain", result.before));
     say(line("ready during the drain", result.during));
-    say(line("pause (each probe's worst)", result.pause));
+    say(line("pause (each probe's worst in its lobby's move)", result.movePause));
+    say(line("each probe's worst in the whole drain", result.pause));
     say(line("worst in a lobby that stays", result.stayPause));
     say(`  errors seen by callers: ${errors}`);
     say(

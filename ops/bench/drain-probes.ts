@@ -37,6 +37,13 @@ export type ProbeReport =
       readonly during: number[];
       /** Each probe's slowest toggle during the drain (0: none). */
       readonly worst: number[];
+      /**
+       * Each probe's slowest toggle during its lobby's move: in flight at some moment from the `moved`
+       * its client heard to the new node's welcome (0: none was, or the lobby did not move).
+       */
+      readonly movePause: number[];
+      /** Probes whose client heard its lobby move. */
+      readonly probesMoved: number;
       /** The same for each control probe. */
       readonly controlWorst: number[];
       readonly errors: number;
@@ -65,10 +72,21 @@ async function run(work: ProbeWork, port: NonNullable<typeof parentPort>): Promi
     const before: number[] = [];
     const during: number[] = [];
     const worst = new Array<number>(clients.length).fill(0);
+    const movePause = new Array<number>(probeCount).fill(0);
+    let probesMoved = 0;
     let errors = 0;
     await Promise.all(
       clients.map(async (client, p) => {
         let ready = false;
+        // Its lobby's move, as its client saw it: from the `moved` frame to the new node's welcome.
+        const move = { from: Infinity, to: Infinity };
+        const toggles: { t0: number; t1: number }[] = [];
+        client.on("moving", () => {
+          if (move.from === Infinity) move.from = performance.now();
+        });
+        client.on("connected", () => {
+          if (move.from !== Infinity && move.to === Infinity) move.to = performance.now();
+        });
         while (!phase.stop) {
           const draining = phase.draining;
           const t0 = performance.now();
@@ -78,11 +96,17 @@ async function run(work: ProbeWork, port: NonNullable<typeof parentPort>): Promi
           } catch {
             errors++;
           }
-          const ms = performance.now() - t0;
+          const t1 = performance.now();
+          const ms = t1 - t0;
           if (draining) worst[p] = Math.max(worst[p] ?? 0, ms);
+          if (draining && p < probeCount) toggles.push({ t0, t1 });
           // Of a control, only its worst is reported.
           if (p < probeCount) (draining ? during : before).push(ms);
           await new Promise((resolve) => setTimeout(resolve, work.gapMs));
+        }
+        if (p < probeCount && move.from !== Infinity) probesMoved++;
+        for (const { t0, t1 } of toggles) {
+          if (t0 <= move.to && t1 >= move.from) movePause[p] = Math.max(movePause[p] ?? 0, t1 - t0);
         }
       }),
     );
@@ -91,6 +115,8 @@ async function run(work: ProbeWork, port: NonNullable<typeof parentPort>): Promi
       before,
       during,
       worst: worst.slice(0, probeCount),
+      movePause,
+      probesMoved,
       controlWorst: worst.slice(probeCount),
       errors,
     } satisfies ProbeReport);

@@ -20,6 +20,10 @@ describe("foyer bench --scenario drain", () => {
     expect(result.during.count).toBeGreaterThan(0);
     expect(result.pause.count).toBeGreaterThan(0);
     expect(result.pause.p99Ms).toBeGreaterThanOrEqual(result.pause.p50Ms);
+    // Every probe's client heard its lobby move; a request in that window is part of its whole-drain worst.
+    expect(result.probesMoved).toBe(4);
+    expect(result.movePause.count).toBeLessThanOrEqual(4);
+    if (result.movePause.count > 0) expect(result.movePause.p99Ms).toBeLessThanOrEqual(result.pause.p99Ms);
     // One control probe per probe, each in a lobby of its own that stays on an undrained node.
     expect(result.stayPause.count).toBe(4);
     expect(result.stayPause.p50Ms).toBeGreaterThan(0);

@@ -50,6 +50,26 @@ describe("FoyerClient told its lobby moved (make before break)", () => {
     client.close();
   });
 
+  it("says the lobby is moving when told, before the new node's connected", async () => {
+    const { client, made, last } = fakeClient({ urls: ["ws://node-1/ws", newNode] });
+    const heard: string[] = [];
+    client.on("moving", ({ url }) => heard.push(`moving ${url}`));
+    client.on("connected", ({ node }) => heard.push(`connected ${node}`));
+    const done = client.connect();
+    await vi.advanceTimersByTimeAsync(0);
+    last().accept();
+    last().welcome();
+    await done;
+    last().deliver({ type: "moved", key: "lobby/ABCD", url: newNode });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(heard).toEqual(["connected node-1", `moving ${newNode}`]);
+    made[1]?.accept();
+    made[1]?.welcome("p1", true);
+    expect(heard).toHaveLength(3);
+    expect(heard[2]).toMatch(/^connected /);
+    client.close();
+  });
+
   it("settles a call the old socket answers before the swap, and does not send it again", async () => {
     const { client, made, old } = await toldMoved();
     const ready = client.ready(true);
