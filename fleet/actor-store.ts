@@ -261,7 +261,7 @@ export class KvActorStore implements ActorStore {
     }
   }
 
-  async remove(key: string, revision: number): Promise<void> {
+  async remove(key: string, revision: number, epoch?: number): Promise<void> {
     this.sealed.delete(key);
     for (let retries = 1; ; retries -= 1) {
       try {
@@ -277,7 +277,23 @@ export class KvActorStore implements ActorStore {
       }
       if (retries === 0) throw new PersistError("unavailable", `${key}: the snapshot could not be deleted`);
     }
+    if (epoch !== undefined && (await this.deleteClaimAt(key, epoch))) return;
     await this.releaseOwnClaim(key);
+  }
+
+  /**
+   * Deletes the claim of `key` at `epoch` — its revision while this node has held it, as the actor knows
+   * it — without reading it first: one round trip fewer for every lobby that closes. False when that did
+   * not settle it (the claim moved, or the outcome is unknown): the caller reads the claim and decides.
+   */
+  private async deleteClaimAt(key: string, epoch: number): Promise<boolean> {
+    try {
+      await this.claims.delete(key, { expectedRevision: epoch });
+      return true;
+    } catch (error) {
+      if (!isKvError(error)) throw error;
+      return false;
+    }
   }
 
   /** CAS of the claim from `revision` to this node; the new epoch, or null when someone else moved it first. */

@@ -425,7 +425,7 @@ export class MailboxRunner {
     const started = this.options.scheduler.now();
     try {
       if (stopping) {
-        await this.options.store.remove(cell.key, cell.revision);
+        await this.options.store.remove(cell.key, cell.revision, cell.epoch);
       } else {
         const snapshot = this.host.snapshotOf(cell, state, timers, cell.epoch, now);
         cell.revision = await this.options.store.write(cell.key, snapshot, cell.revision);

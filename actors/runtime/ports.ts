@@ -132,8 +132,11 @@ export interface ActorStore {
   read(key: string): Promise<StoredActor | null>;
   /** Compare-and-set write of the next snapshot; returns the new revision. Throws PersistError. */
   write(key: string, snapshot: Snapshot, revision: number): Promise<number>;
-  /** Deletes a finished actor's snapshot and releases its claim. */
-  remove(key: string, revision: number): Promise<void>;
+  /**
+   * Deletes a finished actor's snapshot and releases its claim. `epoch`, when given, is the claim's
+   * revision as the actor holds it: the claim is then deleted at it without reading it first.
+   */
+  remove(key: string, revision: number, epoch?: number): Promise<void>;
 }
 
 /** Carries frames to players' sessions, wherever they are connected. */

@@ -654,6 +654,48 @@ describe("KvActorStore", () => {
     expect(await a.read(key)).toMatchObject({ snapshot: { writeId: "w1" } });
   });
 
+  it("remove at the actor's epoch deletes the claim without reading it first", async () => {
+    const { claims, snapshots, storeOf } = await setup();
+    let claimReads = 0;
+    const counted = withFaults(claims, {
+      get: (k) => {
+        claimReads++;
+        return claims.get(k);
+      },
+    });
+    const a = storeOf(nodeA, { claims: counted });
+    const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
+    claimReads = 0;
+    await a.remove(key, revision, epoch);
+    expect(claimReads).toBe(0);
+    expect(await claims.get(key)).toBeNull();
+    expect(await snapshots.get(key)).toBeNull();
+  });
+
+  it("remove at an epoch the claim has moved on from leaves the claim that another node took", async () => {
+    const { a, claims } = await setup();
+    const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
+    const taken = await claims.update(key, encodeClaim(nodeB), epoch);
+    await a.remove(key, revision, epoch);
+    expect(await claims.get(key)).toMatchObject({ revision: taken });
+  });
+
+  it("remove whose claim delete fails reads the claim and frees it if it is still ours", async () => {
+    const { claims, storeOf } = await setup();
+    let failed = 0;
+    const flaky = withFaults(claims, {
+      delete: (k, o) => {
+        if (failed++ === 0) return Promise.reject(new KvError("timeout", "the delete timed out"));
+        return claims.delete(k, o);
+      },
+    });
+    const a = storeOf(nodeA, { claims: flaky });
+    const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
+    await a.remove(key, revision, epoch);
+    expect(failed).toBe(2);
+    expect(await claims.get(key)).toBeNull();
+  });
+
   it("remove leaves a claim that another node took", async () => {
     const { a, claims } = await setup();
     const { epoch, revision } = await a.create(key, (e) => snapshot(e, "w0"));
