@@ -53,6 +53,8 @@ export class KvActorStore implements ActorStore {
    * just settled would cost two more round trips per key. Taken once, and only while fresh.
    */
   private readonly sealed = new Map<string, { stored: StoredActor; at: number; incarnation: string }>();
+  /** Seals still in flight after their adoption was answered (`claimForAdoption`): a read waits for them. */
+  private readonly sealing = new Map<string, Promise<unknown>>();
 
   constructor(options: KvActorStoreOptions) {
     // Actor keys may hold any player id; the buckets see them escaped to what KV keys allow.
@@ -82,6 +84,8 @@ export class KvActorStore implements ActorStore {
   }
 
   async read(key: string, again = false): Promise<StoredActor | null> {
+    const sealing = this.sealing.get(key);
+    if (sealing !== undefined) await sealing;
     const sealed = this.takeSealed(key);
     if (sealed !== null) return sealed;
     // The claim first: a snapshot read after it is at least as new as the epoch it is paired with.
@@ -136,6 +140,40 @@ export class KvActorStore implements ActorStore {
    * create was ever acknowledged; if ours wins, the code is freed.
    */
   async takeOver(key: string, claimRevision: number): Promise<TakeOver> {
+    const claimed = await this.claimAndRead(key, claimRevision);
+    if (claimed === null) return { outcome: "lost" };
+    return this.seal(key, claimed.epoch, claimed.current);
+  }
+
+  /**
+   * A migration target's takeover in two steps: resolves once the claim CAS from the source's epoch has
+   * settled, with the seal still being written (`sealed`, which never rejects unhandled). From the CAS on
+   * the key is this node's — the source, asked, would read the claim and let go either way — but it acts
+   * only after the seal: every read of the key here waits for it, and the actor is restored by a read.
+   * So the source hears `adopted` and forwards its frozen buffer while the seal is written, one KV round
+   * trip sooner; the forwarded requests wait here for the restore.
+   */
+  async claimForAdoption(
+    key: string,
+    claimRevision: number,
+  ): Promise<{ readonly epoch: number; readonly sealed: Promise<TakeOver> } | null> {
+    const claimed = await this.claimAndRead(key, claimRevision);
+    if (claimed === null) return null;
+    const sealed = this.seal(key, claimed.epoch, claimed.current);
+    const settled: Promise<unknown> = sealed
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.sealing.get(key) === settled) this.sealing.delete(key);
+      });
+    this.sealing.set(key, settled);
+    return { epoch: claimed.epoch, sealed };
+  }
+
+  /** The claim CAS from `claimRevision` to this node, with the snapshot read while it is in flight. */
+  private async claimAndRead(
+    key: string,
+    claimRevision: number,
+  ): Promise<{ epoch: number; current: StoredSnapshot | null | undefined } | null> {
     this.sealed.delete(key);
     // The snapshot is read while the claim CAS is in flight, one round trip instead of two in sequence:
     // the seal writes it back compare-and-set on the revision read, so an older owner's write that lands
@@ -144,8 +182,7 @@ export class KvActorStore implements ActorStore {
       this.claimFrom(key, claimRevision),
       this.readBackSnapshot(key).catch(() => undefined),
     ]);
-    if (epoch === null) return { outcome: "lost" };
-    return this.seal(key, epoch, current);
+    return epoch === null ? null : { epoch, current };
   }
 
   /**

@@ -654,6 +654,51 @@ describe("KvActorStore", () => {
     expect(await a.read(key)).toMatchObject({ snapshot: { writeId: "w1" } });
   });
 
+  it("claimForAdoption resolves once the claim is ours, with the seal in flight; a read of the key waits for that seal", async () => {
+    const { a, claims, snapshots, storeOf } = await setup();
+    const first = await a.create(key, (e) => snapshot(e, "w0"));
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let updates = 0;
+    const slow = withFaults(snapshots, {
+      update: async (k, v, r) => {
+        updates++;
+        await held;
+        return snapshots.update(k, v, r);
+      },
+    });
+    const b = storeOf(nodeB, { snapshots: slow });
+    const claimed = await b.claimForAdoption(key, first.epoch);
+    if (claimed === null) throw new Error("the claim was lost");
+    expect(await claims.get(key)).toMatchObject({ revision: claimed.epoch });
+    expect(updates).toBe(1); // the seal, held
+    let read: unknown;
+    const reading = b.read(key).then((stored) => {
+      read = stored;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(read).toBeUndefined();
+    release();
+    await reading;
+    expect(read).toMatchObject({
+      epoch: claimed.epoch,
+      owner: { mine: true },
+      snapshot: { writeId: `w0~seal${claimed.epoch}` },
+    });
+    expect(await claimed.sealed).toMatchObject({ outcome: "taken", epoch: claimed.epoch });
+    // The read sealed nothing itself: it waited for the adoption's seal.
+    expect(updates).toBe(1);
+  });
+
+  it("claimForAdoption from an epoch the claim has left claims nothing", async () => {
+    const { a, b, claims } = await setup();
+    const first = await a.create(key, (e) => snapshot(e, "w0"));
+    expect(await b.claimForAdoption(key, first.epoch + 1)).toBeNull();
+    expect(await claims.get(key)).toMatchObject({ revision: first.epoch });
+  });
+
   it("remove at the actor's epoch deletes the claim without reading it first", async () => {
     const { claims, snapshots, storeOf } = await setup();
     let claimReads = 0;
