@@ -55,6 +55,12 @@ export class KvActorStore implements ActorStore {
   private readonly sealed = new Map<string, { stored: StoredActor; at: number; incarnation: string }>();
   /** Seals still in flight after their adoption was answered (`claimForAdoption`): a read waits for them. */
   private readonly sealing = new Map<string, Promise<unknown>>();
+  /**
+   * Adoptions whose seal failed after they were answered, by key, with their epoch: the read that seals
+   * the key instead finishes that adoption, which has told the actor `restored` already, so it does not
+   * call `sealedByRead`.
+   */
+  private readonly unsealedAdoptions = new Map<string, number>();
 
   constructor(options: KvActorStoreOptions) {
     // Actor keys may hold any player id; the buckets see them escaped to what KV keys allow.
@@ -119,8 +125,10 @@ export class KvActorStore implements ActorStore {
       if (sealed.outcome !== "taken") {
         throw new PersistError("unavailable", `${key}: epoch ${claim.revision} is not sealed yet`);
       }
+      const adopted = this.unsealedAdoptions.get(key) === claim.revision;
+      this.unsealedAdoptions.delete(key);
       // Only a seal this read wrote: one it found was a takeover's, and that takeover tells the actor.
-      if (sealed.wrote === true) this.sealedByRead?.(key);
+      if (sealed.wrote === true && !adopted) this.sealedByRead?.(key);
       return this.read(key);
     }
     return { snapshot, revision: entry.revision, epoch: claim.revision, owner };
@@ -142,7 +150,7 @@ export class KvActorStore implements ActorStore {
   async takeOver(key: string, claimRevision: number): Promise<TakeOver> {
     const claimed = await this.claimAndRead(key, claimRevision);
     if (claimed === null) return { outcome: "lost" };
-    return this.seal(key, claimed.epoch, claimed.current);
+    return this.seal(key, claimed.epoch, claimed.current, claimed.incarnation);
   }
 
   /**
@@ -159,9 +167,12 @@ export class KvActorStore implements ActorStore {
   ): Promise<{ readonly epoch: number; readonly sealed: Promise<TakeOver> } | null> {
     const claimed = await this.claimAndRead(key, claimRevision);
     if (claimed === null) return null;
-    const sealed = this.seal(key, claimed.epoch, claimed.current);
+    const { epoch } = claimed;
+    const sealed = this.seal(key, epoch, claimed.current, claimed.incarnation);
     const settled: Promise<unknown> = sealed
-      .catch(() => undefined)
+      .catch(() => {
+        this.unsealedAdoptions.set(key, epoch);
+      })
       .finally(() => {
         if (this.sealing.get(key) === settled) this.sealing.delete(key);
       });
@@ -173,8 +184,11 @@ export class KvActorStore implements ActorStore {
   private async claimAndRead(
     key: string,
     claimRevision: number,
-  ): Promise<{ epoch: number; current: StoredSnapshot | null | undefined } | null> {
+  ): Promise<{ epoch: number; current: StoredSnapshot | null | undefined; incarnation: string } | null> {
     this.sealed.delete(key);
+    this.unsealedAdoptions.delete(key);
+    // The incarnation the claim is signed with: a fence during the CAS or the seal changes this node's.
+    const { incarnation } = this.identity;
     // The snapshot is read while the claim CAS is in flight, one round trip instead of two in sequence:
     // the seal writes it back compare-and-set on the revision read, so an older owner's write that lands
     // after the read fails the seal, which reads again. (A read that fails is simply made again there.)
@@ -182,7 +196,7 @@ export class KvActorStore implements ActorStore {
       this.claimFrom(key, claimRevision),
       this.readBackSnapshot(key).catch(() => undefined),
     ]);
-    return epoch === null ? null : { epoch, current };
+    return epoch === null ? null : { epoch, current, incarnation };
   }
 
   /**
@@ -196,6 +210,7 @@ export class KvActorStore implements ActorStore {
     key: string,
     epoch: number,
     first?: StoredSnapshot | null,
+    incarnation: string = this.identity.incarnation,
   ): Promise<TakeOver & { readonly wrote?: true }> {
     for (let round = 0; round < 8; round++) {
       const current = round === 0 && first !== undefined ? first : await this.readBackSnapshot(key);
@@ -208,11 +223,17 @@ export class KvActorStore implements ActorStore {
         return { outcome: "freed" };
       }
       if (current.snapshot.epoch > epoch) return { outcome: "lost" };
-      if (current.snapshot.epoch === epoch) return this.keepSealed(key, current.snapshot, current.revision);
+      if (current.snapshot.epoch === epoch)
+        return this.keepSealed(key, current.snapshot, current.revision, incarnation);
       const sealed = { ...current.snapshot, epoch, writeId: `${current.snapshot.writeId}~seal${epoch}` };
       try {
         return {
-          ...this.keepSealed(key, sealed, await this.writeAt(key, sealed, current.revision, true)),
+          ...this.keepSealed(
+            key,
+            sealed,
+            await this.writeAt(key, sealed, current.revision, true),
+            incarnation,
+          ),
           wrote: true,
         };
       } catch (error) {
@@ -230,15 +251,19 @@ export class KvActorStore implements ActorStore {
     return this.writeAt(key, snapshot, revision, false);
   }
 
-  /** Notes a seal of ours for the restore that follows (see `sealed`); the takeover's outcome. */
-  private keepSealed(key: string, snapshot: Snapshot, revision: number): TakeOver {
+  /**
+   * Notes a seal of ours for the restore that follows (see `sealed`); the takeover's outcome. Kept under
+   * the incarnation that signed the claim: a seal that outlived a fence is never taken as this
+   * incarnation's.
+   */
+  private keepSealed(key: string, snapshot: Snapshot, revision: number, incarnation: string): TakeOver {
     const now = this.scheduler.now();
     // Seals the restore never read (a key taken while this node was being declared dead) age out here.
     for (const [older, entry] of this.sealed) {
       if (now - entry.at <= sealedFreshMs) break;
       this.sealed.delete(older);
     }
-    const { node, incarnation } = this.identity;
+    const { node } = this.identity;
     this.sealed.delete(key);
     this.sealed.set(key, {
       stored: { snapshot, revision, epoch: snapshot.epoch, owner: { node, incarnation, mine: true } },
@@ -320,8 +345,9 @@ export class KvActorStore implements ActorStore {
 
   /**
    * Deletes the claim of `key` at `epoch` — its revision while this node has held it, as the actor knows
-   * it — without reading it first: one round trip fewer for every lobby that closes. False when that did
-   * not settle it (the claim moved, or the outcome is unknown): the caller reads the claim and decides.
+   * it — without reading it first: one round trip fewer for every lobby that closes. A claim that has
+   * moved on from `epoch` is left alone: it is no longer this actor's. False when the outcome is unknown:
+   * the caller reads the claim and decides.
    */
   private async deleteClaimAt(key: string, epoch: number): Promise<boolean> {
     try {
@@ -329,7 +355,7 @@ export class KvActorStore implements ActorStore {
       return true;
     } catch (error) {
       if (!isKvError(error)) throw error;
-      return false;
+      return isWrongRevision(error);
     }
   }
 

@@ -82,7 +82,7 @@ export interface MigrationParts {
     freeze(key: string): Promise<{ epoch: number; revision: number } | null>;
     isLive(key: string): boolean;
     handOver(key: string): void;
-    tell(key: string, message: unknown): void;
+    tell(key: string, message: unknown, opts?: { here?: boolean }): void;
   };
   readonly store: Pick<MigrationHost, "takeOver" | "readClaim" | "claimForAdoption">;
   readonly router: { learn(key: string, owner: NodeIdentity, revision: number): void };
@@ -117,7 +117,13 @@ export function migrationHostOf(parts: MigrationParts): MigrationHost {
     },
     adopted: (key) => {
       parts.onAdopted?.(key);
-      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere(key)] });
+      // Here only: should the seal find the key lost after all (an adoption is answered before its seal
+      // lands), the restore finds the claim elsewhere and this is dropped, never carried to the owner.
+      system.tell(
+        key,
+        { type: "restored", reason: "migration", connected: [...parts.playersHere(key)] },
+        { here: true },
+      );
     },
     moved: parts.moved,
     mayAdopt: parts.mayAdopt,
@@ -142,7 +148,8 @@ export type MoveOutcome =
  * epoch, so a late target cannot also seal). Never both, never neither.
  */
 export class Migrations {
-  private readonly adoptions = new Set<string>();
+  /** Adoptions of each key in flight here (two may overlap: one from a stale view of the claim). */
+  private readonly adoptions = new Map<string, number>();
 
   constructor(
     private readonly host: MigrationHost,
@@ -174,7 +181,7 @@ export class Migrations {
     }
     if (!this.host.mayAdopt()) return { ok: false, reason: "this node takes no keys now" };
     const { key } = request;
-    this.adoptions.add(key);
+    this.adoptions.set(key, (this.adoptions.get(key) ?? 0) + 1);
     let sealing: Promise<unknown> | null = null;
     try {
       if (this.host.claimForAdoption !== undefined) {
@@ -182,7 +189,11 @@ export class Migrations {
         // and the source's buffer arrives meanwhile (see KvActorStore.claimForAdoption).
         const claimed = await this.host.claimForAdoption(key, request.epoch);
         if (claimed === null) return { ok: false, reason: "the key was lost" };
-        sealing = claimed.sealed.catch(() => undefined).finally(() => this.adoptions.delete(key));
+        sealing = claimed.sealed
+          .catch(() => undefined)
+          .finally(() => {
+            this.adoptionEnded(key);
+          });
         return this.adoptedAt(key, claimed.epoch);
       }
       const result = await this.host.takeOver(key, request.epoch);
@@ -191,8 +202,14 @@ export class Migrations {
     } catch (error) {
       return { ok: false, reason: error instanceof Error ? error.message : "the takeover failed" };
     } finally {
-      if (sealing === null) this.adoptions.delete(key);
+      if (sealing === null) this.adoptionEnded(key);
     }
+  }
+
+  private adoptionEnded(key: string): void {
+    const left = (this.adoptions.get(key) ?? 1) - 1;
+    if (left > 0) this.adoptions.set(key, left);
+    else this.adoptions.delete(key);
   }
 
   /** The key is this node's at `epoch`: the router learns it, the actor is restored, the source is told. */

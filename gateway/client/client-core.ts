@@ -604,7 +604,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
         this.follow(frame.url);
         return;
       case "moved":
-        this.emit("moving", { url: frame.url });
+        if (this.standby?.url !== frame.url) this.emit("moving", { key: frame.key, url: frame.url });
         this.moveOver(frame.url);
         return;
       case "serverDraining":

@@ -108,10 +108,10 @@ export interface FoyerEvents {
   blobFailed: { id: string; reason: string };
   serverDraining: undefined;
   /**
-   * The lobby (or room) is moving to the node at `url` (a drain). Calls go on meanwhile; a `connected`
-   * with the new node follows once the client's second socket is welcomed there.
+   * The lobby, activity lobby or room `key` is moving to the node at `url` (a drain). Calls go on
+   * meanwhile; a `connected` with the new node follows once the client's second socket is welcomed there.
    */
-  moving: { url: string };
+  moving: { key: string; url: string };
   connected: { resumed: boolean; node: string };
   disconnected: { code: number; reason: string };
   /** The connection ended for good (bad token, replaced by a newer login, or close()). */

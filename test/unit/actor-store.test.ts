@@ -692,6 +692,70 @@ describe("KvActorStore", () => {
     expect(updates).toBe(1);
   });
 
+  it("the read that seals an adoption whose own seal failed does not report it as sealed by a read; another such read does", async () => {
+    const { a, claims, snapshots } = await setup();
+    const sealedByRead: string[] = [];
+    const faults = { on: true };
+    const flaky = withFaults(snapshots, {
+      update: (k, v, r) =>
+        faults.on ? Promise.reject(new KvError("unavailable", "no leader")) : snapshots.update(k, v, r),
+    });
+    const b = new KvActorStore({
+      claims,
+      snapshots: flaky,
+      identity: nodeB,
+      scheduler: instantScheduler,
+      readBack: { attempts: 1, delayMs: 0 },
+      sealedByRead: (k) => sealedByRead.push(k),
+    });
+    const first = await a.create(key, (e) => snapshot(e, "w0"));
+    const adopted = await b.claimForAdoption(key, first.epoch);
+    if (adopted === null) throw new Error("the claim was lost");
+    await expect(adopted.sealed).rejects.toBeInstanceOf(PersistError);
+    faults.on = false;
+    expect(await b.read(key)).toMatchObject({ epoch: adopted.epoch, owner: { mine: true } });
+    expect(sealedByRead).toEqual([]);
+    // A takeover (not an adoption) whose seal failed: its actor hears of the read's seal.
+    const other = "lobby/XYZ789";
+    const second = await a.create(other, (e) => snapshot(e, "w0"));
+    faults.on = true;
+    await expect(b.takeOver(other, second.epoch)).rejects.toBeInstanceOf(PersistError);
+    faults.on = false;
+    expect(await b.read(other)).toMatchObject({ owner: { mine: true } });
+    expect(sealedByRead).toEqual([other]);
+  });
+
+  it("a seal that outlives a fence of its node is not taken as the new incarnation's", async () => {
+    const { a, claims, snapshots } = await setup();
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = withFaults(snapshots, {
+      update: async (k, v, r) => {
+        await held;
+        return snapshots.update(k, v, r);
+      },
+    });
+    const identity = { ...nodeB };
+    const b = new KvActorStore({
+      claims,
+      snapshots: slow,
+      identity,
+      scheduler: instantScheduler,
+      readBack: { attempts: 3, delayMs: 10 },
+    });
+    const first = await a.create(key, (e) => snapshot(e, "w0"));
+    const adopted = await b.claimForAdoption(key, first.epoch);
+    if (adopted === null) throw new Error("the claim was lost");
+    // Fenced meanwhile: the node runs on under a new incarnation (as restartEmpty does).
+    identity.incarnation = "i-b2";
+    const reading = b.read(key);
+    release();
+    expect(await adopted.sealed).toMatchObject({ outcome: "taken" });
+    expect(await reading).toMatchObject({ owner: { node: "n2", incarnation: "i-b", mine: false } });
+  });
+
   it("claimForAdoption from an epoch the claim has left claims nothing", async () => {
     const { a, b, claims } = await setup();
     const first = await a.create(key, (e) => snapshot(e, "w0"));
