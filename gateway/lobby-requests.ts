@@ -13,7 +13,7 @@ import { MatchmakingRequests } from "./matchmaking-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
 import type { RedirectReason } from "./protocol/server-frames.ts";
 import { RoomRequests } from "./room-requests.ts";
-import type { Session } from "./session-registry.ts";
+import { enteredOrNot, type Session } from "./session-registry.ts";
 
 /** Where requests go and how new lobby codes are drawn. */
 export interface LobbyRequestsDeps {
@@ -311,9 +311,18 @@ export class LobbyRequests {
     if (result.ok) {
       if (session.lobby && session.lobby !== key) session.lastLobby = session.lobby;
       session.lobby = key;
-      await this.activities.leaveForLobby(session, request);
-    } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no lobby has the code ${code}`);
+    }
+    this.entered(session, key);
+    if (result.ok) await this.activities.leaveForLobby(session, request);
+    else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no lobby has the code ${code}`);
     return result;
+  }
+
+  /** A join or create of `key` has been applied to the session (see `enteredOrNot`). */
+  private entered(session: Session, key: string): void {
+    enteredOrNot(session, key, (to, message) => {
+      this.deps.system.tell(to, message);
+    });
   }
 
   /** Runs a join or create of `key`, marking the session as entering it meanwhile (see SessionRegistry). */
@@ -358,11 +367,10 @@ export class LobbyRequests {
       const key = `lobby/${code}`;
       const init = { code, host: { id: session.player, name: session.name }, public: isPublic, metadata };
       const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
+      if (spawned.created && spawned.result.ok) session.lobby = key;
+      this.entered(session, key);
       if (spawned.created) {
-        if (spawned.result.ok) {
-          session.lobby = key;
-          await this.activities.leaveForLobby(session, request);
-        }
+        if (spawned.result.ok) await this.activities.leaveForLobby(session, request);
         return spawned.result;
       }
       if (code !== proposed) {

@@ -5,7 +5,7 @@ import type { BlobRequests } from "./blob-requests.ts";
 import type { OwnerLocation } from "./lobby-requests.ts";
 import type { RoomRequestFrame, RoomRequestOf } from "./protocol/room-client-frames.ts";
 import type { RedirectReason } from "./protocol/server-frames.ts";
-import type { Session } from "./session-registry.ts";
+import { enteredOrNot, type Session } from "./session-registry.ts";
 
 /** Where room requests go, how room codes are drawn and whether this node may open another room. */
 export interface RoomRequestsDeps {
@@ -215,7 +215,11 @@ export class RoomRequests {
       if (token !== undefined) session.activity = null;
       // Joining the room one's lobby started again only fetches its frame: it stays the lobby's.
       if (session.room !== key) this.seat(session, key);
-    } else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no room has the code ${code}`);
+    }
+    enteredOrNot(session, key, (to, message) => {
+      this.deps.system.tell(to, message);
+    });
+    if (!result.ok && result.code === "NOT_FOUND") return fail("NOT_FOUND", `no room has the code ${code}`);
     return result;
   }
 

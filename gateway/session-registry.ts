@@ -1,6 +1,34 @@
 import type { Outbox, StampedFrame } from "../actors/runtime/index.ts";
 import { encodeFrame, type Encoding } from "./protocol/codec.ts";
 
+/**
+ * Whether a disconnect another node tells `key` about `session`'s player is stale (fleet/node-endpoint.ts,
+ * `staleDisconnect`): the session is live here and in `key`, or entering it. One dropped while the session
+ * is only entering `key` is held until the entry ends (`enteredOrNot`).
+ */
+export function inKeyHere(session: Session | undefined, key: string): boolean {
+  if (session?.socket == null) return false;
+  if (session.keys().includes(key)) return true;
+  if (session.entering !== key && session.enteringRoom !== key) return false;
+  session.heldDisconnects.add(key);
+  return true;
+}
+
+/**
+ * Ends an entry of `session` into `key` (a lobby join or create, a room join), once its answer has been
+ * applied. A disconnect another node told `key` about the player's old socket while the session was
+ * entering it was dropped as stale; if the session did not end up in `key` after all (the join failed),
+ * nothing here would ever report the player gone from it, so `key` hears it now.
+ */
+export function enteredOrNot(
+  session: Session,
+  key: string,
+  tell: (key: string, message: unknown) => void,
+): void {
+  if (!session.heldDisconnects.delete(key) || session.keys().includes(key)) return;
+  tell(key, { type: "connection", player: session.player, connected: false });
+}
+
 /** The socket side of a session, as the registry needs it. */
 export interface SessionSocket {
   readonly encoding: Encoding;
@@ -40,6 +68,12 @@ export class Session {
   entering: string | null = null;
   /** The room a join of this session is entering now (see `entering`). */
   enteringRoom: string | null = null;
+  /**
+   * Keys this session was entering when another node told one of them the player's old socket there
+   * closed: dropped as stale (fleet/node-endpoint.ts), and told after all if the entry fails
+   * (`enteredOrNot`).
+   */
+  readonly heldDisconnects = new Set<string>();
   /** The room the player is seated in (`room/CODE`): its lobby's room, or one it created or joined. */
   get room(): string | null {
     return this.#room;

@@ -39,6 +39,7 @@ import {
   GatewayServer,
   LobbyRequests,
   SessionRegistry,
+  inKeyHere,
   CloseCodes,
   type GatewayOptions,
   type OwnerLocation,
@@ -356,11 +357,7 @@ async function buildRuntime(
       },
       playersHere: (key) => parts.outbox.connectedFor(key),
       connectedHere: (player) => parts.outbox.ofPlayer(player)?.socket != null,
-      inKeyHere: (player, key) => {
-        const session = parts.outbox.ofPlayer(player);
-        if (session?.socket == null) return false;
-        return session.entering === key || session.enteringRoom === key || session.keys().includes(key);
-      },
+      inKeyHere: (player, key) => inKeyHere(parts.outbox.ofPlayer(player), key),
       reset: () => gateway()?.closeSockets(CloseCodes.RESET.code, "RESET"),
       moved: (key, url) => {
         parts.outbox.moveAway(key, url);
