@@ -53,14 +53,6 @@ export class KvActorStore implements ActorStore {
    * just settled would cost two more round trips per key. Taken once, and only while fresh.
    */
   private readonly sealed = new Map<string, { stored: StoredActor; at: number; incarnation: string }>();
-  /** Seals still in flight after their adoption was answered (`claimForAdoption`): a read waits for them. */
-  private readonly sealing = new Map<string, Promise<unknown>>();
-  /**
-   * Adoptions whose seal failed after they were answered, by key, with their epoch: the read that seals
-   * the key instead finishes that adoption, which has told the actor `restored` already, so it does not
-   * call `sealedByRead`.
-   */
-  private readonly unsealedAdoptions = new Map<string, number>();
 
   constructor(options: KvActorStoreOptions) {
     // Actor keys may hold any player id; the buckets see them escaped to what KV keys allow.
@@ -90,8 +82,6 @@ export class KvActorStore implements ActorStore {
   }
 
   async read(key: string, again = false): Promise<StoredActor | null> {
-    const sealing = this.sealing.get(key);
-    if (sealing !== undefined) await sealing;
     const sealed = this.takeSealed(key);
     if (sealed !== null) return sealed;
     // The claim first: a snapshot read after it is at least as new as the epoch it is paired with.
@@ -125,10 +115,8 @@ export class KvActorStore implements ActorStore {
       if (sealed.outcome !== "taken") {
         throw new PersistError("unavailable", `${key}: epoch ${claim.revision} is not sealed yet`);
       }
-      const adopted = this.unsealedAdoptions.get(key) === claim.revision;
-      this.unsealedAdoptions.delete(key);
       // Only a seal this read wrote: one it found was a takeover's, and that takeover tells the actor.
-      if (sealed.wrote === true && !adopted) this.sealedByRead?.(key);
+      if (sealed.wrote === true) this.sealedByRead?.(key);
       return this.read(key);
     }
     return { snapshot, revision: entry.revision, epoch: claim.revision, owner };
@@ -148,45 +136,7 @@ export class KvActorStore implements ActorStore {
    * create was ever acknowledged; if ours wins, the code is freed.
    */
   async takeOver(key: string, claimRevision: number): Promise<TakeOver> {
-    const claimed = await this.claimAndRead(key, claimRevision);
-    if (claimed === null) return { outcome: "lost" };
-    return this.seal(key, claimed.epoch, claimed.current, claimed.incarnation);
-  }
-
-  /**
-   * A migration target's takeover in two steps: resolves once the claim CAS from the source's epoch has
-   * settled, with the seal still being written (`sealed`, which never rejects unhandled). From the CAS on
-   * the key is this node's — the source, asked, would read the claim and let go either way — but it acts
-   * only after the seal: every read of the key here waits for it, and the actor is restored by a read.
-   * So the source hears `adopted` and forwards its frozen buffer while the seal is written, one KV round
-   * trip sooner; the forwarded requests wait here for the restore.
-   */
-  async claimForAdoption(
-    key: string,
-    claimRevision: number,
-  ): Promise<{ readonly epoch: number; readonly sealed: Promise<TakeOver> } | null> {
-    const claimed = await this.claimAndRead(key, claimRevision);
-    if (claimed === null) return null;
-    const { epoch } = claimed;
-    const sealed = this.seal(key, epoch, claimed.current, claimed.incarnation);
-    const settled: Promise<unknown> = sealed
-      .catch(() => {
-        this.unsealedAdoptions.set(key, epoch);
-      })
-      .finally(() => {
-        if (this.sealing.get(key) === settled) this.sealing.delete(key);
-      });
-    this.sealing.set(key, settled);
-    return { epoch: claimed.epoch, sealed };
-  }
-
-  /** The claim CAS from `claimRevision` to this node, with the snapshot read while it is in flight. */
-  private async claimAndRead(
-    key: string,
-    claimRevision: number,
-  ): Promise<{ epoch: number; current: StoredSnapshot | null | undefined; incarnation: string } | null> {
     this.sealed.delete(key);
-    this.unsealedAdoptions.delete(key);
     // The incarnation the claim is signed with: a fence during the CAS or the seal changes this node's.
     const { incarnation } = this.identity;
     // The snapshot is read while the claim CAS is in flight, one round trip instead of two in sequence:
@@ -196,7 +146,8 @@ export class KvActorStore implements ActorStore {
       this.claimFrom(key, claimRevision),
       this.readBackSnapshot(key).catch(() => undefined),
     ]);
-    return epoch === null ? null : { epoch, current, incarnation };
+    if (epoch === null) return { outcome: "lost" };
+    return this.seal(key, epoch, current, incarnation);
   }
 
   /**
@@ -253,8 +204,8 @@ export class KvActorStore implements ActorStore {
 
   /**
    * Notes a seal of ours for the restore that follows (see `sealed`); the takeover's outcome. Kept under
-   * the incarnation that signed the claim: a seal that outlived a fence is never taken as this
-   * incarnation's.
+   * the incarnation that signed the claim: a seal that outlives a fence of this node is never taken as
+   * the next incarnation's.
    */
   private keepSealed(key: string, snapshot: Snapshot, revision: number, incarnation: string): TakeOver {
     const now = this.scheduler.now();

@@ -51,15 +51,6 @@ export interface MigrationHost {
   handOver(key: string): void;
   /** Claim CAS from `revision` to this node, then seal. */
   takeOver(key: string, revision: number): Promise<TakeOver>;
-  /**
-   * The same in two steps (KvActorStore.claimForAdoption): the epoch once the claim CAS has landed (null:
-   * lost), and the seal still in flight, which every read of the key here waits for. Without it an
-   * adoption is answered after its seal.
-   */
-  claimForAdoption?(
-    key: string,
-    revision: number,
-  ): Promise<{ readonly epoch: number; readonly sealed: Promise<TakeOver> } | null>;
   /** The claim as the store holds it now (read from the leader). */
   readClaim(key: string): Promise<ClaimRead | null>;
   /** Tells the router who owns `key` now, ahead of its watch. */
@@ -82,9 +73,9 @@ export interface MigrationParts {
     freeze(key: string): Promise<{ epoch: number; revision: number } | null>;
     isLive(key: string): boolean;
     handOver(key: string): void;
-    tell(key: string, message: unknown, opts?: { here?: boolean }): void;
+    tell(key: string, message: unknown): void;
   };
-  readonly store: Pick<MigrationHost, "takeOver" | "readClaim" | "claimForAdoption">;
+  readonly store: Pick<MigrationHost, "takeOver" | "readClaim">;
   readonly router: { learn(key: string, owner: NodeIdentity, revision: number): void };
   /** Players with a session on this node that the adopted `key` counts as connected. */
   readonly playersHere: (key: string) => readonly string[];
@@ -108,22 +99,13 @@ export function migrationHostOf(parts: MigrationParts): MigrationHost {
       system.handOver(key);
     },
     takeOver: (key, revision) => parts.store.takeOver(key, revision),
-    ...(parts.store.claimForAdoption
-      ? { claimForAdoption: parts.store.claimForAdoption.bind(parts.store) }
-      : {}),
     readClaim: (key) => parts.store.readClaim(key),
     learn: (key, owner, revision) => {
       parts.router.learn(key, owner, revision);
     },
     adopted: (key) => {
       parts.onAdopted?.(key);
-      // Here only: should the seal find the key lost after all (an adoption is answered before its seal
-      // lands), the restore finds the claim elsewhere and this is dropped, never carried to the owner.
-      system.tell(
-        key,
-        { type: "restored", reason: "migration", connected: [...parts.playersHere(key)] },
-        { here: true },
-      );
+      system.tell(key, { type: "restored", reason: "migration", connected: [...parts.playersHere(key)] });
     },
     moved: parts.moved,
     mayAdopt: parts.mayAdopt,
@@ -180,43 +162,20 @@ export class Migrations {
       return { ok: false, reason: "not an adopt request" };
     }
     if (!this.host.mayAdopt()) return { ok: false, reason: "this node takes no keys now" };
-    const { key } = request;
-    this.adoptions.set(key, (this.adoptions.get(key) ?? 0) + 1);
-    let sealing: Promise<unknown> | null = null;
+    this.adoptions.set(request.key, (this.adoptions.get(request.key) ?? 0) + 1);
     try {
-      if (this.host.claimForAdoption !== undefined) {
-        // Answered once the claim is ours, while the seal is written: the restore waits for the seal,
-        // and the source's buffer arrives meanwhile (see KvActorStore.claimForAdoption).
-        const claimed = await this.host.claimForAdoption(key, request.epoch);
-        if (claimed === null) return { ok: false, reason: "the key was lost" };
-        sealing = claimed.sealed
-          .catch(() => undefined)
-          .finally(() => {
-            this.adoptionEnded(key);
-          });
-        return this.adoptedAt(key, claimed.epoch);
-      }
-      const result = await this.host.takeOver(key, request.epoch);
+      const result = await this.host.takeOver(request.key, request.epoch);
       if (result.outcome !== "taken") return { ok: false, reason: `the key was ${result.outcome}` };
-      return this.adoptedAt(key, result.epoch);
+      this.host.learn(request.key, this.host.identity, result.epoch);
+      this.host.adopted(request.key);
+      return { ok: true, epoch: result.epoch, incarnation: this.host.identity.incarnation };
     } catch (error) {
       return { ok: false, reason: error instanceof Error ? error.message : "the takeover failed" };
     } finally {
-      if (sealing === null) this.adoptionEnded(key);
+      const left = (this.adoptions.get(request.key) ?? 1) - 1;
+      if (left > 0) this.adoptions.set(request.key, left);
+      else this.adoptions.delete(request.key);
     }
-  }
-
-  private adoptionEnded(key: string): void {
-    const left = (this.adoptions.get(key) ?? 1) - 1;
-    if (left > 0) this.adoptions.set(key, left);
-    else this.adoptions.delete(key);
-  }
-
-  /** The key is this node's at `epoch`: the router learns it, the actor is restored, the source is told. */
-  private adoptedAt(key: string, epoch: number): AdoptAnswer {
-    this.host.learn(key, this.host.identity, epoch);
-    this.host.adopted(key);
-    return { ok: true, epoch, incarnation: this.host.identity.incarnation };
   }
 
   /** True while this node is adopting `key` (its claim CAS or seal in flight). */

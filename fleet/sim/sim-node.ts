@@ -212,7 +212,6 @@ export class SimNode {
           this.handOver(key);
         },
         takeOver: (key, revision) => this.store.takeOver(key, revision),
-        claimForAdoption: (key, revision) => this.store.claimForAdoption(key, revision),
         readClaim: (key) => this.store.readClaim(key),
         learn: (key, owner, revision) => {
           this.claimsView.set(key, { key, owner: { ...owner }, revision });
