@@ -6,7 +6,14 @@
 export { GatewayServer, parseTarget, type GatewayOptions } from "./gateway-server.ts";
 export type { ConnectionDeps, ConnectionLimits } from "./connection-deps.ts";
 export { LobbyRequests, type LobbyRequestsDeps, type OwnerLocation } from "./lobby-requests.ts";
-export { Session, SessionRegistry, enteredOrNot, inKeyHere, type SessionSocket } from "./session-registry.ts";
+export {
+  Session,
+  SessionRegistry,
+  enteredOrNot,
+  heldOnClose,
+  inKeyHere,
+  type SessionSocket,
+} from "./session-registry.ts";
 export { errorFrame, defaultRetryAfterMs } from "./error-frame.ts";
 export { FoyerError, isFoyerError } from "./foyer-error.ts";
 export { signPlayerToken, verifyPlayerToken, type PlayerClaims, type TokenKey } from "./auth/player-token.ts";

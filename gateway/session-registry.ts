@@ -1,4 +1,4 @@
-import type { Outbox, StampedFrame } from "../actors/runtime/index.ts";
+import { isRetryable, type AskResult, type Outbox, type StampedFrame } from "../actors/runtime/index.ts";
 import { encodeFrame, type Encoding } from "./protocol/codec.ts";
 
 /**
@@ -18,15 +18,36 @@ export function inKeyHere(session: Session | undefined, key: string): boolean {
  * Ends an entry of `session` into `key` (a lobby join or create, a room join), once its answer has been
  * applied. A disconnect another node told `key` about the player's old socket while the session was
  * entering it was dropped as stale; if the session did not end up in `key` after all (the join failed),
- * nothing here would ever report the player gone from it, so `key` hears it now.
+ * nothing here would ever report the player gone from it, so `key` hears it now. A failure that may yet
+ * turn out otherwise — retryable (the SDK sends the join again) or of unknown outcome (a timeout) —
+ * keeps the disconnect held: for the retried join, or for the socket's close (`heldOnClose`).
  */
 export function enteredOrNot(
   session: Session,
   key: string,
+  result: AskResult,
   tell: (key: string, message: unknown) => void,
 ): void {
-  if (!session.heldDisconnects.delete(key) || session.keys().includes(key)) return;
+  if (!session.heldDisconnects.has(key)) return;
+  if (session.keys().includes(key)) {
+    session.heldDisconnects.delete(key);
+    return;
+  }
+  if (result.ok || isRetryable(result.code) || result.code === "TIMEOUT") return;
+  session.heldDisconnects.delete(key);
   tell(key, { type: "connection", player: session.player, connected: false });
+}
+
+/**
+ * The held disconnects of a session whose socket closed, for keys it is not in: told now (the close
+ * reports the keys it is in). The session holds none afterwards.
+ */
+export function heldOnClose(session: Session, tell: (key: string, message: unknown) => void): void {
+  const keys = session.keys();
+  for (const key of session.heldDisconnects) {
+    if (!keys.includes(key)) tell(key, { type: "connection", player: session.player, connected: false });
+  }
+  session.heldDisconnects.clear();
 }
 
 /** The socket side of a session, as the registry needs it. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
 import { LobbyRequests } from "../../gateway/lobby-requests.ts";
-import { Session, inKeyHere, type SessionSocket } from "../../gateway/session-registry.ts";
+import { Session, heldOnClose, inKeyHere, type SessionSocket } from "../../gateway/session-registry.ts";
 
 /**
  * A disconnect another node tells a key about a player whose session here is joining that key is dropped
@@ -60,6 +60,34 @@ describe("a disconnect dropped while the player joined its key", () => {
     expect(gw.told).toEqual([]);
     expect(gw.session.lobby).toBe("lobby/ABAB");
     expect(gw.session.heldDisconnects.size).toBe(0);
+  });
+
+  it("stays held through a join that may yet succeed (retryable, or a timeout), and is told when the socket closes outside the key", async () => {
+    for (const answer of [
+      { ok: false as const, code: "UNAVAILABLE" as const, message: "being taken over", retryAfterMs: 100 },
+      { ok: false as const, code: "TIMEOUT" as const, message: "no answer" },
+    ]) {
+      const gw = joiningGateway("lobby/ABAB", answer);
+      await gw.requests.handle(gw.session, { type: "join", id: 1, code: "ABAB" });
+      expect(gw.dropped).toEqual([true]);
+      expect(gw.told).toEqual([]);
+      expect([...gw.session.heldDisconnects]).toEqual(["lobby/ABAB"]);
+      heldOnClose(gw.session, (key, message) => gw.told.push({ key, message }));
+      expect(gw.told).toEqual([
+        { key: "lobby/ABAB", message: { type: "connection", player: "p1", connected: false } },
+      ]);
+      expect(gw.session.heldDisconnects.size).toBe(0);
+    }
+  });
+
+  it("is let go on close for a key the session entered after all: the close reports that one", () => {
+    const s = session();
+    s.heldDisconnects.add("lobby/ABAB");
+    s.lobby = "lobby/ABAB";
+    const told: string[] = [];
+    heldOnClose(s, (key) => told.push(key));
+    expect(told).toEqual([]);
+    expect(s.heldDisconnects.size).toBe(0);
   });
 
   it("is not held for a session that is neither in the key nor entering it, nor for one with no socket", () => {
