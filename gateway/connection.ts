@@ -10,7 +10,7 @@ import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "./protocol/server-frames
 import { RateLimiter } from "./rate-limiter.ts";
 import { locateMatch } from "./match-reconnect.ts";
 import { bindSession, locateLobby } from "./session-binding.ts";
-import { heldOnClose, type Session, type SessionSocket } from "./session-registry.ts";
+import { disconnected, heldOnClose, type Session, type SessionSocket } from "./session-registry.ts";
 import { SocketSender } from "./socket-sender.ts";
 
 /** Pings a socket may send before its hello (a region probe measures a few round trips, then closes). */
@@ -252,13 +252,11 @@ export class Connection implements SessionSocket {
     // pauses the clock while it is missing (docs/rooms.md).
     for (const key of [session.lobby, session.activity, session.room]) {
       if (key && session.handedOff?.includes(key) !== true) {
-        this.deps.system.tell(key, { type: "connection", player: session.player, connected: false });
+        this.deps.system.tell(key, disconnected(session));
       }
     }
     // A disconnect dropped while a join here was in flight, for a key the session did not enter.
-    heldOnClose(session, (key, message) => {
-      this.deps.system.tell(key, message);
-    });
+    heldOnClose(session, this.deps.system);
   }
 }
 

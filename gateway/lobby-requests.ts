@@ -312,17 +312,10 @@ export class LobbyRequests {
       if (session.lobby && session.lobby !== key) session.lastLobby = session.lobby;
       session.lobby = key;
     }
-    this.entered(session, key, result);
+    enteredOrNot(session, key, result, this.deps.system);
     if (result.ok) await this.activities.leaveForLobby(session, request);
     else if (result.code === "NOT_FOUND") return fail("NOT_FOUND", `no lobby has the code ${code}`);
     return result;
-  }
-
-  /** A join or create of `key` has been applied to the session (see `enteredOrNot`). */
-  private entered(session: Session, key: string, result: AskResult): void {
-    enteredOrNot(session, key, result, (to, message) => {
-      this.deps.system.tell(to, message);
-    });
   }
 
   /** Runs a join or create of `key`, marking the session as entering it meanwhile (see SessionRegistry). */
@@ -369,7 +362,7 @@ export class LobbyRequests {
       const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
       if (spawned.created && spawned.result.ok) session.lobby = key;
       // A code taken by another lobby: nothing of this player's was in it, so nothing is held for it.
-      if (spawned.created) this.entered(session, key, spawned.result);
+      if (spawned.created) enteredOrNot(session, key, spawned.result, this.deps.system);
       else session.heldDisconnects.delete(key);
       if (spawned.created) {
         if (spawned.result.ok) await this.activities.leaveForLobby(session, request);

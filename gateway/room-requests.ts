@@ -216,9 +216,7 @@ export class RoomRequests {
       // Joining the room one's lobby started again only fetches its frame: it stays the lobby's.
       if (session.room !== key) this.seat(session, key);
     }
-    enteredOrNot(session, key, result, (to, message) => {
-      this.deps.system.tell(to, message);
-    });
+    enteredOrNot(session, key, result, this.deps.system);
     if (!result.ok && result.code === "NOT_FOUND") return fail("NOT_FOUND", `no room has the code ${code}`);
     return result;
   }

@@ -1,6 +1,16 @@
 import { isRetryable, type AskResult, type Outbox, type StampedFrame } from "../actors/runtime/index.ts";
 import { encodeFrame, type Encoding } from "./protocol/codec.ts";
 
+/** Where a session's news goes: the runtime's `tell`. */
+interface Teller {
+  tell(key: string, message: unknown): void;
+}
+
+/** What a key is told when the session's player is no longer connected to it. */
+export function disconnected(session: Session): { type: "connection"; player: string; connected: false } {
+  return { type: "connection", player: session.player, connected: false };
+}
+
 /**
  * Whether a disconnect another node tells `key` about `session`'s player is stale (fleet/node-endpoint.ts,
  * `staleDisconnect`): the session is live here and in `key`, or entering it. One dropped while the session
@@ -22,12 +32,7 @@ export function inKeyHere(session: Session | undefined, key: string): boolean {
  * turn out otherwise — retryable (the SDK sends the join again) or of unknown outcome (a timeout) —
  * keeps the disconnect held: for the retried join, or for the socket's close (`heldOnClose`).
  */
-export function enteredOrNot(
-  session: Session,
-  key: string,
-  result: AskResult,
-  tell: (key: string, message: unknown) => void,
-): void {
+export function enteredOrNot(session: Session, key: string, result: AskResult, system: Teller): void {
   if (!session.heldDisconnects.has(key)) return;
   if (session.keys().includes(key)) {
     session.heldDisconnects.delete(key);
@@ -35,18 +40,16 @@ export function enteredOrNot(
   }
   if (result.ok || isRetryable(result.code) || result.code === "TIMEOUT") return;
   session.heldDisconnects.delete(key);
-  tell(key, { type: "connection", player: session.player, connected: false });
+  system.tell(key, disconnected(session));
 }
 
 /**
  * The held disconnects of a session whose socket closed, for keys it is not in: told now (the close
  * reports the keys it is in). The session holds none afterwards.
  */
-export function heldOnClose(session: Session, tell: (key: string, message: unknown) => void): void {
+export function heldOnClose(session: Session, system: Teller): void {
   const keys = session.keys();
-  for (const key of session.heldDisconnects) {
-    if (!keys.includes(key)) tell(key, { type: "connection", player: session.player, connected: false });
-  }
+  for (const key of session.heldDisconnects) if (!keys.includes(key)) system.tell(key, disconnected(session));
   session.heldDisconnects.clear();
 }
 

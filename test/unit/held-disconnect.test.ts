@@ -72,7 +72,7 @@ describe("a disconnect dropped while the player joined its key", () => {
       expect(gw.dropped).toEqual([true]);
       expect(gw.told).toEqual([]);
       expect([...gw.session.heldDisconnects]).toEqual(["lobby/ABAB"]);
-      heldOnClose(gw.session, (key, message) => gw.told.push({ key, message }));
+      heldOnClose(gw.session, { tell: (key, message) => gw.told.push({ key, message }) });
       expect(gw.told).toEqual([
         { key: "lobby/ABAB", message: { type: "connection", player: "p1", connected: false } },
       ]);
@@ -85,7 +85,7 @@ describe("a disconnect dropped while the player joined its key", () => {
     s.heldDisconnects.add("lobby/ABAB");
     s.lobby = "lobby/ABAB";
     const told: string[] = [];
-    heldOnClose(s, (key) => told.push(key));
+    heldOnClose(s, { tell: (key) => told.push(key) });
     expect(told).toEqual([]);
     expect(s.heldDisconnects.size).toBe(0);
   });
