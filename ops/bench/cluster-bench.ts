@@ -1,15 +1,27 @@
 import { startBenchFleet } from "./bench-fleet.ts";
 import {
   countWrites,
+  onFleetNodes,
   opKinds,
   ownerLoad,
   redirectLoad,
   type CountedWrites,
   type OpKind,
+  type OpLatencies,
 } from "./cluster-ops.ts";
 import { echoFloor } from "./echo-floor.ts";
+import { startEmbeddedBenchNode } from "./embedded-bench-node.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
-import { kvUpdateFloor, natsRequestFloor } from "./nats-floors.ts";
+import { viewWrites } from "./kv-write-view.ts";
+import {
+  echoThenKvFloor,
+  kvUpdateFloor,
+  natsRequestFloor,
+  startNatsEcho,
+  type NatsEcho,
+} from "./nats-floors.ts";
+import type { NatsLauncher } from "../nats/index.ts";
+import type { KvStore } from "../../fleet/index.ts";
 import { watchRecovery, type WatchRecovery } from "./watch-recovery.ts";
 
 /** Options of `foyer bench --scenario cluster`. */
@@ -31,6 +43,16 @@ export interface OpFigures {
   readonly floorMs: number;
   /** op p50 / floorMs. */
   readonly ratio: number;
+  /** The same op on an embedded node (in-memory store): nothing to wait for, the CPU kept busy. */
+  readonly embedded: LatencySummary;
+  /** The same op on an embedded node whose every KV write first waits one NATS request round trip. */
+  readonly embeddedWaiting: LatencySummary;
+  /**
+   * The op's own work, p50 ms, beyond the echo and its writes' waits: on the busy embedded node
+   * (embedded − echo), and on the waiting one (embeddedWaiting − echo − writes × NATS request). Each
+   * is a difference of medians measured in different phases, so a short noisy run may give any number.
+   */
+  readonly ownWorkMs: { readonly busy: number; readonly waiting: number };
 }
 
 /** The figures the cluster bench prints. */
@@ -50,6 +72,8 @@ export interface ClusterBenchResult {
     readonly echo: LatencySummary;
     readonly natsRequest: LatencySummary;
     readonly kvUpdate: LatencySummary;
+    /** A raw ws frame in, one KV update, the frame out: echo + one KV update measured as one op. */
+    readonly echoThenKv: LatencySummary;
   };
   readonly watchRecovery: WatchRecovery;
   readonly targets: {
@@ -84,8 +108,10 @@ const fleetSize = 3;
 /**
  * `foyer bench --scenario cluster`: a local fleet of three nats-servers (R3 buckets) and three Foyer
  * nodes in this process. Times lobby ops of SDK clients on the owner node and joins redirected from a
- * non-owner; in the same run the floors (ws echo, NATS request/reply, R3 KV update), the KV writes of
- * each op, and how long a KV watch takes to deliver again after its nats-server is killed.
+ * non-owner; in the same run the floors (ws echo, NATS request/reply, R3 KV update, and a raw ws frame
+ * answered after one KV update), the KV writes of each op, the same ops on an embedded node (with
+ * nothing to wait for, and with each write waiting one NATS round trip), and how long a KV watch takes
+ * to deliver again after its nats-server is killed.
  */
 export async function runClusterBench(options: ClusterBenchOptions): Promise<ClusterBenchResult> {
   const say = (line: string): void => {
@@ -103,11 +129,19 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     say(line("NATS request", natsRequest));
     const kvUpdate = await kvUpdateFloor(fleet.nats, options.clients, options.seconds);
     say(line("KV update (R3)", kvUpdate));
-    const load = await ownerLoad(fleet, options.clients, options.seconds);
+    const echoThenKv = await echoThenKvFloor(fleet.nats, options.clients, options.seconds);
+    say(line("ws frame → KV update → frame", echoThenKv));
+    const embedded = await embeddedLoad(options.clients, options.seconds);
+    const embeddedWaiting = await waitingEmbeddedLoad(fleet.nats, options.clients, options.seconds);
+    const load = await ownerLoad(onFleetNodes(fleet), options.clients, options.seconds);
     const ops = opKinds.reduce((n, kind) => n + load.latencies[kind].length, 0);
     const opsPerSecond = Math.round(ops / load.elapsedS);
     say(`  lobby ops on the owner node: ${opsPerSecond} ops/s (${ops} ops)`);
-    const opsByKind = figuresByKind(load.latencies, counted, echo, kvUpdate);
+    const opsByKind = figuresByKind({ fleet: load.latencies, embedded, embeddedWaiting }, counted, {
+      echo,
+      kvUpdate,
+      natsRequest,
+    });
     for (const kind of opKinds) say(opLine(kind, opsByKind[kind]));
     const redirectLoops = Math.max(1, Math.floor(options.clients / 2));
     const redirectJoin = summarize(await redirectLoad(fleet, redirectLoops, options.seconds));
@@ -127,7 +161,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       opsPerSecond,
       opsByKind,
       redirectJoin,
-      floors: { echo, natsRequest, kvUpdate },
+      floors: { echo, natsRequest, kvUpdate, echoThenKv },
       watchRecovery: recovery,
       targets: targetsOf(opsByKind),
     };
@@ -141,21 +175,70 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
   }
 }
 
+/**
+ * The same rounds on an embedded node, no NATS: each op's own work with nothing to wait for. With
+ * `kvView`, the node's in-memory store is seen through it.
+ */
+async function embeddedLoad(
+  clients: number,
+  seconds: number,
+  kvView?: (kv: KvStore) => KvStore,
+): Promise<OpLatencies> {
+  const node = await startEmbeddedBenchNode(kvView ? { kvView } : {});
+  try {
+    return (await ownerLoad((_, player) => node.connect(player), clients, seconds)).latencies;
+  } finally {
+    await node.stop();
+  }
+}
+
+/**
+ * The same rounds on an embedded node whose every KV write first waits one NATS request round trip: the
+ * op waits as a fleet op does, between stretches of its own work, but runs none of the NATS store's code.
+ */
+async function waitingEmbeddedLoad(
+  nats: NatsLauncher,
+  clients: number,
+  seconds: number,
+): Promise<OpLatencies> {
+  const echo: NatsEcho = await startNatsEcho(nats);
+  try {
+    return await embeddedLoad(clients, seconds, (kv) =>
+      viewWrites(kv, async (_bucket, _call, _key, write) => {
+        await echo.roundTrip();
+        return write();
+      }),
+    );
+  } finally {
+    await echo.close();
+  }
+}
+
 function figuresByKind(
-  latencies: Record<OpKind, number[]>,
+  latencies: { fleet: OpLatencies; embedded: OpLatencies; embeddedWaiting: OpLatencies },
   counted: Record<OpKind, CountedWrites>,
-  echo: LatencySummary,
-  kvUpdate: LatencySummary,
+  floors: { echo: LatencySummary; kvUpdate: LatencySummary; natsRequest: LatencySummary },
 ): Record<OpKind, OpFigures> {
+  const { echo, kvUpdate, natsRequest } = floors;
+  const round = (x: number, digits: number): number => Number(x.toFixed(digits));
   const figures = (kind: OpKind): OpFigures => {
-    const latency = summarize(latencies[kind]);
-    const floorMs = echo.p50Ms + counted[kind].inSequence * kvUpdate.p50Ms;
+    const latency = summarize(latencies.fleet[kind]);
+    const writes = counted[kind].inSequence;
+    const floorMs = echo.p50Ms + writes * kvUpdate.p50Ms;
+    const embedded = summarize(latencies.embedded[kind]);
+    const embeddedWaiting = summarize(latencies.embeddedWaiting[kind]);
     return {
       latency,
       designWrites: designWrites[kind],
       counted: counted[kind],
-      floorMs: Number(floorMs.toFixed(3)),
-      ratio: Number((latency.p50Ms / floorMs).toFixed(2)),
+      floorMs: round(floorMs, 3),
+      ratio: round(latency.p50Ms / floorMs, 2),
+      embedded,
+      embeddedWaiting,
+      ownWorkMs: {
+        busy: round(embedded.p50Ms - echo.p50Ms, 3),
+        waiting: round(embeddedWaiting.p50Ms - echo.p50Ms - writes * natsRequest.p50Ms, 3),
+      },
     };
   };
   return {
@@ -186,7 +269,8 @@ function line(what: string, s: LatencySummary): string {
 
 function opLine(kind: OpKind, op: OpFigures): string {
   const writes = `writes: design ${op.designWrites}, counted ${op.counted.inSequence} in sequence (${op.counted.awaited} awaited, ${op.counted.caused} caused)`;
-  return `${line(kind, op.latency)}  ratio ${op.ratio}\n    ${writes}: ${op.counted.awaitedWrites.join(", ")}`;
+  const own = `embedded p50 ${op.embedded.p50Ms.toFixed(3)} ms, its writes waiting a NATS request ${op.embeddedWaiting.p50Ms.toFixed(3)} ms; own work ${op.ownWorkMs.busy} ms busy, ${op.ownWorkMs.waiting} ms waiting`;
+  return `${line(kind, op.latency)}  ratio ${op.ratio}\n    ${writes}: ${op.counted.awaitedWrites.join(", ")}\n    ${own}`;
 }
 
 function met(ok: boolean): string {

@@ -38,21 +38,29 @@ function emptyLatencies(): OpLatencies {
   return { create: [], join: [], ready: [], leave: [], leaveLast: [] };
 }
 
+/** Connects the player of a pair: `pair` says which (a fleet spreads pairs over its nodes). */
+export type PairConnect = (pair: number, player: string) => Promise<FoyerClient>;
+
+/** Pairs on a fleet's nodes, spread over them, each pair connected to the node that will own its lobby. */
+export function onFleetNodes(fleet: BenchFleet): PairConnect {
+  return (pair, player) => fleet.connect(pair % fleet.nodes.length, player);
+}
+
 /**
  * Pairs loop create / join / ready / leave / leave until `seconds` pass; both players of a pair are
- * connected to the same node, the one that owns their lobby (pairs are spread over the nodes).
+ * connected to the same node (`connect`), the one that owns their lobby.
  */
 export async function ownerLoad(
-  fleet: BenchFleet,
+  connect: PairConnect,
   clients: number,
   seconds: number,
 ): Promise<{ latencies: OpLatencies; elapsedS: number }> {
   const pairs = Math.max(1, Math.floor(clients / 2));
   const players = await Promise.all(
-    Array.from({ length: pairs }, async (_, p) => {
-      const node = p % fleet.nodes.length;
-      return [await fleet.connect(node, `host-${p}`), await fleet.connect(node, `guest-${p}`)] as const;
-    }),
+    Array.from(
+      { length: pairs },
+      async (_, p) => [await connect(p, `host-${p}`), await connect(p, `guest-${p}`)] as const,
+    ),
   );
   const latencies = emptyLatencies();
   const started = performance.now();

@@ -1,16 +1,10 @@
-import type {
-  KvBucket,
-  KvBucketOptions,
-  KvEntry,
-  KvStore,
-  KvWatch,
-  KvWatchOptions,
-} from "../../fleet/index.ts";
+import type { KvStore } from "../../fleet/index.ts";
+import { viewWrites, type KvWriteCall } from "./kv-write-view.ts";
 
 /** One KV write a node made: which bucket, which call, and when it started and returned (performance.now ms). */
 export interface KvWrite {
   readonly bucket: string;
-  readonly call: "create" | "update" | "put" | "delete";
+  readonly call: KvWriteCall;
   readonly key: string;
   readonly startedMs: number;
   endedMs: number;
@@ -32,10 +26,9 @@ export class KvWriteLog {
 
   /** The store `kv` with every bucket it opens counted here. */
   wrap(kv: KvStore): KvStore {
-    return {
-      bucket: async (name: string, opts?: KvBucketOptions) => this.wrapBucket(await kv.bucket(name, opts)),
-      close: () => kv.close(),
-    };
+    return viewWrites(kv, (bucket, call, key, write) =>
+      this.counting ? this.record({ bucket, call, key }, write) : write(),
+    );
   }
 
   /** Resolves once no write has been in flight for `quietMs`: the writes an op set off are all logged. */
@@ -45,21 +38,6 @@ export class KvWriteLog {
       seen = this.writes.length;
       await new Promise((resolve) => setTimeout(resolve, quietMs));
     }
-  }
-
-  private wrapBucket(inner: KvBucket): KvBucket {
-    const count = <T>(call: KvWrite["call"], key: string, write: () => Promise<T>): Promise<T> =>
-      this.counting ? this.record({ bucket: inner.name, call, key }, write) : write();
-    return {
-      name: inner.name,
-      get: (key: string): Promise<KvEntry | null> => inner.get(key),
-      create: (key, value) => count("create", key, () => inner.create(key, value)),
-      update: (key, value, expected) => count("update", key, () => inner.update(key, value, expected)),
-      put: (key, value) => count("put", key, () => inner.put(key, value)),
-      delete: (key, opts) => count("delete", key, () => inner.delete(key, opts)),
-      keys: (prefix?: string): Promise<string[]> => inner.keys(prefix),
-      watch: (opts: KvWatchOptions, onEntry: (entry: KvEntry) => void): KvWatch => inner.watch(opts, onEntry),
-    };
   }
 
   private async record<T>(

@@ -1,14 +1,14 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { pino } from "pino";
-import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
+import type { FoyerClient } from "../../gateway/index.ts";
 import { loadConfig } from "../config.ts";
-import { lobbyOptionsOf, startNode } from "../node/start-node.ts";
+import { lobbyOptionsOf } from "../node/start-node.ts";
 import { lobbyKind } from "../../actors/lobby/index.ts";
 import { playerKind } from "../../actors/player/index.ts";
 import { ActorSystem, settle } from "../../actors/runtime/index.ts";
 import { KvActorStore, MemoryKvServer, cryptoRandom, realScheduler } from "../../fleet/index.ts";
 import { echoFloor } from "./echo-floor.ts";
+import { startEmbeddedBenchNode } from "./embedded-bench-node.ts";
 import { summarize, timed, type LatencySummary } from "./latency.ts";
 
 /** Options of `foyer bench --scenario lobby`. */
@@ -33,8 +33,6 @@ export interface LobbyBenchResult {
   readonly bytesPerIdleLobby: number;
   readonly bytesPerPlayerEntry: number;
 }
-
-const benchSecret = "bench-secret-0123456789abcdef";
 
 /**
  * N clients loop create / join / ready / leave against an embedded node over real sockets; in the same
@@ -88,31 +86,9 @@ async function lobbyLoad(
   clients: number,
   seconds: number,
 ): Promise<{ latencies: number[]; elapsedS: number }> {
-  const config = loadConfig(
-    {
-      port: "0",
-      adminPort: "0",
-      tokenKeys: `bench:${benchSecret}`,
-      ratePerSecond: "1000000",
-      rateBurst: "1000000",
-      maxConnectionsPerIp: "100000",
-      lobbyGraceSeconds: "0",
-      logLevel: "silent",
-    },
-    {},
-  );
-  const node = await startNode(config, pino({ level: "silent" }));
-  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const node = await startEmbeddedBenchNode();
   const connected: FoyerClient[] = await Promise.all(
-    Array.from({ length: clients }, async (_, i) => {
-      const token = signPlayerToken(
-        { sub: `bench-${i}`, name: `B${i}`, exp },
-        { id: "bench", secret: benchSecret },
-      );
-      const client = createNodeClient({ urls: [node.url], token });
-      await client.connect();
-      return client;
-    }),
+    Array.from({ length: clients }, (_, i) => node.connect(`bench-${i}`, `B${i}`)),
   );
   const latencies: number[] = [];
   const started = performance.now();
@@ -133,7 +109,6 @@ async function lobbyLoad(
     }),
   );
   const elapsedS = (performance.now() - started) / 1000;
-  for (const client of connected) client.close();
   await node.stop();
   return { latencies, elapsedS };
 }

@@ -1,32 +1,60 @@
 import { NatsBus, NatsKvStore, connectNats, isNoResponders } from "../../fleet/index.ts";
 import type { NatsLauncher } from "../nats/index.ts";
+import { echoFloor } from "./echo-floor.ts";
 import { summarize, timeUntil, type LatencySummary } from "./latency.ts";
 
 const payload = new Uint8Array(300).fill(7);
 const echoSubject = "foyer.bench.echo";
 
+/** Core NATS request/reply between two servers of the cluster: a requester on one, an echo on another. */
+export interface NatsEcho {
+  /** One request of 300 bytes, answered. */
+  roundTrip(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A requester on server 0 and a responder on server 1, over the Bus the nodes forward messages with. */
+export async function startNatsEcho(nats: NatsLauncher): Promise<NatsEcho> {
+  const responder = new NatsBus(await connectNats({ servers: nats.url(1) }), { ownsConnection: true });
+  const requester = new NatsBus(await connectNats({ servers: nats.url(0) }), { ownsConnection: true });
+  const close = async (): Promise<void> => {
+    await Promise.all([requester.close(), responder.close()]);
+  };
+  try {
+    responder.subscribe(echoSubject, (msg) => msg.respond(msg.data));
+    await responder.flush();
+    await untilAnswered(requester);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    async roundTrip() {
+      await requester.request(echoSubject, payload, { timeoutMs: 2_000 });
+    },
+    close,
+  };
+}
+
 /**
- * Core NATS request/reply round trips between two servers of the cluster (a requester on server 0, a
- * responder on server 1), over the Bus the nodes forward messages with: the floor under a forwarded ask.
+ * Core NATS request/reply round trips between two servers of the cluster (`startNatsEcho`): the floor
+ * under a forwarded ask.
  */
 export async function natsRequestFloor(
   nats: NatsLauncher,
   concurrency: number,
   seconds: number,
 ): Promise<LatencySummary> {
-  const responder = new NatsBus(await connectNats({ servers: nats.url(1) }), { ownsConnection: true });
-  const requester = new NatsBus(await connectNats({ servers: nats.url(0) }), { ownsConnection: true });
+  const echo = await startNatsEcho(nats);
   try {
-    responder.subscribe(echoSubject, (msg) => msg.respond(msg.data));
-    await responder.flush();
-    await untilAnswered(requester);
     const latencies: number[] = [];
     const deadline = performance.now() + seconds * 1000;
-    const request = (): Promise<Uint8Array> => requester.request(echoSubject, payload, { timeoutMs: 2_000 });
-    await Promise.all(Array.from({ length: concurrency }, () => timeUntil(deadline, request, latencies)));
+    await Promise.all(
+      Array.from({ length: concurrency }, () => timeUntil(deadline, () => echo.roundTrip(), latencies)),
+    );
     return summarize(latencies);
   } finally {
-    await Promise.all([requester.close(), responder.close()]);
+    await echo.close();
   }
 }
 
@@ -69,6 +97,35 @@ export async function kvUpdateFloor(
       }),
     );
     return summarize(latencies);
+  } finally {
+    await kv.close();
+  }
+}
+
+/**
+ * A one-write op with nothing else on its path: a raw `ws` frame in, one compare-and-set update of a
+ * 300-byte value in an R3 bucket (the KV floor's write), the frame back out. The echo and KV floors,
+ * measured as one round trip instead of added up.
+ */
+export async function echoThenKvFloor(
+  nats: NatsLauncher,
+  concurrency: number,
+  seconds: number,
+): Promise<LatencySummary> {
+  const nc = await connectNats({ servers: nats.urls });
+  const kv = new NatsKvStore(nc, { replicas: Math.min(3, nats.size), ownsConnection: true });
+  try {
+    const bucket = await kv.bucket("bench-floor");
+    return await echoFloor(concurrency, seconds, (connection) => {
+      const key = `echo/${connection}`;
+      let revision: number | undefined;
+      return async () => {
+        revision =
+          revision === undefined
+            ? await bucket.put(key, payload)
+            : await bucket.update(key, payload, revision);
+      };
+    });
   } finally {
     await kv.close();
   }

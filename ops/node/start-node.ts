@@ -86,7 +86,10 @@ const refusedDrain = {
 
 /** What a caller may put around a node's parts; production passes none. */
 export interface NodeHooks {
-  /** Wraps the fleet's KV store (only with `--nats`): the cluster bench counts the writes of each op. */
+  /**
+   * Wraps the node's KV store, the fleet's (`--nats`) or the embedded in-memory one: the cluster bench
+   * counts the writes of each op, and makes an embedded node's writes wait as long as a fleet's.
+   */
   readonly kvView?: (kv: KvStore) => KvStore;
 }
 
@@ -117,8 +120,9 @@ export async function buildEmbeddedRuntime(
   events: RuntimeEvents,
   blobs?: BlobStore,
   publisher?: EventPublisher,
+  kvView: (kv: KvStore) => KvStore = (kv) => kv,
 ): Promise<{ system: ActorSystem; kv: KvStore; lobby: LobbyOptions }> {
-  const kv = new MemoryKvServer().connect();
+  const kv = kvView(new MemoryKvServer().connect());
   const scheduler = realScheduler();
   const store = new KvActorStore({
     claims: await kv.bucket("claims"),
@@ -402,6 +406,7 @@ async function buildRuntime(
     parts.events,
     blobs,
     publisher,
+    hooks.kvView,
   );
   return {
     system,

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { runClusterBench, designWrites } from "../../ops/bench/cluster-bench.ts";
 
 /**
- * The cluster bench runs end to end on a tiny budget: every figure it reports is a positive number, and
- * the writes it counts for each op are the ones the design says. No wall-clock assertions.
+ * The cluster bench runs end to end on a tiny budget: every figure it reports is a positive number (but
+ * the own-work differences, which are only finite), and the writes it counts for each op are the ones the
+ * design says. No wall-clock assertions.
  */
 
 /** Every number in `value`, with its path, so a zero anywhere names itself. */
@@ -22,7 +23,9 @@ describe("foyer bench --scenario cluster", () => {
     const numbers = numbersOf(result);
     expect(numbers.length).toBeGreaterThan(50);
     for (const [path, n] of numbers) {
-      expect(Number.isFinite(n) && n > 0, `${path} = ${n}`).toBe(true);
+      // Differences of medians from different phases: finite, of any sign on a 0.3 s run.
+      if (path.includes(".ownWorkMs.")) expect(Number.isFinite(n), `${path} = ${n}`).toBe(true);
+      else expect(Number.isFinite(n) && n > 0, `${path} = ${n}`).toBe(true);
     }
     expect(result.watchRecovery.killedServer).toMatch(/^n[1-3]$/);
     for (const [kind, writes] of Object.entries(designWrites)) {
