@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { pino } from "pino";
-import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
+import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
+import { benchToken, benchTokenKeys, unlimitedClients } from "./bench-key.ts";
 import { loadConfig } from "../config.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
 import { startNode, type RunningNode } from "../node/start-node.ts";
@@ -16,8 +17,6 @@ export interface BenchFleet {
   connect(node: number, player: string): Promise<FoyerClient>;
   stop(): Promise<void>;
 }
-
-const benchKey = { id: "bench", secret: "bench-secret-0123456789abcdef" };
 
 /**
  * Starts `servers` nats-servers (a JetStream cluster, R3 buckets, monitoring on for the meta leader) and
@@ -39,11 +38,9 @@ export async function startBenchFleet(servers: number, nodes: number): Promise<B
           adminPort: "0",
           nats: nats.urls.join(","),
           natsReplicas: String(Math.min(3, servers)),
-          tokenKeys: `${benchKey.id}:${benchKey.secret}`,
+          tokenKeys: benchTokenKeys,
           sessionSecret,
-          ratePerSecond: "1000000",
-          rateBurst: "1000000",
-          maxConnectionsPerIp: "100000",
+          ...unlimitedClients,
           lobbyGraceSeconds: "0",
           logLevel: "silent",
         },
@@ -56,7 +53,6 @@ export async function startBenchFleet(servers: number, nodes: number): Promise<B
     await nats.stop();
     throw error;
   }
-  const exp = Math.floor(Date.now() / 1000) + 3600;
   return {
     nats,
     nodes: running,
@@ -64,8 +60,7 @@ export async function startBenchFleet(servers: number, nodes: number): Promise<B
     async connect(node, player) {
       const url = running[node]?.url;
       if (url === undefined) throw new RangeError(`no node ${node}`);
-      const token = signPlayerToken({ sub: player, name: player, exp }, benchKey);
-      const client = createNodeClient({ urls: [url], token, callTimeoutMs: 20_000 });
+      const client = createNodeClient({ urls: [url], token: benchToken(player), callTimeoutMs: 20_000 });
       clients.push(client);
       await client.connect();
       return client;

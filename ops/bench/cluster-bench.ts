@@ -13,13 +13,7 @@ import { echoFloor } from "./echo-floor.ts";
 import { startEmbeddedBenchNode } from "./embedded-bench-node.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
 import { viewWrites } from "./kv-write-view.ts";
-import {
-  echoThenKvFloor,
-  kvUpdateFloor,
-  natsRequestFloor,
-  startNatsEcho,
-  type NatsEcho,
-} from "./nats-floors.ts";
+import { echoThenKvFloor, kvUpdateFloor, natsRequestFloor, startNatsEcho } from "./nats-floors.ts";
 import type { NatsLauncher } from "../nats/index.ts";
 import type { KvStore } from "../../fleet/index.ts";
 import { watchRecovery, type WatchRecovery } from "./watch-recovery.ts";
@@ -49,8 +43,10 @@ export interface OpFigures {
   readonly embeddedWaiting: LatencySummary;
   /**
    * The op's own work, p50 ms, beyond the echo and its writes' waits: on the busy embedded node
-   * (embedded − echo), and on the waiting one (embeddedWaiting − echo − writes × NATS request). Each
-   * is a difference of medians measured in different phases, so a short noisy run may give any number.
+   * (embedded − echo), and on the waiting one (embeddedWaiting − echo − writes × NATS request), where
+   * `writes` are those counted on the fleet (the embedded node runs the same store code, so it makes
+   * the same ones; they are not counted there). Each is a difference of medians measured in different
+   * phases, so a short noisy run may give any number.
    */
   readonly ownWorkMs: { readonly busy: number; readonly waiting: number };
 }
@@ -207,7 +203,7 @@ async function waitingEmbeddedLoad(
   clients: number,
   seconds: number,
 ): Promise<OpLatencies> {
-  const echo: NatsEcho = await startNatsEcho(nats);
+  const echo = await startNatsEcho(nats);
   try {
     return await embeddedLoad(clients, seconds, (kv) =>
       viewWrites(kv, async (_bucket, _call, _key, write) => {
@@ -226,7 +222,6 @@ function figuresByKind(
   floors: { echo: LatencySummary; kvUpdate: LatencySummary; natsRequest: LatencySummary },
 ): Record<OpKind, OpFigures> {
   const { echo, kvUpdate, natsRequest } = floors;
-  const round = (x: number, digits: number): number => Number(x.toFixed(digits));
   const figures = (kind: OpKind): OpFigures => {
     const latency = summarize(latencies.fleet[kind]);
     const writes = counted[kind].inSequence;
@@ -237,13 +232,13 @@ function figuresByKind(
       latency,
       designWrites: designWrites[kind],
       counted: counted[kind],
-      floorMs: round(floorMs, 3),
-      ratio: round(latency.p50Ms / floorMs, 2),
+      floorMs: rounded(floorMs, 3),
+      ratio: rounded(latency.p50Ms / floorMs, 2),
       embedded,
       embeddedWaiting,
       ownWorkMs: {
-        busy: round(embedded.p50Ms - echo.p50Ms, 3),
-        waiting: round(embeddedWaiting.p50Ms - echo.p50Ms - writes * natsRequest.p50Ms, 3),
+        busy: rounded(embedded.p50Ms - echo.p50Ms, 3),
+        waiting: rounded(embeddedWaiting.p50Ms - echo.p50Ms - writes * natsRequest.p50Ms, 3),
       },
     };
   };
@@ -271,8 +266,12 @@ function targetsOf(
     oneWriteMet: oneWriteRatio <= targetRatio,
     worstRatio,
     everyOpMet: worstRatio <= targetRatio,
-    echoThenKvRatio: Number((echoThenKv.p50Ms / (echo.p50Ms + kvUpdate.p50Ms)).toFixed(2)),
+    echoThenKvRatio: rounded(echoThenKv.p50Ms / (echo.p50Ms + kvUpdate.p50Ms), 2),
   };
+}
+
+function rounded(x: number, digits: number): number {
+  return Number(x.toFixed(digits));
 }
 
 function line(what: string, s: LatencySummary): string {

@@ -20,42 +20,58 @@ export async function echoFloor(
   server.on("connection", (ws) => {
     const before = beforeEcho?.(connections++);
     ws.on("message", (data, binary) => {
-      if (before === undefined) ws.send(data, { binary });
-      // A failed write ends the connection, and with it the client's loop (rather than leaving it waiting).
-      else
-        before().then(
-          () => {
-            ws.send(data, { binary });
-          },
-          () => {
-            ws.terminate();
-          },
-        );
+      if (before === undefined) {
+        ws.send(data, { binary });
+        return;
+      }
+      // What went wrong ends the connection with its reason, and the client's loop with it.
+      before().then(
+        () => {
+          ws.send(data, { binary });
+        },
+        (error: unknown) => {
+          // A close reason is at most 123 bytes: printable ASCII, cut short.
+          ws.close(
+            1011,
+            String(error)
+              .replace(/[^\x20-\x7e]/g, "?")
+              .slice(0, 120),
+          );
+        },
+      );
     });
   });
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const port = (server.address() as AddressInfo).port;
-  const payload = Buffer.alloc(300, 7);
-  const latencies: number[] = [];
-  const deadline = performance.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
-      await new Promise((resolve) => ws.once("open", resolve));
-      let answered: ((closed: boolean) => void) | undefined;
-      ws.on("message", () => answered?.(false));
-      ws.once("close", () => answered?.(true));
-      const roundTrip = async (): Promise<void> => {
-        const closed = new Promise<boolean>((resolve) => (answered = resolve));
-        ws.send(payload);
-        if (await closed) throw new Error("the echo server closed the connection");
-      };
-      await timeUntil(deadline, roundTrip, latencies);
-      ws.close();
-    }),
-  );
-  await new Promise((resolve) => {
-    server.close(resolve);
-  });
-  return summarize(latencies);
+  try {
+    await new Promise<void>((resolve) => server.once("listening", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const payload = Buffer.alloc(300, 7);
+    const latencies: number[] = [];
+    const deadline = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
+        await new Promise((resolve) => ws.once("open", resolve));
+        let answered: ((closedFor: string | null) => void) | undefined;
+        ws.on("message", () => answered?.(null));
+        ws.once("close", (_code, reason) => answered?.(reason.toString() || "no reason given"));
+        const roundTrip = async (): Promise<void> => {
+          if (ws.readyState !== WebSocket.OPEN) throw new Error("the echo server closed the connection");
+          const closedFor = new Promise<string | null>((resolve) => (answered = resolve));
+          ws.send(payload);
+          const reason = await closedFor;
+          if (reason !== null) throw new Error(`the echo server closed the connection: ${reason}`);
+        };
+        try {
+          await timeUntil(deadline, roundTrip, latencies);
+        } finally {
+          ws.close();
+        }
+      }),
+    );
+    return summarize(latencies);
+  } finally {
+    await new Promise((resolve) => {
+      server.close(resolve);
+    });
+  }
 }

@@ -1,7 +1,8 @@
 import { pino } from "pino";
-import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
+import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
 import { loadConfig } from "../config.ts";
 import { startNode, type NodeHooks } from "../node/start-node.ts";
+import { benchToken, benchTokenKeys, unlimitedClients } from "./bench-key.ts";
 
 /** One embedded node (no NATS, the in-memory store) started for a bench, and its SDK clients. */
 export interface EmbeddedBenchNode {
@@ -11,30 +12,24 @@ export interface EmbeddedBenchNode {
   stop(): Promise<void>;
 }
 
-const benchKey = { id: "bench", secret: "bench-secret-0123456789abcdef" };
-
 /** Starts an embedded node on a free port with no rate limits and no lobby grace, logging nothing. */
 export async function startEmbeddedBenchNode(hooks: NodeHooks = {}): Promise<EmbeddedBenchNode> {
   const config = loadConfig(
     {
       port: "0",
       adminPort: "0",
-      tokenKeys: `${benchKey.id}:${benchKey.secret}`,
-      ratePerSecond: "1000000",
-      rateBurst: "1000000",
-      maxConnectionsPerIp: "100000",
+      tokenKeys: benchTokenKeys,
+      ...unlimitedClients,
       lobbyGraceSeconds: "0",
       logLevel: "silent",
     },
     {},
   );
   const node = await startNode(config, pino({ level: "silent" }), hooks);
-  const exp = Math.floor(Date.now() / 1000) + 3600;
   const clients: FoyerClient[] = [];
   return {
     async connect(player, name = player) {
-      const token = signPlayerToken({ sub: player, name, exp }, benchKey);
-      const client = createNodeClient({ urls: [node.url], token });
+      const client = createNodeClient({ urls: [node.url], token: benchToken(player, name) });
       clients.push(client);
       await client.connect();
       return client;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
+import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
+import { benchToken, benchTokenKeys } from "./bench-key.ts";
 import type { LobbyView } from "../../gateway/protocol/server-frames.ts";
 import { NatsKvStore, connectNats, decodeClaim, type KvWatch } from "../../fleet/index.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
@@ -68,7 +69,6 @@ export interface FailoverBenchResult {
   };
 }
 
-const benchKey = { id: "bench", secret: "bench-secret-0123456789abcdef" };
 const fleetSize = 3;
 /** Creates in flight at once while setting up (each connects its members first). */
 const setupConcurrency = 50;
@@ -111,12 +111,11 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
   const fleet = await startFleet(options.failureTimeoutMs);
   const clients: FoyerClient[] = [];
   try {
-    const exp = Math.floor(Date.now() / 1000) + 3600;
     const connect = async (player: string): Promise<FoyerClient> => {
       const client = createNodeClient({
         // n1 first, so every member lands on the node that will die; the others to resume through.
         urls: fleet.urls,
-        token: signPlayerToken({ sub: player, name: player, exp }, benchKey),
+        token: benchToken(player),
         reconnectMinMs: 50,
         reconnectMaxMs: 500,
         callTimeoutMs: 60_000,
@@ -369,7 +368,7 @@ async function startFleet(
         id: `n${i + 1}`,
         natsUrls: nats.urls,
         natsReplicas: fleetSize,
-        tokenKeys: `${benchKey.id}:${benchKey.secret}`,
+        tokenKeys: benchTokenKeys,
         sessionSecret,
         flags: {
           "failure-timeout-ms": String(failureTimeoutMs),

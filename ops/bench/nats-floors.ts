@@ -16,11 +16,12 @@ export interface NatsEcho {
 /** A requester on server 0 and a responder on server 1, over the Bus the nodes forward messages with. */
 export async function startNatsEcho(nats: NatsLauncher): Promise<NatsEcho> {
   const responder = new NatsBus(await connectNats({ servers: nats.url(1) }), { ownsConnection: true });
-  const requester = new NatsBus(await connectNats({ servers: nats.url(0) }), { ownsConnection: true });
+  let requester: NatsBus | undefined;
   const close = async (): Promise<void> => {
-    await Promise.all([requester.close(), responder.close()]);
+    await Promise.all([requester?.close(), responder.close()]);
   };
   try {
+    requester = new NatsBus(await connectNats({ servers: nats.url(0) }), { ownsConnection: true });
     responder.subscribe(echoSubject, (msg) => msg.respond(msg.data));
     await responder.flush();
     await untilAnswered(requester);
@@ -28,9 +29,10 @@ export async function startNatsEcho(nats: NatsLauncher): Promise<NatsEcho> {
     await close();
     throw error;
   }
+  const asking = requester;
   return {
     async roundTrip() {
-      await requester.request(echoSubject, payload, { timeoutMs: 2_000 });
+      await asking.request(echoSubject, payload, { timeoutMs: 2_000 });
     },
     close,
   };
@@ -71,35 +73,51 @@ async function untilAnswered(bus: NatsBus): Promise<void> {
   }
 }
 
+/** One key's compare-and-set update of the floor's value, each from the revision the last one wrote. */
+type KeyUpdate = () => Promise<void>;
+
 /**
- * Compare-and-set updates of a 300-byte value in an R3 bucket, one key per loop, through the same
- * NatsKvStore the nodes write claims and snapshots with: the floor under every acknowledged change.
+ * Runs `use` with updates of keys of an R3 bucket (`bench-floor`), on a NATS connection of its own that
+ * is closed afterwards. Each key's first value is put when its update is made, untimed.
  */
-export async function kvUpdateFloor(
+async function withFloorBucket<T>(
   nats: NatsLauncher,
-  concurrency: number,
-  seconds: number,
-): Promise<LatencySummary> {
+  use: (updateOf: (key: string) => Promise<KeyUpdate>) => Promise<T>,
+): Promise<T> {
   const nc = await connectNats({ servers: nats.urls });
   const kv = new NatsKvStore(nc, { replicas: Math.min(3, nats.size), ownsConnection: true });
   try {
     const bucket = await kv.bucket("bench-floor");
-    const latencies: number[] = [];
-    const deadline = performance.now() + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: concurrency }, async (_, loop) => {
-        const key = `floor/${loop}`;
-        let revision = await bucket.put(key, payload);
-        const update = async (): Promise<void> => {
-          revision = await bucket.update(key, payload, revision);
-        };
-        await timeUntil(deadline, update, latencies);
-      }),
-    );
-    return summarize(latencies);
+    return await use(async (key) => {
+      let revision = await bucket.put(key, payload);
+      return async () => {
+        revision = await bucket.update(key, payload, revision);
+      };
+    });
   } finally {
     await kv.close();
   }
+}
+
+/**
+ * Compare-and-set updates of a 300-byte value in an R3 bucket, one key per loop, through the same
+ * NatsKvStore the nodes write claims and snapshots with: the floor under every acknowledged change.
+ */
+export function kvUpdateFloor(
+  nats: NatsLauncher,
+  concurrency: number,
+  seconds: number,
+): Promise<LatencySummary> {
+  return withFloorBucket(nats, async (updateOf) => {
+    const latencies: number[] = [];
+    const deadline = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, loop) =>
+        timeUntil(deadline, await updateOf(`floor/${loop}`), latencies),
+      ),
+    );
+    return summarize(latencies);
+  });
 }
 
 /**
@@ -107,26 +125,18 @@ export async function kvUpdateFloor(
  * 300-byte value in an R3 bucket (the KV floor's write), the frame back out. The echo and KV floors,
  * measured as one round trip instead of added up.
  */
-export async function echoThenKvFloor(
+export function echoThenKvFloor(
   nats: NatsLauncher,
   concurrency: number,
   seconds: number,
 ): Promise<LatencySummary> {
-  const nc = await connectNats({ servers: nats.urls });
-  const kv = new NatsKvStore(nc, { replicas: Math.min(3, nats.size), ownsConnection: true });
-  try {
-    const bucket = await kv.bucket("bench-floor");
-    return await echoFloor(concurrency, seconds, (connection) => {
-      const key = `echo/${connection}`;
-      let revision: number | undefined;
-      return async () => {
-        revision =
-          revision === undefined
-            ? await bucket.put(key, payload)
-            : await bucket.update(key, payload, revision);
-      };
+  return withFloorBucket(nats, async (updateOf) => {
+    const updates = await Promise.all(Array.from({ length: concurrency }, (_, i) => updateOf(`echo/${i}`)));
+    // The echo floor opens exactly `concurrency` connections, numbered from 0.
+    return echoFloor(concurrency, seconds, (connection) => {
+      const update = updates[connection];
+      if (update === undefined) throw new RangeError(`no key for connection ${connection}`);
+      return update;
     });
-  } finally {
-    await kv.close();
-  }
+  });
 }

@@ -1,5 +1,6 @@
 import { pino } from "pino";
-import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
+import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
+import { benchKey, benchToken, benchTokenKeys, unlimitedClients } from "./bench-key.ts";
 import { loadConfig } from "../config.ts";
 import type { TurnDurability } from "../../actors/room/index.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
@@ -45,7 +46,6 @@ export interface RoomsBenchResult {
   readonly lateLimitMs: number;
 }
 
-const benchSecret = "bench-secret-0123456789abcdef";
 const seats = 4;
 /** Turns back over which a room's clock phase is taken (two seconds at 100 ms). */
 const phaseWindow = 20;
@@ -128,13 +128,11 @@ export async function runRoomsBench(options: RoomsBenchOptions): Promise<RoomsBe
 function startBenchNode(maxRooms: number, nats: NatsLauncher | undefined): Promise<RunningNode> {
   const config = loadConfig(
     {
-      ...(nats === undefined ? {} : { nats: nats.url(0), natsReplicas: "1", sessionSecret: benchSecret }),
+      ...(nats === undefined ? {} : { nats: nats.url(0), natsReplicas: "1", sessionSecret: benchKey.secret }),
       port: "0",
       adminPort: "0",
-      tokenKeys: `bench:${benchSecret}`,
-      ratePerSecond: "1000000",
-      rateBurst: "1000000",
-      maxConnectionsPerIp: "100000",
+      tokenKeys: benchTokenKeys,
+      ...unlimitedClients,
       maxRooms: String(maxRooms * 2),
       logLevel: "silent",
     },
@@ -151,13 +149,9 @@ async function openRoom(
   turnDurability: TurnDurability,
   measuring: () => boolean,
 ): Promise<BenchRoom> {
-  const exp = Math.floor(Date.now() / 1000) + 3600;
   const clients = await Promise.all(
     Array.from({ length: seats }, async (_, seat) => {
-      const token = signPlayerToken(
-        { sub: `room${index}-seat${seat}`, name: `R${index}S${seat}`, exp },
-        { id: "bench", secret: benchSecret },
-      );
+      const token = benchToken(`room${index}-seat${seat}`, `R${index}S${seat}`);
       const client = createNodeClient({ urls: [node.url], token });
       await client.connect();
       return client;

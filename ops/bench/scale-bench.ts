@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createNodeClient, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
+import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
+import { benchToken, benchTokenKeys } from "./bench-key.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
 
@@ -42,7 +43,6 @@ export interface ScaleFigures {
   readonly memoryKiBPerLobby: number;
 }
 
-const benchKey = { id: "bench", secret: "bench-secret-0123456789abcdef" };
 const clockTicks = 100; // USER_HZ on Linux: /proc/<pid>/stat counts CPU time in 1/100 s
 
 export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleFigures[]> {
@@ -78,7 +78,7 @@ async function measureSize(
           id: `${prefix}-n${i + 1}`,
           natsUrls: nats.urls,
           natsReplicas: 3,
-          tokenKeys: `${benchKey.id}:${benchKey.secret}`,
+          tokenKeys: benchTokenKeys,
           sessionSecret,
           flags: {
             "rate-per-second": "1000000",
@@ -91,9 +91,8 @@ async function measureSize(
       );
     }
     const urls = await Promise.all(nodes.map((node) => node.url));
-    const exp = Math.floor(Date.now() / 1000) + 3600;
     const connect = async (node: number, player: string): Promise<FoyerClient> => {
-      const token = signPlayerToken({ sub: `${prefix}-${player}`, name: player, exp }, benchKey);
+      const token = benchToken(`${prefix}-${player}`, player);
       const client = createNodeClient({ urls: [urls[node % size] ?? ""], token, callTimeoutMs: 30_000 });
       clients.push(client);
       await client.connect();

@@ -88,7 +88,7 @@ const refusedDrain = {
 export interface NodeHooks {
   /**
    * Wraps the node's KV store, the fleet's (`--nats`) or the embedded in-memory one: the cluster bench
-   * counts the writes of each op, and makes an embedded node's writes wait as long as a fleet's.
+   * counts the writes of each op, and makes an embedded node's writes each wait one NATS round trip.
    */
   readonly kvView?: (kv: KvStore) => KvStore;
 }
@@ -111,7 +111,8 @@ export function lobbyOptionsOf(config: NodeConfig): LobbyOptions {
 
 /**
  * The actor runtime of an embedded node: every kind registered, on an in-memory KV through the same
- * claim and snapshot store the fleet uses on NATS. The bench uses it without sockets.
+ * claim and snapshot store the fleet uses on NATS. The bench uses it without sockets. `kvView` wraps the
+ * in-memory KV (NodeHooks).
  */
 export async function buildEmbeddedRuntime(
   config: NodeConfig,

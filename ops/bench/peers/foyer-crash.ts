@@ -4,7 +4,8 @@
 // frame of a newer epoch with every member seated); a lobby not served again within 60 s counts as lost.
 // Uses only the root's code and dependencies, so it runs from the repository root:
 //   npx tsx ops/bench/peers/foyer-crash.ts [--lobbies 100] [--members 8] [--failure-timeout-ms 3000]
-import { createNodeClient, signPlayerToken, type FoyerClient } from "../../../gateway/index.ts";
+import { createNodeClient, type FoyerClient } from "../../../gateway/index.ts";
+import { benchToken, benchTokenKeys } from "../bench-key.ts";
 import { startNats } from "../../../ops/nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../../../ops/node/node-process.ts";
 import { flag, summarize } from "./latency.js";
@@ -12,8 +13,6 @@ import { flag, summarize } from "./latency.js";
 const lobbies = Number(flag("lobbies", 100));
 const members = Number(flag("members", 8));
 const failureTimeoutMs = Number(flag("failure-timeout-ms", 3000));
-const key = { id: "bench", secret: "bench-secret-0123456789abcdef" };
-const exp = Math.floor(Date.now() / 1000) + 3600;
 
 const nats = await startNats({ servers: 3 });
 const nodes: NodeProcess[] = [];
@@ -39,7 +38,7 @@ for (const id of ["n1", "n2", "n3"]) {
     id,
     natsUrls: nats.urls,
     natsReplicas: 3,
-    tokenKeys: `${key.id}:${key.secret}`,
+    tokenKeys: benchTokenKeys,
     sessionSecret: "bench-session-secret-0123456789",
     flags: { "failure-timeout-ms": String(failureTimeoutMs), "max-connections-per-ip": "100000" },
   });
@@ -50,7 +49,7 @@ for (const id of ["n1", "n2", "n3"]) {
 async function player(id: string): Promise<FoyerClient> {
   const client = createNodeClient({
     urls,
-    token: signPlayerToken({ sub: id, name: id, exp }, key),
+    token: benchToken(id),
     reconnectMinMs: 50,
     reconnectMaxMs: 500,
     callTimeoutMs: 60_000,

@@ -4,10 +4,10 @@
 // read from its /metrics and its CPU time from /proc/<pid>/stat. Uses only the root's code.
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { createNodeClient, signPlayerToken, type FoyerClient } from "../../../gateway/index.ts";
+import { createNodeClient, type FoyerClient } from "../../../gateway/index.ts";
+import { benchToken, benchTokenKeys } from "../bench-key.ts";
 import { cpuSeconds } from "./proc.js";
 
-const key = { id: "bench", secret: "bench-secret-0123456789abcdef" };
 const cli = fileURLToPath(new URL("../../bin/foyer.js", import.meta.url));
 const preload = fileURLToPath(new URL("./gc-on-signal.mjs", import.meta.url));
 
@@ -35,7 +35,7 @@ export async function startFoyerNode(): Promise<FoyerNode> {
       preload,
       cli,
       "node",
-      ...["--port", "0", "--admin-port", "0", "--token-keys", `${key.id}:${key.secret}`],
+      ...["--port", "0", "--admin-port", "0", "--token-keys", benchTokenKeys],
       ...["--max-connections-per-ip", "100000", "--rate-per-second", "100000", "--rate-burst", "100000"],
       ...["--log-level", "warn"],
     ],
@@ -59,7 +59,6 @@ export async function startFoyerNode(): Promise<FoyerNode> {
   };
   process.on("uncaughtException", stopNode);
   process.on("unhandledRejection", stopNode);
-  const exp = Math.floor(Date.now() / 1000) + 3600;
   return {
     child,
     url,
@@ -73,7 +72,7 @@ export async function startFoyerNode(): Promise<FoyerNode> {
       return { heap: read("nodejs_heap_size_used_bytes"), rss: read("process_resident_memory_bytes") };
     },
     cpuSeconds: () => cpuSeconds(child.pid ?? 0),
-    token: (player) => signPlayerToken({ sub: player, name: player, exp }, key),
+    token: (player) => benchToken(player),
     client: (token, livenessMs) =>
       createNodeClient({
         urls: [url],
