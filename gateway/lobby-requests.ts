@@ -360,14 +360,14 @@ export class LobbyRequests {
       const key = `lobby/${code}`;
       const init = { code, host: { id: session.player, name: session.name }, public: isPublic, metadata };
       const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
-      if (spawned.created && spawned.result.ok) session.lobby = key;
-      // A code taken by another lobby: nothing of this player's was in it, so nothing is held for it.
-      if (spawned.created) enteredOrNot(session, key, spawned.result, this.deps.system);
-      else session.heldDisconnects.delete(key);
       if (spawned.created) {
+        if (spawned.result.ok) session.lobby = key;
+        enteredOrNot(session, key, spawned.result, this.deps.system);
         if (spawned.result.ok) await this.activities.leaveForLobby(session, request);
         return spawned.result;
       }
+      // A code taken by another lobby: nothing of this player's was in it, so nothing is held for it.
+      session.heldDisconnects.delete(key);
       if (code !== proposed) {
         // A retry of a create that already made its lobby: answer with it (and resend its state).
         const again = await this.join(session, code, request);
