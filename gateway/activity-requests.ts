@@ -1,6 +1,5 @@
 import { activityDirectoryKey, activityLobbyKeySchema } from "../actors/activity/index.ts";
-import type { ActorSystem, AskResult, RequestId } from "../actors/runtime/index.ts";
-import type { OwnerLocation } from "./lobby-requests.ts";
+import type { ActorSystem, AskResult, OwnerLocation, RequestId } from "../actors/runtime/index.ts";
 import type { ActivityRequestFrame } from "./protocol/client-frames.ts";
 import type { RedirectReason } from "./protocol/server-frames.ts";
 import type { Session } from "./session-registry.ts";

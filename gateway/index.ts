@@ -5,7 +5,7 @@
  */
 export { GatewayServer, parseTarget, type GatewayOptions } from "./gateway-server.ts";
 export type { ConnectionDeps, ConnectionLimits } from "./connection-deps.ts";
-export { LobbyRequests, type LobbyRequestsDeps, type OwnerLocation } from "./lobby-requests.ts";
+export { LobbyRequests, type LobbyRequestsDeps } from "./lobby-requests.ts";
 export {
   Session,
   SessionRegistry,

@@ -3,6 +3,7 @@ import {
   type ActorSystem,
   type AskResult,
   type ErrorCode,
+  type OwnerLocation,
   type Random,
   type RequestId,
 } from "../actors/runtime/index.ts";
@@ -45,14 +46,6 @@ export interface LobbyRequestsDeps {
   /** Uploads and downloads of room documents (docs/rooms.md "Large blobs"); without it they are refused. */
   readonly blobs?: BlobRequests;
 }
-
-/** Where the owner of a key is, as a fleet node sees it. */
-export type OwnerLocation =
-  /** This node, or nobody yet. */
-  | { readonly kind: "here" }
-  | { readonly kind: "elsewhere"; readonly url: string }
-  /** Its owner went silent and no survivor has taken it over yet: ask again in a moment. */
-  | { readonly kind: "waiting"; readonly retryAfterMs: number };
 
 const ownedHere: OwnerLocation = { kind: "here" };
 

@@ -1,8 +1,14 @@
 import { drawCode, normalizeCode, roomKey } from "../actors/lobby/index.ts";
 import { directRoomInitSchema } from "../actors/room/index.ts";
-import type { ActorSystem, AskResult, BlobRef, Random, RequestId } from "../actors/runtime/index.ts";
+import type {
+  ActorSystem,
+  AskResult,
+  BlobRef,
+  OwnerLocation,
+  Random,
+  RequestId,
+} from "../actors/runtime/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
-import type { OwnerLocation } from "./lobby-requests.ts";
 import type { RoomRequestFrame, RoomRequestOf } from "./protocol/room-client-frames.ts";
 import type { RedirectReason } from "./protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "./session-registry.ts";

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { ActorSystem, AskResult } from "../actors/runtime/index.ts";
+import type { ActorSystem, AskResult, OwnerLocation } from "../actors/runtime/index.ts";
 import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
 import type { PlayerClaims } from "./auth/player-token.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
-import type { OwnerLocation } from "./lobby-requests.ts";
 import type { HelloFrame } from "./protocol/client-frames.ts";
 import { CloseCodes } from "./protocol/close-codes.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";

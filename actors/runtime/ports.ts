@@ -192,6 +192,14 @@ export type Location =
   | { readonly kind: "unavailable"; readonly retryAfterMs: number }
   | { readonly kind: "unknown" };
 
+/** Where a key's owner is, as a gateway needs it for a redirect. */
+export type OwnerLocation =
+  /** This node, or nobody yet. */
+  | { readonly kind: "here" }
+  | { readonly kind: "elsewhere"; readonly url: string }
+  /** Its owner went silent and no survivor has taken it over yet: ask again in a moment. */
+  | { readonly kind: "waiting"; readonly retryAfterMs: number };
+
 /** A message carried to another node for one of its actors. */
 export interface Forwarded {
   readonly message: unknown;

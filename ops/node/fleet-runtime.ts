@@ -5,6 +5,7 @@ import {
   ActorSystem,
   type BlobStore,
   type NodeState,
+  type OwnerLocation,
   type Outbox,
   type RoomHost,
   type RuntimeEvents,
@@ -41,13 +42,6 @@ import { PROTOCOL_VERSION } from "../../gateway/index.ts";
 import { resultSessionsOf, type NodeConfig } from "../config.ts";
 import { foyerVersion } from "../version.ts";
 import { natsAuthOf } from "../nats/nats-auth.ts";
-
-/** Where a key's owner is, as the gateway needs it for a redirect. */
-export type OwnerLocation =
-  | { readonly kind: "here" }
-  | { readonly kind: "elsewhere"; readonly url: string }
-  /** Its owner went silent and no survivor has it yet: ask again in a moment. */
-  | { readonly kind: "waiting"; readonly retryAfterMs: number };
 
 /** A runtime in a fleet: claims and snapshots in NATS KV, messages for other nodes' keys over NATS. */
 export interface FleetRuntime {

@@ -19,6 +19,7 @@ import {
   type BlobStore,
   type EventPublisher,
   type NodeState,
+  type OwnerLocation,
   type Outbox,
   type RuntimeEvents,
 } from "../../actors/runtime/index.ts";
@@ -42,7 +43,6 @@ import {
   inKeyHere,
   CloseCodes,
   type GatewayOptions,
-  type OwnerLocation,
   type TokenKey,
   BlobRequests,
 } from "../../gateway/index.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
-import { LobbyRequests, type OwnerLocation } from "../../gateway/lobby-requests.ts";
+import type { OwnerLocation } from "../../actors/runtime/index.ts";
+import { LobbyRequests } from "../../gateway/lobby-requests.ts";
 import { locateLobby } from "../../gateway/session-binding.ts";
 import { Session, type SessionSocket } from "../../gateway/session-registry.ts";
 
