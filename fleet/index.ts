@@ -1,4 +1,8 @@
-/** fleet/: what the node needs from the outside world — bus, KV store, actor store, clock, randomness. */
+/**
+ * fleet/: what the node needs from the outside world — bus, KV store, actor store, clock, randomness.
+ * The ports (Bus, KvStore, their errors and key rules) stand here; their adapters in nats/ and memory/,
+ * and the cluster protocol built on the ports in protocol/.
+ */
 
 export type { Bus, BusMessage, BusSubscribeOptions, BusSubscription } from "./bus.ts";
 export {
@@ -11,8 +15,6 @@ export {
 } from "./bus-error.ts";
 export type { BusErrorCode } from "./bus-error.ts";
 export { assertQueueName, assertSubject, assertSubjectFilter, subjectMatches } from "./subject.ts";
-export { MemoryBusServer } from "./memory-bus-server.ts";
-export type { MemoryBusConnectOptions } from "./memory-bus-server.ts";
 export type { HandlerErrorSink } from "./handler-error.ts";
 export { throwLater } from "./handler-error.ts";
 
@@ -36,101 +38,122 @@ export {
 } from "./kv-error.ts";
 export type { KvErrorCode } from "./kv-error.ts";
 export { assertBucketName, assertKvKey, assertKvPrefix, assertRevision } from "./kv-key.ts";
-export { MemoryKvServer } from "./memory-kv.ts";
-export type { MemoryKvConnectOptions } from "./memory-kv.ts";
-
-export { KvActorStore } from "./actor-store.ts";
-export type { KvActorStoreOptions, TakeOver } from "./actor-store.ts";
-export { Membership, NodeIdConflictError, defaultMembershipTiming } from "./membership.ts";
-export type {
-  MembershipEvents,
-  MembershipOptions,
-  MembershipTiming,
-  NodeFacts,
-  OwnerState,
-  PeerView,
-} from "./membership.ts";
-export { Failover } from "./failover.ts";
-export { Drain } from "./drain.ts";
-export type { DrainOptions, DrainProgress, DrainTarget } from "./drain.ts";
-export {
-  Migrations,
-  adoptAnswerSchema,
-  adoptRequestSchema,
-  adoptSubject,
-  migrationHostOf,
-} from "./migration.ts";
-export type {
-  AdoptAnswer,
-  AdoptRequest,
-  ClaimRead,
-  MigrationHost,
-  MigrationParts,
-  MoveOutcome,
-} from "./migration.ts";
-export type { ClaimView, FailoverOptions } from "./failover.ts";
-export { rendezvousOwner } from "./rendezvous.ts";
-export {
-  decodeNodeRecord,
-  encodeNodeRecord,
-  heartbeatSchema,
-  isTombstone,
-  tombstoneSchema,
-} from "./node-record.ts";
-export type { Heartbeat, NodeRecord, Tombstone } from "./node-record.ts";
-export { claimSchema, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
-export type { NodeIdentity } from "./claim.ts";
-export { decodeSnapshot, encodeSnapshot, reusePackedResultsFrom, snapshotSchema } from "./snapshot-codec.ts";
 export { CorruptValueError } from "./corrupt-value-error.ts";
-export { defaultReadBackPolicy, readBack } from "./read-back.ts";
-export type { ReadBackPolicy } from "./read-back.ts";
+export { BlobAssembly, blobDigestPattern, checkDeclared, chunksOf, sha256Hex } from "./blob-upload.ts";
 
 export { realScheduler } from "./real-scheduler.ts";
 export { cryptoRandom } from "./crypto-random.ts";
 // The runtime already has the seeded source (it needs neither clock nor crypto); one copy, re-exported.
 export { seededRandom } from "../actors/runtime/index.ts";
 
+export { MemoryBlobStore, MemoryBusServer, MemoryKvServer } from "./memory/index.ts";
+export type { MemoryBusConnectOptions, MemoryKvConnectOptions } from "./memory/index.ts";
+
 export {
+  NatsBlobStore,
+  NatsBus,
+  NatsKvStore,
+  NatsRefusedError,
   NatsVersionError,
   assertNatsVersion,
-  compareNatsVersions,
-  isSupportedNatsVersion,
-  minimumNatsVersion,
-  parseNatsVersion,
-} from "./nats-version.ts";
-export type { NatsVersion } from "./nats-version.ts";
-export { NatsRefusedError, connectNats, defaultJetStreamTimeoutMs } from "./nats-connection.ts";
-export type { NatsAuth, NatsConnectOptions, NatsTls } from "./nats-connection.ts";
-export { NatsKvStore } from "./nats-kv.ts";
-export type { NatsKvStoreOptions } from "./nats-kv.ts";
-export { NatsBus } from "./nats-bus.ts";
-export type { NatsBusOptions } from "./nats-bus.ts";
-export { kvFilterForPrefix } from "./kv-prefix-filter.ts";
-export {
+  blobBucketName,
   busErrorFromNats,
+  compareNatsVersions,
+  connectNats,
+  defaultJetStreamTimeoutMs,
+  isSupportedNatsVersion,
   isTransientNatsError,
   jsWrongLastSequence,
   kvErrorFromNats,
-} from "./nats-error-map.ts";
+  kvFilterForPrefix,
+  minimumNatsVersion,
+  parseNatsVersion,
+} from "./nats/index.ts";
+export type {
+  NatsAuth,
+  NatsBlobStoreOptions,
+  NatsBusOptions,
+  NatsConnectOptions,
+  NatsKvStoreOptions,
+  NatsTls,
+  NatsVersion,
+} from "./nats/index.ts";
 
-export { FleetRouter } from "./fleet-router.ts";
-export type { FleetRouterOptions } from "./fleet-router.ts";
-export { NodeEndpoint, staleDisconnect } from "./node-endpoint.ts";
-export type { NodeEndpointOptions } from "./node-endpoint.ts";
 export {
+  Drain,
+  Failover,
+  FleetRouter,
+  KvActorStore,
+  Membership,
+  Migrations,
+  NodeEndpoint,
+  NodeIdConflictError,
+  PushRelay,
+  adoptAnswerSchema,
+  adoptRequestSchema,
+  adoptSubject,
+  busEventPublisher,
+  claimSchema,
   decodeAskResult,
+  decodeClaim,
   decodeDelivery,
+  decodeNodeRecord,
+  decodeSnapshot,
+  defaultMembershipTiming,
+  defaultReadBackPolicy,
   encodeAskResult,
+  encodeClaim,
   encodeDelivery,
+  encodeNodeRecord,
+  encodeSnapshot,
+  eventPayload,
+  eventSubject,
+  eventSubjectPrefix,
+  heartbeatSchema,
+  isTombstone,
+  migrationHostOf,
   nodeActorSubject,
-} from "./actor-wire.ts";
-export type { ActorDelivery } from "./actor-wire.ts";
-export { BlobAssembly, blobDigestPattern, checkDeclared, chunksOf, sha256Hex } from "./blob-upload.ts";
-export { MemoryBlobStore } from "./memory-blob-store.ts";
-export { NatsBlobStore, blobBucketName, type NatsBlobStoreOptions } from "./nats-blob-store.ts";
-export { PushRelay, pushRelaySubject, relayedKeyPrefixes } from "./push-relay.ts";
-export type { PushRelayOptions } from "./push-relay.ts";
+  pushRelaySubject,
+  readBack,
+  relayedKeyPrefixes,
+  rendezvousOwner,
+  reusePackedResultsFrom,
+  sameIdentity,
+  snapshotSchema,
+  staleDisconnect,
+  tombstoneSchema,
+} from "./protocol/index.ts";
+export type {
+  ActorDelivery,
+  AdoptAnswer,
+  AdoptRequest,
+  ClaimRead,
+  ClaimView,
+  DrainOptions,
+  DrainProgress,
+  DrainTarget,
+  EventPayload,
+  FailoverOptions,
+  FleetRouterOptions,
+  Heartbeat,
+  KvActorStoreOptions,
+  MembershipEvents,
+  MembershipOptions,
+  MembershipTiming,
+  MigrationHost,
+  MigrationParts,
+  MoveOutcome,
+  NodeEndpointOptions,
+  NodeFacts,
+  NodeIdentity,
+  NodeRecord,
+  OwnerState,
+  PeerView,
+  PushRelayOptions,
+  ReadBackPolicy,
+  TakeOver,
+  Tombstone,
+} from "./protocol/index.ts";
+
 export { chooseRoomHost } from "./room-host.ts";
 export type { HostCandidate } from "./room-host.ts";
-export { busEventPublisher, eventPayload, eventSubject, eventSubjectPrefix } from "./event-publisher.ts";
-export type { EventPayload } from "./event-publisher.ts";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { BlobError, type BlobRef, type BlobStore, type BlobSweep } from "../actors/runtime/index.ts";
-import { BlobAssembly, checkDeclared, chunksOf, settled } from "./blob-upload.ts";
+import { BlobError, type BlobRef, type BlobStore, type BlobSweep } from "../../actors/runtime/index.ts";
+import { BlobAssembly, checkDeclared, chunksOf, settled } from "../blob-upload.ts";
 
 interface Upload {
   readonly assembly: BlobAssembly;

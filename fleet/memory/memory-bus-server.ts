@@ -1,7 +1,7 @@
-import type { Bus } from "./bus.ts";
-import { type HandlerErrorSink, throwLater } from "./handler-error.ts";
+import type { Bus } from "../bus.ts";
+import { type HandlerErrorSink, throwLater } from "../handler-error.ts";
 import { type BusRoute, type BusRouter, MemoryBus } from "./memory-bus.ts";
-import { subjectMatches } from "./subject.ts";
+import { subjectMatches } from "../subject.ts";
 
 /** Options of one connection to a MemoryBusServer. */
 export interface MemoryBusConnectOptions {

@@ -1,7 +1,7 @@
-import type { Bus, BusMessage, BusSubscribeOptions, BusSubscription } from "./bus.ts";
-import { BusError, BusErrorCodes } from "./bus-error.ts";
-import type { HandlerErrorSink } from "./handler-error.ts";
-import { assertQueueName, assertSubject, assertSubjectFilter } from "./subject.ts";
+import type { Bus, BusMessage, BusSubscribeOptions, BusSubscription } from "../bus.ts";
+import { BusError, BusErrorCodes } from "../bus-error.ts";
+import type { HandlerErrorSink } from "../handler-error.ts";
+import { assertQueueName, assertSubject, assertSubjectFilter } from "../subject.ts";
 
 /** A subscription as the in-process router sees it. */
 export interface BusRoute {

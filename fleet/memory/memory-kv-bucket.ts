@@ -1,5 +1,5 @@
-import type { KvEntry, KvOperation } from "./kv.ts";
-import { KvError, KvErrorCodes } from "./kv-error.ts";
+import type { KvEntry, KvOperation } from "../kv.ts";
+import { KvError, KvErrorCodes } from "../kv-error.ts";
 
 /** Told of each entry appended to a bucket whose key starts with `prefix`. */
 export interface BucketListener {

@@ -1,8 +1,8 @@
-import type { KvBucket, KvBucketOptions, KvEntry, KvStore, KvWatch, KvWatchOptions } from "./kv.ts";
-import { KvError, KvErrorCodes } from "./kv-error.ts";
-import { assertBucketName, assertKvKey, assertKvPrefix, assertRevision } from "./kv-key.ts";
+import type { KvBucket, KvBucketOptions, KvEntry, KvStore, KvWatch, KvWatchOptions } from "../kv.ts";
+import { KvError, KvErrorCodes } from "../kv-error.ts";
+import { assertBucketName, assertKvKey, assertKvPrefix, assertRevision } from "../kv-key.ts";
 import { MemoryBucketData } from "./memory-kv-bucket.ts";
-import { type HandlerErrorSink, throwLater } from "./handler-error.ts";
+import { type HandlerErrorSink, throwLater } from "../handler-error.ts";
 
 /** Options of one connection to a MemoryKvServer. */
 export interface MemoryKvConnectOptions {

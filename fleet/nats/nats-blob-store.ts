@@ -1,7 +1,7 @@
 import type { JetStreamClient, NatsConnection, ObjectStore } from "nats";
 import { randomUUID } from "node:crypto";
-import { BlobError, type BlobRef, type BlobStore, type BlobSweep } from "../actors/runtime/index.ts";
-import { BlobAssembly, checkDeclared, settled } from "./blob-upload.ts";
+import { BlobError, type BlobRef, type BlobStore, type BlobSweep } from "../../actors/runtime/index.ts";
+import { BlobAssembly, checkDeclared, settled } from "../blob-upload.ts";
 
 /** The fleet's blob bucket (a JetStream object store, `OBJ_foyer_blobs`). */
 export const blobBucketName = "foyer_blobs";

@@ -1,9 +1,9 @@
 import type { Msg, NatsConnection, Subscription } from "nats";
-import type { Bus, BusMessage, BusSubscribeOptions, BusSubscription } from "./bus.ts";
-import { BusError, BusErrorCodes } from "./bus-error.ts";
-import { type HandlerErrorSink, throwLater } from "./handler-error.ts";
+import type { Bus, BusMessage, BusSubscribeOptions, BusSubscription } from "../bus.ts";
+import { BusError, BusErrorCodes } from "../bus-error.ts";
+import { type HandlerErrorSink, throwLater } from "../handler-error.ts";
 import { busErrorFromNats } from "./nats-error-map.ts";
-import { assertQueueName, assertSubject, assertSubjectFilter } from "./subject.ts";
+import { assertQueueName, assertSubject, assertSubjectFilter } from "../subject.ts";
 
 /** How a NatsBus uses its connection. */
 export interface NatsBusOptions {

@@ -1,5 +1,5 @@
-import { BusError, BusErrorCodes } from "./bus-error.ts";
-import { KvError, KvErrorCodes } from "./kv-error.ts";
+import { BusError, BusErrorCodes } from "../bus-error.ts";
+import { KvError, KvErrorCodes } from "../kv-error.ts";
 
 /**
  * The one place where nats.js failures become the fleet's error codes. Matched on nats.js codes and

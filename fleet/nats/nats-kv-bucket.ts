@@ -1,9 +1,9 @@
 import type { KV, KvEntry as NatsKvEntry } from "nats";
-import type { KvBucket, KvEntry, KvWatch, KvWatchOptions } from "./kv.ts";
-import { KvError, KvErrorCodes } from "./kv-error.ts";
-import { assertKvKey, assertKvPrefix, assertRevision } from "./kv-key.ts";
+import type { KvBucket, KvEntry, KvWatch, KvWatchOptions } from "../kv.ts";
+import { KvError, KvErrorCodes } from "../kv-error.ts";
+import { assertKvKey, assertKvPrefix, assertRevision } from "../kv-key.ts";
 import { kvFilterForPrefix } from "./kv-prefix-filter.ts";
-import type { HandlerErrorSink } from "./handler-error.ts";
+import type { HandlerErrorSink } from "../handler-error.ts";
 import { NatsKvWatch } from "./nats-kv-watch.ts";
 
 /** What a bucket needs from the NatsKvStore that opened it. */

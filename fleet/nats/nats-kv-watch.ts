@@ -1,6 +1,6 @@
 import type { KvEntry as NatsKvEntry, QueuedIterator } from "nats";
-import type { KvEntry, KvWatch } from "./kv.ts";
-import type { HandlerErrorSink } from "./handler-error.ts";
+import type { KvEntry, KvWatch } from "../kv.ts";
+import type { HandlerErrorSink } from "../handler-error.ts";
 
 /** Opens a nats.js watch: from `revision` on, or (undefined) the latest entry of each key first. */
 export type OpenNatsWatch = (revision: number | undefined) => Promise<QueuedIterator<NatsKvEntry>>;

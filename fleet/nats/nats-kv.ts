@@ -1,8 +1,8 @@
 import { Events, type JetStreamClient, type NatsConnection } from "nats";
-import type { KvBucket, KvBucketOptions, KvStore } from "./kv.ts";
-import { KvError, KvErrorCodes } from "./kv-error.ts";
-import { assertBucketName } from "./kv-key.ts";
-import { type HandlerErrorSink, throwLater } from "./handler-error.ts";
+import type { KvBucket, KvBucketOptions, KvStore } from "../kv.ts";
+import { KvError, KvErrorCodes } from "../kv-error.ts";
+import { assertBucketName } from "../kv-key.ts";
+import { type HandlerErrorSink, throwLater } from "../handler-error.ts";
 import { NatsKvBucket, type NatsKvBucketHost } from "./nats-kv-bucket.ts";
 import { defaultJetStreamTimeoutMs } from "./nats-connection.ts";
 import { isTransientNatsError, kvErrorFromNats } from "./nats-error-map.ts";

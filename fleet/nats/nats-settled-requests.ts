@@ -22,7 +22,9 @@ export function skipErrorsOfSettledRequests(): void {
   const resolver = Object.getOwnPropertyDescriptor(prototype, "resolver")?.value as Resolver | undefined;
   const cancel = Object.getOwnPropertyDescriptor(prototype, "cancel")?.value as Cancel | undefined;
   if (typeof resolver !== "function" || typeof cancel !== "function")
-    throw new Error("nats.js's RequestOne has no resolver or cancel: update fleet/nats-settled-requests.ts");
+    throw new Error(
+      "nats.js's RequestOne has no resolver or cancel: update fleet/nats/nats-settled-requests.ts",
+    );
   prototype.resolver = function (this: RequestOne, ...args: Parameters<Resolver>): void {
     settled.add(this);
     resolver.apply(this, args);

@@ -21,7 +21,7 @@ export function coalesceNatsWrites(): void {
   const prototype = NodeTransport.prototype;
   const send = Object.getOwnPropertyDescriptor(prototype, "_send")?.value as Send | undefined;
   if (typeof send !== "function")
-    throw new Error("nats.js's NodeTransport has no _send: update fleet/nats-write-coalescing.ts");
+    throw new Error("nats.js's NodeTransport has no _send: update fleet/nats/nats-write-coalescing.ts");
   prototype._send = function (this: NodeTransport, frame: Uint8Array): Promise<void> {
     const socket = this.socket as NodeTransport["socket"] | undefined;
     if (socket !== undefined && !socket.destroyed && !corked.has(socket)) {
@@ -37,7 +37,7 @@ export function coalesceNatsWrites(): void {
   // A close from outside (`nc.close()`) destroys the socket at once: what this turn corked goes first.
   const close = Object.getOwnPropertyDescriptor(prototype, "close")?.value as Close | undefined;
   if (typeof close !== "function")
-    throw new Error("nats.js's NodeTransport has no close: update fleet/nats-write-coalescing.ts");
+    throw new Error("nats.js's NodeTransport has no close: update fleet/nats/nats-write-coalescing.ts");
   prototype.close = function (this: NodeTransport, error?: Error): Promise<void> {
     (this.socket as NodeTransport["socket"] | undefined)?.uncork();
     return close.call(this, error);

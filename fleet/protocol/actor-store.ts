@@ -6,14 +6,14 @@ import {
   type Snapshot,
   type StoredActor,
   type StoredSnapshot,
-} from "../actors/runtime/index.ts";
+} from "../../actors/runtime/index.ts";
 import { type NodeIdentity, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
-import { CorruptValueError } from "./corrupt-value-error.ts";
-import type { KvBucket, KvEntry } from "./kv.ts";
-import { isExists, isKvError, isWrongRevision } from "./kv-error.ts";
+import { CorruptValueError } from "../corrupt-value-error.ts";
+import type { KvBucket, KvEntry } from "../kv.ts";
+import { isExists, isKvError, isWrongRevision } from "../kv-error.ts";
 import { type ReadBackPolicy, defaultReadBackPolicy, readBack } from "./read-back.ts";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.ts";
-import { withEscapedKeys } from "./escaped-keys.ts";
+import { withEscapedKeys } from "../escaped-keys.ts";
 
 /** What a KvActorStore is made of. */
 export interface KvActorStoreOptions {

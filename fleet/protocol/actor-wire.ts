@@ -1,6 +1,6 @@
 import { pack } from "msgpackr";
 import { z } from "zod";
-import { errorCodeList, type AskResult, type RequestId } from "../actors/runtime/index.ts";
+import { errorCodeList, type AskResult, type RequestId } from "../../actors/runtime/index.ts";
 import { decodeValue } from "./decode-value.ts";
 
 /** The subject a node's endpoint serves: messages for its actors, from other nodes. */

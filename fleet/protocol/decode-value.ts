@@ -1,6 +1,6 @@
 import { unpack } from "msgpackr";
 import { z } from "zod";
-import { CorruptValueError } from "./corrupt-value-error.ts";
+import { CorruptValueError } from "../corrupt-value-error.ts";
 
 /** Unpacks msgpack bytes and validates them with `schema`; throws CorruptValueError on either failure. */
 export function decodeValue<T extends z.ZodType>(what: string, schema: T, bytes: Uint8Array): z.output<T> {

@@ -1,4 +1,4 @@
-import type { Scheduler } from "../actors/runtime/index.ts";
+import type { Scheduler } from "../../actors/runtime/index.ts";
 import { type NodeIdentity, sameIdentity } from "./claim.ts";
 import type { ClaimView } from "./failover.ts";
 import type { MoveOutcome } from "./migration.ts";

@@ -1,5 +1,5 @@
-import type { EventPublisher, StudioEvent } from "../actors/runtime/index.ts";
-import type { Bus } from "./bus.ts";
+import type { EventPublisher, StudioEvent } from "../../actors/runtime/index.ts";
+import type { Bus } from "../bus.ts";
 
 /**
  * The studio's events on the bus (docs/server-api.md "Events"): `foyer.events.<name>`, one JSON message

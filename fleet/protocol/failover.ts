@@ -1,4 +1,4 @@
-import type { Scheduler } from "../actors/runtime/index.ts";
+import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { TakeOver } from "./actor-store.ts";
 import type { NodeIdentity } from "./claim.ts";
 import type { OwnerState } from "./membership.ts";

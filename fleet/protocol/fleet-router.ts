@@ -1,13 +1,13 @@
-import type { AskResult, Forwarded, Location, Router, Scheduler } from "../actors/runtime/index.ts";
+import type { AskResult, Forwarded, Location, Router, Scheduler } from "../../actors/runtime/index.ts";
 import { type ActorDelivery, decodeAskResult, encodeDelivery, nodeActorSubject } from "./actor-wire.ts";
-import type { Bus } from "./bus.ts";
-import { isBusClosed, isBusTimeout, isNoResponders } from "./bus-error.ts";
+import type { Bus } from "../bus.ts";
+import { isBusClosed, isBusTimeout, isNoResponders } from "../bus-error.ts";
 import { type NodeIdentity, decodeClaim, sameIdentity } from "./claim.ts";
-import { withEscapedKeys } from "./escaped-keys.ts";
+import { withEscapedKeys } from "../escaped-keys.ts";
 import type { ClaimView } from "./failover.ts";
-import type { KvBucket, KvEntry, KvWatch } from "./kv.ts";
+import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
 import type { OwnerState } from "./membership.ts";
-import { realScheduler } from "./real-scheduler.ts";
+import { realScheduler } from "../real-scheduler.ts";
 
 /** How a FleetRouter finds owners and reaches them. */
 export interface FleetRouterOptions {

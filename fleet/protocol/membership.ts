@@ -1,7 +1,7 @@
-import type { Scheduler } from "../actors/runtime/index.ts";
+import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { NodeIdentity } from "./claim.ts";
-import type { KvBucket, KvEntry, KvWatch } from "./kv.ts";
-import { isKvError, isTimeout, isUnavailable, isWrongRevision } from "./kv-error.ts";
+import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
+import { isKvError, isTimeout, isUnavailable, isWrongRevision } from "../kv-error.ts";
 import {
   type Heartbeat,
   type NodeRecord,

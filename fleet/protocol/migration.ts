@@ -1,11 +1,11 @@
 import { pack } from "msgpackr";
 import { z } from "zod";
-import type { Scheduler } from "../actors/runtime/index.ts";
+import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { TakeOver } from "./actor-store.ts";
-import type { Bus } from "./bus.ts";
+import type { Bus } from "../bus.ts";
 import { type NodeIdentity, sameIdentity } from "./claim.ts";
 import { decodeValue } from "./decode-value.ts";
-import { realScheduler } from "./real-scheduler.ts";
+import { realScheduler } from "../real-scheduler.ts";
 
 /** Asks a node to adopt a key from its owner's epoch (FLEET-PROTOCOL, "Migration" 2–3). */
 export const adoptRequestSchema = z.strictObject({

@@ -1,6 +1,6 @@
-import type { ActorSystem, AskResult } from "../actors/runtime/index.ts";
+import type { ActorSystem, AskResult } from "../../actors/runtime/index.ts";
 import { decodeDelivery, encodeAskResult, nodeActorSubject } from "./actor-wire.ts";
-import type { Bus, BusMessage, BusSubscription } from "./bus.ts";
+import type { Bus, BusMessage, BusSubscription } from "../bus.ts";
 
 /** What a NodeEndpoint is made of. */
 export interface NodeEndpointOptions {

@@ -1,7 +1,7 @@
 import { pack } from "msgpackr";
 import { z } from "zod";
-import type { Outbox, StampedFrame } from "../actors/runtime/index.ts";
-import type { Bus, BusSubscription } from "./bus.ts";
+import type { Outbox, StampedFrame } from "../../actors/runtime/index.ts";
+import type { Bus, BusSubscription } from "../bus.ts";
 import { decodeValue } from "./decode-value.ts";
 
 /** The subject every node listens on for frames its own sockets should carry. */

@@ -1,5 +1,5 @@
-import { PersistError, type Scheduler } from "../actors/runtime/index.ts";
-import { isTimeout, isUnavailable } from "./kv-error.ts";
+import { PersistError, type Scheduler } from "../../actors/runtime/index.ts";
+import { isTimeout, isUnavailable } from "../kv-error.ts";
 
 /** How hard to read back after a write whose outcome is unknown. */
 export interface ReadBackPolicy {

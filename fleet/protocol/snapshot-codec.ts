@@ -1,6 +1,6 @@
 import { pack } from "msgpackr";
 import { z } from "zod";
-import { errorCodeList, type Snapshot, type SnapshotResult } from "../actors/runtime/index.ts";
+import { errorCodeList, type Snapshot, type SnapshotResult } from "../../actors/runtime/index.ts";
 import { decodeValue } from "./decode-value.ts";
 
 // exactOptional, not optional: under exactOptionalPropertyTypes the runtime's Snapshot never holds an

@@ -1,5 +1,5 @@
-import { decodeSnapshot } from "../snapshot-codec.ts";
-import { decodeClaim } from "../claim.ts";
+import { decodeSnapshot } from "../protocol/index.ts";
+import { decodeClaim } from "../protocol/index.ts";
 import {
   type AckRecord,
   type FinalKey,

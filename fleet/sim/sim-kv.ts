@@ -1,6 +1,6 @@
 import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
 import { KvError, KvErrorCodes } from "../kv-error.ts";
-import { MemoryBucketData } from "../memory-kv-bucket.ts";
+import { MemoryBucketData } from "../memory/index.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { SimHost, VirtualLoop } from "./virtual-loop.ts";
 

@@ -1,13 +1,13 @@
 import { PersistError, type Scheduler, type Snapshot } from "../../actors/runtime/index.ts";
-import { KvActorStore } from "../actor-store.ts";
+import { KvActorStore } from "../protocol/index.ts";
 import type { Bus } from "../bus.ts";
-import { Drain, type DrainProgress, type DrainTarget } from "../drain.ts";
-import { Migrations } from "../migration.ts";
-import { type NodeIdentity, decodeClaim } from "../claim.ts";
-import { Failover, type ClaimView } from "../failover.ts";
+import { Drain, type DrainProgress, type DrainTarget } from "../protocol/index.ts";
+import { Migrations } from "../protocol/index.ts";
+import { type NodeIdentity, decodeClaim } from "../protocol/index.ts";
+import { Failover, type ClaimView } from "../protocol/index.ts";
 import type { KvBucket } from "../kv.ts";
 import { isKvError } from "../kv-error.ts";
-import { Membership } from "../membership.ts";
+import { Membership } from "../protocol/index.ts";
 import type { SimHost } from "./virtual-loop.ts";
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { Bus } from "../../fleet/bus.ts";
 import { BusError, BusErrorCodes } from "../../fleet/bus-error.ts";
-import { type MigrationHost, Migrations } from "../../fleet/migration.ts";
+import { type MigrationHost, Migrations } from "../../fleet/protocol/migration.ts";
 
 // Found by the fleet simulation (fleet/sim/): after an unanswered adoption the source re-read the claim
 // on a real setTimeout, not on the node's scheduler — outside the virtual clock, so a seed whose claim

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AskResult } from "../../actors/runtime/index.ts";
 import { MemoryBusServer, MemoryKvServer, decodeClaim } from "../../fleet/index.ts";
-import { type MigrationHost, Migrations } from "../../fleet/migration.ts";
-import type { TakeOver } from "../../fleet/actor-store.ts";
+import { type MigrationHost, Migrations } from "../../fleet/protocol/migration.ts";
+import type { TakeOver } from "../../fleet/protocol/actor-store.ts";
 import { type FleetNode, startFleetNode } from "../support/fleet-nodes.ts";
 
 // Live migration between two nodes sharing one in-memory KV and bus (FLEET-PROTOCOL, "Migration").

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { NatsError } from "nats/lib/nats-base-client/core.js";
 import { RequestOne } from "nats/lib/nats-base-client/request.js";
 import type { MuxSubscription } from "nats/lib/nats-base-client/muxsubscription.js";
-import { skipErrorsOfSettledRequests } from "../../fleet/nats-settled-requests.ts";
+import { skipErrorsOfSettledRequests } from "../../fleet/nats/nats-settled-requests.ts";
 
 /** A request of nats.js's own class on a mux that records what is cancelled. */
 function request() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NodeTransport } from "nats/lib/src/node_transport.js";
-import { coalesceNatsWrites } from "../../fleet/nats-write-coalescing.ts";
+import { coalesceNatsWrites } from "../../fleet/nats/nats-write-coalescing.ts";
 
 /** A socket that records what nats.js's transport does to it. */
 function recordingSocket() {

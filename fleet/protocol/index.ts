@@ -1,0 +1,65 @@
+/**
+ * fleet/protocol/: the cluster protocol on top of the Bus and KV ports — membership, claims, failover,
+ * migration, drain, routing between nodes, the KV actor store and the records they keep.
+ */
+
+export { KvActorStore } from "./actor-store.ts";
+export type { KvActorStoreOptions, TakeOver } from "./actor-store.ts";
+export { Membership, NodeIdConflictError, defaultMembershipTiming } from "./membership.ts";
+export type {
+  MembershipEvents,
+  MembershipOptions,
+  MembershipTiming,
+  NodeFacts,
+  OwnerState,
+  PeerView,
+} from "./membership.ts";
+export { Failover } from "./failover.ts";
+export type { ClaimView, FailoverOptions } from "./failover.ts";
+export { Drain } from "./drain.ts";
+export type { DrainOptions, DrainProgress, DrainTarget } from "./drain.ts";
+export {
+  Migrations,
+  adoptAnswerSchema,
+  adoptRequestSchema,
+  adoptSubject,
+  migrationHostOf,
+} from "./migration.ts";
+export type {
+  AdoptAnswer,
+  AdoptRequest,
+  ClaimRead,
+  MigrationHost,
+  MigrationParts,
+  MoveOutcome,
+} from "./migration.ts";
+export { rendezvousOwner } from "./rendezvous.ts";
+export {
+  decodeNodeRecord,
+  encodeNodeRecord,
+  heartbeatSchema,
+  isTombstone,
+  tombstoneSchema,
+} from "./node-record.ts";
+export type { Heartbeat, NodeRecord, Tombstone } from "./node-record.ts";
+export { claimSchema, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
+export type { NodeIdentity } from "./claim.ts";
+export { decodeSnapshot, encodeSnapshot, reusePackedResultsFrom, snapshotSchema } from "./snapshot-codec.ts";
+export { defaultReadBackPolicy, readBack } from "./read-back.ts";
+export type { ReadBackPolicy } from "./read-back.ts";
+export { FleetRouter } from "./fleet-router.ts";
+export type { FleetRouterOptions } from "./fleet-router.ts";
+export { NodeEndpoint, staleDisconnect } from "./node-endpoint.ts";
+export type { NodeEndpointOptions } from "./node-endpoint.ts";
+export {
+  decodeAskResult,
+  decodeDelivery,
+  encodeAskResult,
+  encodeDelivery,
+  nodeActorSubject,
+} from "./actor-wire.ts";
+export type { ActorDelivery } from "./actor-wire.ts";
+export { PushRelay, pushRelaySubject, relayedKeyPrefixes } from "./push-relay.ts";
+export type { PushRelayOptions } from "./push-relay.ts";
+export { busEventPublisher, eventPayload, eventSubject, eventSubjectPrefix } from "./event-publisher.ts";
+export type { EventPayload } from "./event-publisher.ts";
