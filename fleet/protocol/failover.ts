@@ -1,7 +1,7 @@
 import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { TakeOver } from "./actor-store.ts";
 import type { NodeIdentity } from "./claim.ts";
-import type { OwnerState } from "./membership.ts";
+import type { OwnerState } from "./peer-table.ts";
 import { rendezvousOwner } from "./rendezvous.ts";
 
 /**

@@ -6,7 +6,7 @@ import { type NodeIdentity, decodeClaim, sameIdentity } from "./claim.ts";
 import { withEscapedKeys } from "../escaped-keys.ts";
 import type { ClaimView } from "./failover.ts";
 import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
-import type { OwnerState } from "./membership.ts";
+import type { OwnerState } from "./peer-table.ts";
 import { realScheduler } from "../real-scheduler.ts";
 
 /** How a FleetRouter finds owners and reaches them. */

@@ -5,15 +5,12 @@
 
 export { KvActorStore } from "./actor-store.ts";
 export type { KvActorStoreOptions, TakeOver } from "./actor-store.ts";
-export { Membership, NodeIdConflictError, defaultMembershipTiming } from "./membership.ts";
-export type {
-  MembershipEvents,
-  MembershipOptions,
-  MembershipTiming,
-  NodeFacts,
-  OwnerState,
-  PeerView,
-} from "./membership.ts";
+export { Membership } from "./membership.ts";
+export type { MembershipEvents, MembershipOptions, NodeFacts } from "./membership.ts";
+export { defaultMembershipTiming } from "./membership-timing.ts";
+export type { MembershipTiming } from "./membership-timing.ts";
+export { NodeIdConflictError } from "./node-id-conflict-error.ts";
+export type { OwnerState, PeerView } from "./peer-table.ts";
 export { Failover } from "./failover.ts";
 export type { ClaimView, FailoverOptions } from "./failover.ts";
 export { Drain } from "./drain.ts";

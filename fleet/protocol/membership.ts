@@ -2,48 +2,13 @@ import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { NodeIdentity } from "./claim.ts";
 import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
 import { isKvError, isTimeout, isUnavailable, isWrongRevision } from "../kv-error.ts";
-import {
-  type Heartbeat,
-  type NodeRecord,
-  decodeNodeRecord,
-  encodeNodeRecord,
-  isTombstone,
-} from "./node-record.ts";
+import { type MembershipTiming, resolveMembershipTiming } from "./membership-timing.ts";
+import { NodeIdConflictError } from "./node-id-conflict-error.ts";
+import { type Heartbeat, decodeNodeRecordOrNull, encodeNodeRecord, isTombstone } from "./node-record.ts";
+import { type OwnerState, type PeerView, PeerTable } from "./peer-table.ts";
 
 /** What a node says about itself in every heartbeat, besides its incarnation. */
 export type NodeFacts = Omit<Heartbeat, "incarnation" | "beat">;
-
-/** How a node's owner looks from here. */
-export type OwnerState =
-  /** Heartbeating. */
-  | "live"
-  /** Silent for a while, not yet declared dead: its keys wait (`UNAVAILABLE`), nobody takes them. */
-  | "suspected"
-  /** Tombstoned, or replaced by a newer incarnation: its keys may be taken over. */
-  | "dead"
-  /** Never seen (yet). */
-  | "unknown";
-
-/** Timing of membership (FLEET-PROTOCOL, "Heartbeats and node death"). */
-export interface MembershipTiming {
-  /** How often a node writes its heartbeat. Default 1,000 ms. */
-  readonly heartbeatMs: number;
-  /** Silence after which a peer is declared dead. Default 3,000 ms. */
-  readonly failureTimeoutMs: number;
-  /** A node acts only while its last good heartbeat is younger than failureTimeout − margin. Default 1,000 ms. */
-  readonly leaseMarginMs: number;
-  /**
-   * Silence after which a peer is suspected (its keys answer UNAVAILABLE). Default half the failure
-   * timeout, at least two heartbeats: a heartbeat read late on a busy observer does not suspect a peer.
-   */
-  readonly suspectAfterMs?: number;
-}
-
-export const defaultMembershipTiming: MembershipTiming = {
-  heartbeatMs: 1_000,
-  failureTimeoutMs: 3_000,
-  leaseMarginMs: 1_000,
-};
 
 /** What membership tells the node. */
 export interface MembershipEvents {
@@ -55,6 +20,7 @@ export interface MembershipEvents {
   ticked?(): void;
 }
 
+/** What a Membership is made of. */
 export interface MembershipOptions {
   /** The `nodes` bucket; node ids are its keys. */
   readonly nodes: KvBucket;
@@ -74,39 +40,11 @@ export interface MembershipOptions {
 /** How long `join` keeps asking a store that times out or is unavailable before the start fails. */
 const joinPatienceMs = 30_000;
 
-/** Thrown by `join` when another live process already runs under this node id. */
-export class NodeIdConflictError extends Error {
-  constructor(node: string) {
-    super(
-      `another process is running as node ${node} (its heartbeat is still moving); pick another --node-id`,
-    );
-    this.name = "NodeIdConflictError";
-  }
-}
-
-/** A peer as this node sees it. */
-export interface PeerView {
-  readonly node: string;
-  readonly incarnation: string;
-  /** The last heartbeat read, or null once tombstoned. */
-  readonly heartbeat: Heartbeat | null;
-  readonly state: OwnerState;
-}
-
-interface Peer {
-  incarnation: string;
-  revision: number;
-  heartbeat: Heartbeat | null;
-  /** Monotonic time its heartbeat last moved (or counting restarted). */
-  heardAt: number;
-  dead: boolean;
-}
-
 /**
  * One node's side of membership: compare-and-set heartbeats into `nodes` (no TTL), the lease that
- * decides whether this node may act, and the view of its peers — silence counted only while this node's
- * own heartbeats succeed, death declared by a tombstone written over the silent peer's heartbeat. Pure
- * logic over a KvBucket and clocks, so it runs unchanged on NATS and in the simulation.
+ * decides whether this node may act, and the view of its peers (a PeerTable) — silence counted only while
+ * this node's own heartbeats succeed, death declared by a tombstone written over the silent peer's
+ * heartbeat. Pure logic over a KvBucket and clocks, so it runs unchanged on NATS and in the simulation.
  */
 export class Membership {
   private readonly nodes: KvBucket;
@@ -118,18 +56,12 @@ export class Membership {
   /** When the last successful heartbeat was sent, on both clocks. */
   private lease: { mono: number; wall: number } | undefined;
   private isFenced = false;
-  private readonly peers = new Map<string, Peer>();
-  /** Dead incarnations seen, as `node/incarnation`. */
-  private readonly deadIncarnations = new Set<string>();
-  /** Monotonic time of the last heartbeat round whose write and read both succeeded. */
-  private lastGoodRound: number | undefined;
+  private readonly peers: PeerTable;
   private cancelTick: (() => void) | undefined;
   /** Peers' heartbeats and tombstones, heard as they land (the rounds still read every record). */
   private watch: KvWatch | undefined;
-  /** The silence check between rounds (see `checkSilence`). */
+  /** The silence check between rounds (see `PeerTable.checkSilence`). */
   private cancelCheck: (() => void) | undefined;
-  /** Peers a tombstone is being written for. */
-  private readonly declaring = new Set<string>();
   private ticking = false;
   private stopped = true;
   /** Waiting for the lease to come back (or to be lost for good). */
@@ -139,9 +71,17 @@ export class Membership {
     this.options = options;
     this.nodes = options.nodes;
     this.incarnationId = options.incarnation;
-    const timing = { ...defaultMembershipTiming, ...options.timing };
-    const suspectAfterMs = Math.max(2 * timing.heartbeatMs, timing.failureTimeoutMs / 2);
-    this.timing = { ...timing, suspectAfterMs: timing.suspectAfterMs ?? suspectAfterMs };
+    this.timing = resolveMembershipTiming(options.timing);
+    this.peers = new PeerTable({
+      nodes: options.nodes,
+      node: options.node,
+      timing: this.timing,
+      monotonic: options.monotonic,
+      fenced: () => this.isFenced,
+      peerDead: (peer) => {
+        this.options.events?.peerDead?.(peer);
+      },
+    });
   }
 
   get node(): string {
@@ -194,18 +134,18 @@ export class Membership {
           throw error;
         }
       }
-      const record = decodeOrNull(entry);
+      const record = decodeNodeRecordOrNull(entry.value);
       if (record !== null && !isTombstone(record) && record.incarnation !== this.incarnationId) {
         // Still heartbeating? Give it a failure timeout to show it.
         await this.sleep(this.timing.failureTimeoutMs);
         const again = await this.nodes.get(this.node);
         if (again !== null && again.revision !== entry.revision) {
           // Moved by a peer's tombstone (it declared that silent incarnation dead): no second process.
-          const moved = decodeOrNull(again);
+          const moved = decodeNodeRecordOrNull(again.value);
           if (moved !== null && isTombstone(moved)) continue;
           throw new NodeIdConflictError(this.node);
         }
-        this.deadIncarnations.add(`${this.node}/${record.incarnation}`);
+        this.peers.replaced(record.incarnation);
       }
       try {
         this.revision = await this.nodes.update(this.node, this.encodeHeartbeat(), entry.revision);
@@ -222,7 +162,7 @@ export class Membership {
     this.schedule();
     try {
       this.watch ??= this.nodes.watch({}, (entry) => {
-        this.heard(entry);
+        this.peers.heard(entry);
       });
     } catch (error) {
       // A store that cannot watch (the fleet simulation's): the rounds alone read the records.
@@ -241,65 +181,13 @@ export class Membership {
     this.settleLeaseWaiters();
   }
 
-  /**
-   * A peer's record as the watch delivers it. A tombstone written by another observer is a death
-   * declared: taken at once, so every survivor starts taking the dead node's keys together rather than
-   * at its next round. A heartbeat is heard when it lands, not up to a round later, so silence is
-   * counted from the peer's last write. Peers not read by a round yet are left to the rounds; a watch that
-   * goes quiet (NATS-NOTES) only makes heard times a round older, as they were without it.
-   */
-  private heard(entry: KvEntry): void {
-    if (entry.key === this.node || entry.operation !== "PUT" || this.isFenced) return;
-    const peer = this.peers.get(entry.key);
-    if (peer === undefined || peer.dead || peer.revision >= entry.revision) return;
-    const record = decodeOrNull(entry);
-    if (record === null) return;
-    this.learn(entry.key, entry.revision, record, this.options.monotonic());
-  }
-
   private scheduleCheck(): void {
     if (this.stopped) return;
     const scheduler = this.options.scheduler;
-    this.cancelCheck = scheduler.at(scheduler.now() + this.nextCheckInMs(), () => {
-      this.checkSilence();
+    this.cancelCheck = scheduler.at(scheduler.now() + this.peers.nextCheckInMs(), () => {
+      this.peers.checkSilence();
       this.scheduleCheck();
     });
-  }
-
-  /**
-   * A quarter heartbeat, or less when a peer's silence reaches the failure timeout sooner: the check then
-   * runs as it does, not up to a quarter heartbeat later, and the dead node's keys move that much sooner.
-   */
-  private nextCheckInMs(): number {
-    const now = this.options.monotonic();
-    let wait = this.timing.heartbeatMs / 4;
-    for (const peer of this.peers.values()) {
-      if (peer.dead) continue;
-      const left = this.timing.failureTimeoutMs - this.silence(peer, now);
-      // A peer already past it is being declared, or waits for this node's own rounds to succeed again.
-      if (left > 0) wait = Math.min(wait, Math.ceil(left) + 1);
-    }
-    return wait;
-  }
-
-  /**
-   * Between rounds, four times a heartbeat and when a peer's silence is due: a peer silent for the failure timeout is declared dead now
-   * rather than at the next round (up to a heartbeat later). The same rule as the rounds': silence counts
-   * only while this node's own rounds succeed, one heartbeat apart; the tombstone is a CAS on the
-   * peer's record as last read, so a peer that wrote since (heard late) lives.
-   */
-  private checkSilence(): void {
-    if (this.isFenced) return;
-    const now = this.options.monotonic();
-    const continuous =
-      this.lastGoodRound !== undefined && now - this.lastGoodRound <= 2 * this.timing.heartbeatMs;
-    if (!continuous) return;
-    for (const [node, peer] of this.peers) {
-      if (peer.dead || this.declaring.has(node)) continue;
-      if (this.silence(peer, now) < this.timing.failureTimeoutMs) continue;
-      this.declaring.add(node);
-      void this.declareDead(node, peer).finally(() => this.declaring.delete(node));
-    }
   }
 
   /**
@@ -322,8 +210,7 @@ export class Membership {
   async rejoin(incarnation: string): Promise<void> {
     this.incarnationId = incarnation;
     this.beat = 0;
-    this.peers.clear();
-    this.lastGoodRound = undefined;
+    this.peers.reset();
     await this.join();
   }
 
@@ -357,22 +244,13 @@ export class Membership {
       if (owner.incarnation === this.incarnationId) return this.isFenced ? "dead" : "live";
       return "dead"; // an older process under this node id: this one replaced it
     }
-    if (this.deadIncarnations.has(`${owner.node}/${owner.incarnation}`)) return "dead";
-    const peer = this.peers.get(owner.node);
-    if (peer === undefined) return "unknown";
-    // An incarnation we never saw: an older one replaced before we looked (dead), or — when the record we
-    // hold is a tombstone — most likely the one that rejoined after it and is not read yet: not ours to take.
-    if (peer.incarnation !== owner.incarnation) return peer.dead ? "unknown" : "dead";
-    if (peer.dead) return "dead";
-    return this.silence(peer, this.options.monotonic()) >= this.timing.suspectAfterMs ? "suspected" : "live";
+    return this.peers.stateOf(owner);
   }
 
   /** Node ids that are live, this one included (unless fenced), sorted: the claimants of rendezvous hashing. */
   liveNodes(): string[] {
     const live = this.isFenced ? [] : [this.node];
-    for (const [node, peer] of this.peers) {
-      if (this.ownerState({ node, incarnation: peer.incarnation }) === "live") live.push(node);
-    }
+    live.push(...this.peers.liveNodes());
     return live.sort();
   }
 
@@ -383,21 +261,14 @@ export class Membership {
   claimantNodes(): string[] {
     const live = this.liveNodes();
     const staying = live.filter((node) =>
-      node === this.node
-        ? !this.options.facts().draining
-        : this.peers.get(node)?.heartbeat?.draining !== true,
+      node === this.node ? !this.options.facts().draining : !this.peers.isDraining(node),
     );
     return staying.length > 0 ? staying : live;
   }
 
   /** Every peer seen, with its last heartbeat. */
   peerViews(): PeerView[] {
-    return [...this.peers].map(([node, peer]) => ({
-      node,
-      incarnation: peer.incarnation,
-      heartbeat: peer.heartbeat,
-      state: this.ownerState({ node, incarnation: peer.incarnation }),
-    }));
+    return this.peers.views();
   }
 
   /** One heartbeat round: write ours, then read every peer's and settle who is dead. */
@@ -411,8 +282,8 @@ export class Membership {
       if (wrote) this.lease = { mono: sentAt, wall: wallSentAt };
       this.settleLeaseWaiters();
       if (this.fencedNow()) return;
-      const observed = wrote && (await this.observe(sentAt));
-      if (!observed) this.lastGoodRound = undefined;
+      const observed = wrote && (await this.peers.observe(sentAt));
+      if (!observed) this.peers.roundFailed();
     } finally {
       this.ticking = false;
     }
@@ -454,7 +325,7 @@ export class Membership {
       if (isKvError(error)) return; // unknown: the next round asks again
       throw error;
     }
-    const record = entry === null ? null : decodeOrNull(entry);
+    const record = entry === null ? null : decodeNodeRecordOrNull(entry.value);
     if (
       entry !== null &&
       record !== null &&
@@ -480,74 +351,6 @@ export class Membership {
     this.options.events?.fenced?.();
   }
 
-  /** Reads every peer's record; false when the read failed (silence is then not counted). */
-  private async observe(now: number): Promise<boolean> {
-    let entries: (KvEntry | null)[];
-    try {
-      const keys = await this.nodes.keys();
-      entries = await Promise.all(keys.filter((k) => k !== this.node).map((k) => this.nodes.get(k)));
-    } catch (error) {
-      if (isKvError(error)) return false;
-      throw error;
-    }
-    // Silence counts only across rounds that all succeeded, one heartbeat apart: after our own failure or
-    // a pause of this process, every peer's count starts over.
-    const continuous =
-      this.lastGoodRound !== undefined && now - this.lastGoodRound <= 2 * this.timing.heartbeatMs;
-    this.lastGoodRound = now;
-    if (!continuous) for (const peer of this.peers.values()) peer.heardAt = now;
-    const silent: [string, Peer][] = [];
-    for (const entry of entries) {
-      if (entry === null) continue;
-      const record = decodeOrNull(entry);
-      if (record === null) continue;
-      const peer = this.learn(entry.key, entry.revision, record, now);
-      if (!peer.dead && this.silence(peer, now) >= this.timing.failureTimeoutMs)
-        silent.push([entry.key, peer]);
-    }
-    await Promise.all(silent.map(([node, peer]) => this.declareDead(node, peer)));
-    return true;
-  }
-
-  /** Folds one peer record into the view; reports incarnations that are gone. */
-  private learn(node: string, revision: number, record: NodeRecord, now: number): Peer {
-    let peer = this.peers.get(node);
-    if (peer?.revision === revision) return peer;
-    if (peer?.dead === false && peer.incarnation !== record.incarnation) {
-      this.markDead({ node, incarnation: peer.incarnation });
-    }
-    const heartbeat = isTombstone(record) ? null : record;
-    peer = { incarnation: record.incarnation, revision, heartbeat, heardAt: now, dead: isTombstone(record) };
-    this.peers.set(node, peer);
-    if (peer.dead) this.markDead({ node, incarnation: record.incarnation });
-    return peer;
-  }
-
-  /** Writes a tombstone over a silent peer's heartbeat; if the peer moved meanwhile, it lives. */
-  private async declareDead(node: string, peer: Peer): Promise<void> {
-    const tombstone = encodeNodeRecord({ dead: true, incarnation: peer.incarnation, by: this.node });
-    try {
-      peer.revision = await this.nodes.update(node, tombstone, peer.revision);
-    } catch (error) {
-      if (isKvError(error)) return; // it heartbeated (or the outcome is unknown): the next round reads it
-      throw error;
-    }
-    peer.dead = true;
-    peer.heartbeat = null;
-    this.markDead({ node, incarnation: peer.incarnation });
-  }
-
-  private markDead(peer: NodeIdentity): void {
-    const id = `${peer.node}/${peer.incarnation}`;
-    if (this.deadIncarnations.has(id)) return;
-    this.deadIncarnations.add(id);
-    this.options.events?.peerDead?.(peer);
-  }
-
-  private silence(peer: Peer, now: number): number {
-    return now - peer.heardAt;
-  }
-
   private encodeHeartbeat(): Uint8Array {
     return encodeNodeRecord({ ...this.options.facts(), incarnation: this.incarnationId, beat: this.beat });
   }
@@ -556,13 +359,5 @@ export class Membership {
     return new Promise((resolve) => {
       this.options.scheduler.at(this.options.scheduler.now() + ms, resolve);
     });
-  }
-}
-
-function decodeOrNull(entry: KvEntry): NodeRecord | null {
-  try {
-    return decodeNodeRecord(entry.value);
-  } catch {
-    return null;
   }
 }

@@ -48,3 +48,12 @@ export function decodeNodeRecord(bytes: Uint8Array): NodeRecord {
 export function isTombstone(record: NodeRecord): record is Tombstone {
   return "dead" in record;
 }
+
+/** The record in `bytes`, or null when it does not decode: membership reads a corrupt record as none. */
+export function decodeNodeRecordOrNull(bytes: Uint8Array): NodeRecord | null {
+  try {
+    return decodeNodeRecord(bytes);
+  } catch {
+    return null;
+  }
+}
