@@ -1,3 +1,5 @@
+import { CodedError, codeGuard } from "./coded-error.ts";
+
 /** Why a bus operation failed. Stable: matched by code, never by message. */
 export const BusErrorCodes = {
   /** Nobody subscribes to the subject of a request: no one will ever answer it. */
@@ -12,15 +14,8 @@ export const BusErrorCodes = {
 export type BusErrorCode = (typeof BusErrorCodes)[keyof typeof BusErrorCodes];
 
 /** The one error a Bus throws for an operational failure; bad subjects throw TypeError. */
-export class BusError extends Error {
-  constructor(
-    readonly code: BusErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = "BusError";
-  }
+export class BusError extends CodedError<BusErrorCode> {
+  override name = "BusError";
 }
 
 /** True for any BusError. */
@@ -29,16 +24,10 @@ export function isBusError(error: unknown): error is BusError {
 }
 
 /** True when a request had no subscriber to answer it. */
-export function isNoResponders(error: unknown): error is BusError {
-  return isBusError(error) && error.code === BusErrorCodes.noResponders;
-}
+export const isNoResponders = codeGuard(isBusError, BusErrorCodes.noResponders);
 
 /** True when a request was not answered in time. */
-export function isBusTimeout(error: unknown): error is BusError {
-  return isBusError(error) && error.code === BusErrorCodes.timeout;
-}
+export const isBusTimeout = codeGuard(isBusError, BusErrorCodes.timeout);
 
 /** True when the bus connection is closed. */
-export function isBusClosed(error: unknown): error is BusError {
-  return isBusError(error) && error.code === BusErrorCodes.closed;
-}
+export const isBusClosed = codeGuard(isBusError, BusErrorCodes.closed);

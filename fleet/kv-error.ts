@@ -1,3 +1,5 @@
+import { CodedError, codeGuard } from "./coded-error.ts";
+
 /** Why a KV operation failed. Stable: matched by code, never by message. */
 export const KvErrorCodes = {
   /** `create` found a live value under the key. */
@@ -14,15 +16,8 @@ export const KvErrorCodes = {
 export type KvErrorCode = (typeof KvErrorCodes)[keyof typeof KvErrorCodes];
 
 /** The one error a KvStore or KvBucket throws for an operational failure; bad arguments throw TypeError. */
-export class KvError extends Error {
-  constructor(
-    readonly code: KvErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = "KvError";
-  }
+export class KvError extends CodedError<KvErrorCode> {
+  override name = "KvError";
 }
 
 /** True for any KvError. */
@@ -31,21 +26,13 @@ export function isKvError(error: unknown): error is KvError {
 }
 
 /** True when a `create` lost to a live value. */
-export function isExists(error: unknown): error is KvError {
-  return isKvError(error) && error.code === KvErrorCodes.exists;
-}
+export const isExists = codeGuard(isKvError, KvErrorCodes.exists);
 
 /** True when a compare-and-set found another revision (NATS 10071, "wrong last sequence"). */
-export function isWrongRevision(error: unknown): error is KvError {
-  return isKvError(error) && error.code === KvErrorCodes.wrongRevision;
-}
+export const isWrongRevision = codeGuard(isKvError, KvErrorCodes.wrongRevision);
 
 /** True when the store refused the operation; it did not happen. */
-export function isUnavailable(error: unknown): error is KvError {
-  return isKvError(error) && error.code === KvErrorCodes.unavailable;
-}
+export const isUnavailable = codeGuard(isKvError, KvErrorCodes.unavailable);
 
 /** True when the outcome is unknown: the write may have landed. */
-export function isTimeout(error: unknown): error is KvError {
-  return isKvError(error) && error.code === KvErrorCodes.timeout;
-}
+export const isTimeout = codeGuard(isKvError, KvErrorCodes.timeout);
