@@ -8,7 +8,7 @@ import { servesLobbies, startTestNode } from "../support/node.ts";
 
 /**
  * A nats-server that asks for credentials (a user and password, or an NKey), and nodes that give them from
- * their settings (issue 3, item 7).
+ * their settings (docs/operations.md).
  */
 
 const nodeKey = newNkeyUser();

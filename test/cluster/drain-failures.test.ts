@@ -9,7 +9,7 @@ import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.
 import { eventually, testKey, tokenFor } from "../support/node.ts";
 
 /**
- * The failure cases of a drain (issue 5, item 4), with node processes over a 3-server NATS cluster: two
+ * The failure cases of a drain (docs/fleet.md), with node processes over a 3-server NATS cluster: two
  * nodes drained at once, the target killed mid-migration, a lobby whose room runs, and a drain while the
  * snapshots' stream elects a new leader. Each case starts its own NATS cluster and nodes: nodes killed by
  * an earlier case would leave keys that the next case's nodes take over.

@@ -5,7 +5,7 @@ import { eventually } from "../support/node.ts";
 import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
- * Issue 9: a lobby's room survives a `kill -9` of the node holding both, also when failover hands the
+ * A lobby's room survives a `kill -9` of the node holding both, also when failover hands the
  * lobby and its room to two different survivors. The lobby's members come back to the lobby's node (its
  * frames reach only sockets there), and the room's frames reach them there all the same: a room's pushes
  * to players connected elsewhere go through the fleet's push relay.

@@ -5,8 +5,8 @@ import { eventually } from "../support/node.ts";
 import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
- * Issue 3: "a player joining a second lobby on another node leaves the first, and a crash of either node
- * between the two steps still ends with the player in exactly one." The move is a persisted intent of the
+ * A player joining a second lobby on another node leaves the first, and a crash of either node between
+ * the two steps still ends with the player in exactly one. The move is a persisted intent of the
  * player's registry entry (`player/<id>`): join the second lobby, then tell the first `leave` until it
  * confirms. Here the node of either lobby gets `kill -9` while that runs, on real processes; the survivors
  * take its keys over and the intent is driven to its end.

@@ -9,7 +9,7 @@ import { eventually } from "../support/node.ts";
 import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
- * Issue 3: kill one of three nats-servers (kill -9) under a steady load of SDK lobby ops on three Foyer
+ * Kill one of three nats-servers (kill -9) under a steady load of SDK lobby ops on three Foyer
  * node processes — the stream leader of the `lobbies` bucket, and separately a server that leads no
  * stream and not the meta group. While NATS re-elects, changes are refused as retryable and the SDK
  * retries them; every op the SDK reported acknowledged must be in the final state, and no call may fail.

@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { badFrameCategories, runFuzz } from "../../ops/fuzz/index.ts";
 
 /**
- * CI's short fuzz of the front door (issue 6; `foyer fuzz` runs long ones): a node process of its own,
+ * CI's short fuzz of the front door (`foyer fuzz` runs long ones; docs/fuzz.md): a node process of its own,
  * honest bot pairs in their lobbies, and a few thousand seeded bad frames of every kind from many sockets.
  */
 it("a short fuzz of the front door: no crash, no honest lobby changed, every bad frame answered", async () => {

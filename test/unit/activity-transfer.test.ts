@@ -7,7 +7,7 @@ import { activityLobbyOf, KEY } from "./support/activity-driver.ts";
 import { expectRefused, roomDriver } from "./support/room-driver.ts";
 
 /**
- * Issue 7's fleet rules (docs/activity.md): the player registry keeps one lobby per player, private or
+ * Activity lobbies' fleet rules (docs/activity.md): the player registry keeps one lobby per player, private or
  * activity; a room started by an activity lobby seats a player only with its transfer token, and the
  * player leaves the activity lobby once it loads into the room.
  */
