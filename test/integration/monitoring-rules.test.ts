@@ -126,17 +126,22 @@ describe.skipIf(skipPromtool)(
       const queries = dashboardQueriesOf(readDashboard());
       expect(queries.length).toBeGreaterThan(20);
       // promtool parses PromQL when it checks rules: each query becomes a recording rule.
-      const recorded = queries.map(
-        ({ expr }, i) =>
-          `      - record: foyer_dashboard:query_${i}\n        expr: ${JSON.stringify(withVariablesReplaced(expr))}`,
-      );
+      const asRules = (exprs: readonly string[]): string =>
+        `groups:\n  - name: dashboard\n    rules:\n${exprs
+          .map(
+            (expr, i) => `      - record: foyer_dashboard:query_${i}\n        expr: ${JSON.stringify(expr)}`,
+          )
+          .join("\n")}\n`;
       const file = join(scratch, "dashboard-queries.yml");
-      writeFileSync(file, `groups:\n  - name: dashboard\n    rules:\n${recorded.join("\n")}\n`);
+      writeFileSync(file, asRules(queries.map(({ expr }) => withVariablesReplaced(expr))));
       const checked = await promtool(["check", "rules", file]);
       expect(checked.stderr + checked.stdout).toContain(`SUCCESS: ${queries.length} rules found`);
 
-      writeFileSync(file, `groups:\n  - name: dashboard\n    rules:\n${recorded[0] ?? ""})\n`);
-      expect((await promtool(["check", "rules", file])).code).not.toBe(0);
+      // A query with one parenthesis too many is refused.
+      writeFileSync(file, asRules([`${withVariablesReplaced(queries[0]?.expr ?? "")})`]));
+      const refused = await promtool(["check", "rules", file]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stdout + refused.stderr).toContain("could not parse expression");
     });
   },
 );
