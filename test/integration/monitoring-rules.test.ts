@@ -92,7 +92,9 @@ describe.skipIf(skipPromtool)(
 
         const broken = join(scratch, "broken-alerts.yml");
         writeFileSync(broken, rulesText.replace('up{job="foyer"} == 0', 'up{job="foyer"} == (0'));
-        expect((await promtool(["check", "rules", broken])).code).not.toBe(0);
+        const refused = await promtool(["check", "rules", broken]);
+        expect(refused.code).not.toBe(0);
+        expect(refused.stdout + refused.stderr).toContain('"FoyerNodeDown": could not parse expression');
       },
     );
 
