@@ -4,7 +4,7 @@ import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
 import type { PlayerClaims } from "./auth/player-token.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
 import type { HelloFrame } from "./protocol/client-frames.ts";
-import { CloseCodes } from "./protocol/close-codes.ts";
+import { closeFor } from "./protocol/error-mapping.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
 import { Session, type SessionSocket } from "./session-registry.ts";
 
@@ -35,13 +35,13 @@ export function bindSession(
   session.socket = socket;
   const replaced = deps.sessions.add(session);
   // Detach before closing: a socket closed because a newer one took over is not a disconnect.
-  if (previous && previous !== socket) previous.close(CloseCodes.REPLACED.code, "REPLACED");
+  if (previous && previous !== socket) closeFor(previous, "REPLACED");
   if (replaced) {
     const older = replaced.socket;
     replaced.socket = null;
     deps.sessions.remove(replaced);
     letGoOfHandedOff(replaced);
-    older?.close(CloseCodes.REPLACED.code, "REPLACED");
+    if (older) closeFor(older, "REPLACED");
     // The player's activity lobby and room belong to the player, not to the socket it used: the newer
     // login carries on in them (and locateLobby tells them the player is here).
     session.activity ??= replaced.activity;

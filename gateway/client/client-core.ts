@@ -1,7 +1,8 @@
-import { FoyerError } from "../foyer-error.ts";
+import { FoyerError } from "../protocol/foyer-error.ts";
 import { decodeServerFrame, encodeFrame, readServerFrame } from "../protocol/codec.ts";
 import type { RequestFrame } from "../protocol/client-frames.ts";
 import { CloseCodes } from "../protocol/close-codes.ts";
+import { errorCodeOfClose } from "../protocol/error-mapping.ts";
 import {
   PROTOCOL_VERSION,
   type ActivityEventView,
@@ -411,8 +412,7 @@ export class ClientCore extends Emitter<FoyerEvents> {
     if (finalCloses.has(code)) {
       this.dropStandby();
       this.closedByUser = true;
-      const kind = code === CloseCodes.UNAUTHORIZED.code ? "UNAUTHORIZED" : "UNAVAILABLE";
-      this.endForGood(new FoyerError(kind, reason), code, reason);
+      this.endForGood(new FoyerError(errorCodeOfClose(code), reason), code, reason);
       return;
     }
     if (standby !== null) {

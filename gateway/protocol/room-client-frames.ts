@@ -17,6 +17,9 @@ import {
 } from "../../actors/room/index.ts";
 import { blobIdSchema } from "./blob-frames.ts";
 
+/** The room's own types a client's requests carry (a command, the game options, turn durability). */
+export type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/room/index.ts";
+
 /**
  * The relay room's requests (docs/rooms.md, SPEC §5). The fields are the room's own schemas, so the
  * wire bounds are the room's bounds. Each maps to one room message, with the session's player as sender.
