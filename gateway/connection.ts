@@ -227,6 +227,7 @@ export class Connection implements SessionSocket {
       {
         ownerOf: (key) => this.deps.requests.ownerOf(key),
         waitForOwner: (key, maxMs) => this.deps.requests.waitForOwner(key, maxMs),
+        now: this.deps.now,
       },
       welcome.resumed ? hello.lobby : undefined,
     );
