@@ -3,7 +3,7 @@ import type { ActorSystem } from "../actors/runtime/index.ts";
 import type { TokenKey } from "./auth/player-token.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
 import type { RequestRouter } from "./requests/index.ts";
-import type { SessionRegistry } from "./session-registry.ts";
+import type { SessionRegistry } from "./sessions/index.ts";
 
 /** The limits and secrets a connection is held to. */
 export interface ConnectionLimits {

@@ -10,7 +10,7 @@ import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "./protocol/server-frames
 import { RateLimiter } from "./rate-limiter.ts";
 import { locateMatch } from "./match-reconnect.ts";
 import { bindSession, locateLobby } from "./session-binding.ts";
-import { disconnected, heldOnClose, type Session, type SessionSocket } from "./session-registry.ts";
+import { disconnected, heldOnClose, type Session, type SessionSocket } from "./sessions/index.ts";
 import { SocketSender } from "./socket-sender.ts";
 
 /** Pings a socket may send before its hello (a region probe measures a few round trips, then closes). */

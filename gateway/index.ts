@@ -22,7 +22,7 @@ export {
   heldOnClose,
   inKeyHere,
   type SessionSocket,
-} from "./session-registry.ts";
+} from "./sessions/index.ts";
 export { errorFrame, defaultRetryAfterMs } from "./protocol/error-mapping.ts";
 export { FoyerError, isFoyerError } from "./protocol/foyer-error.ts";
 export { signPlayerToken, verifyPlayerToken, type PlayerClaims, type TokenKey } from "./auth/player-token.ts";

@@ -6,7 +6,7 @@ import type { ConnectionDeps } from "./connection-deps.ts";
 import type { HelloFrame } from "./protocol/client-frames.ts";
 import { closeFor } from "./protocol/error-mapping.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
-import { Session, type SessionSocket } from "./session-registry.ts";
+import { Session, type SessionSocket } from "./sessions/index.ts";
 
 type BindDeps = Pick<
   ConnectionDeps,

@@ -8,7 +8,7 @@ import {
 } from "../../actors/runtime/index.ts";
 import { blobRefSchema } from "../../actors/lobby/index.ts";
 import type { BlobRequestFrame } from "../protocol/blob-frames.ts";
-import type { Session } from "../session-registry.ts";
+import type { Session } from "../sessions/index.ts";
 import { refused } from "./refused.ts";
 
 /** What the gateway's blob requests need. */

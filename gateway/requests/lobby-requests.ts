@@ -9,7 +9,7 @@ import {
 import { drawCode, normalizeCode, roomKey, type LobbyOptions } from "../../actors/lobby/index.ts";
 import type { LobbyRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
-import { enteredOrNot, type Session } from "../session-registry.ts";
+import { enteredOrNot, type Session } from "../sessions/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
 import { refused } from "./refused.ts";
 

@@ -2,7 +2,7 @@ import type { ActorSystem, AskResult, OwnerLocation, Random, RequestId } from ".
 import type { LobbyOptions } from "../../actors/lobby/index.ts";
 import type { RequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
-import type { Session } from "../session-registry.ts";
+import type { Session } from "../sessions/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
 import type { BlobRequests } from "./blob-requests.ts";
 import { browse } from "./browse-request.ts";

@@ -11,7 +11,7 @@ import type {
 import type { BlobRequests } from "./blob-requests.ts";
 import type { RoomRequestFrame, RoomRequestOf } from "../protocol/room-client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
-import { enteredOrNot, type Session } from "../session-registry.ts";
+import { enteredOrNot, type Session } from "../sessions/index.ts";
 import { refused } from "./refused.ts";
 
 /** Where room requests go, how room codes are drawn and whether this node may open another room. */

@@ -3,7 +3,7 @@ import { seededRandom, type ActorSystem, type AskResult } from "../../actors/run
 import type { OwnerLocation } from "../../actors/runtime/index.ts";
 import { RequestRouter } from "../../gateway/requests/index.ts";
 import { locateLobby } from "../../gateway/session-binding.ts";
-import { Session, type SessionSocket } from "../../gateway/session-registry.ts";
+import { Session, type SessionSocket } from "../../gateway/sessions/index.ts";
 
 /**
  * The gateway's side of activity lobbies in a fleet (docs/activity.md, "In a fleet"): the directory is

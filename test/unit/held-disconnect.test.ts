@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
 import { RequestRouter } from "../../gateway/requests/index.ts";
-import { Session, heldOnClose, inKeyHere, type SessionSocket } from "../../gateway/session-registry.ts";
+import { Session, heldOnClose, inKeyHere, type SessionSocket } from "../../gateway/sessions/index.ts";
 
 /**
  * A disconnect another node tells a key about a player whose session here is joining that key is dropped

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
 import { RequestRouter } from "../../gateway/requests/index.ts";
-import { Session } from "../../gateway/session-registry.ts";
+import { Session } from "../../gateway/sessions/index.ts";
 
 /** An actor system that answers every ask with `answer` and records what was asked of whom. */
 function stubSystem(answer: (key: string, message: { type: string; code?: string }) => AskResult) {

@@ -6,7 +6,7 @@ import { createHarness } from "../../actors/runtime/index.ts";
 import { locateMatch } from "../../gateway/match-reconnect.ts";
 import { MatchmakingRequests } from "../../gateway/requests/index.ts";
 import type { MatchmakingRequestFrame } from "../../gateway/protocol/client-frames.ts";
-import { Session, type SessionSocket } from "../../gateway/session-registry.ts";
+import { Session, type SessionSocket } from "../../gateway/sessions/index.ts";
 import { cursorParty, find } from "./support/matchmaking-driver.ts";
 
 /**
