@@ -41,6 +41,7 @@ export abstract class ClientSockets extends Emitter<FoyerEvents> {
   protected readonly connectTimeoutMs: number;
   /** Checks that the node still speaks (see `livenessMs`). */
   protected readonly liveness: LivenessWatch;
+
   constructor(protected readonly options: FoyerClientOptions) {
     super();
     if (options.urls.length === 0) throw new Error("FoyerClient needs at least one URL");
@@ -345,20 +346,20 @@ export abstract class ClientSockets extends Emitter<FoyerEvents> {
   protected abstract helloLobby(): string | undefined;
 }
 
-/** A socket that sends WebSocket pings and reports control frames (`ws`); a browser's does neither. */
-/** A socket opened to the node a `moved` named, not welcomed yet (see `ClientCore.standby`). */
+/** A socket opened to the node a `moved` named, not welcomed yet (see `ClientSockets.standby`). */
 interface Standby {
   readonly url: string;
   /** Null while the token is fetched. */
   socket: SocketLike | null;
   timer: ReturnType<typeof setTimeout> | undefined;
-  /** Its hello named the lobby (an older node refuses that: see `ClientCore.hinted`). */
+  /** Its hello named the lobby (an older node refuses that: see `ClientSockets.hinted`). */
   hinted: boolean;
 }
 
 /** Frames of a socket left behind by a move that are not heard: the new socket speaks for the node. */
 const oldSocketIgnores: ReadonlySet<string> = new Set(["welcome", "redirect", "moved", "serverDraining"]);
 
+/** A socket that sends WebSocket pings and reports control frames (`ws`); a browser's does neither. */
 function canPing(socket: SocketLike): socket is SocketLike & Required<Pick<SocketLike, "ping" | "on">> {
   return typeof socket.ping === "function" && typeof socket.on === "function";
 }

@@ -19,7 +19,7 @@ export interface RunningMatchView {
 
 /**
  * The TypeScript SDK (browsers and Node): the player's requests, typed. Connection handling, retries and
- * resume are in `ClientCore`; see there.
+ * resume are in `ClientSockets` and `ClientConnection`, the player's picture in `ClientCore`.
  */
 export class FoyerClient extends ClientCore {
   /** Joins a lobby by code (any case; blanks around it are trimmed); an empty code creates a private lobby. */
