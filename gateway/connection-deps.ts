@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { ActorSystem } from "../actors/runtime/index.ts";
 import type { TokenKey } from "./auth/player-token.ts";
-import type { LobbyRequests } from "./lobby-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
-import type { SessionRegistry } from "./session-registry.ts";
+import type { RequestRouter } from "./requests/index.ts";
+import type { SessionRegistry } from "./sessions/index.ts";
 
 /** The limits and secrets a connection is held to. */
 export interface ConnectionLimits {
@@ -25,7 +25,7 @@ export interface ConnectionDeps {
    */
   readonly regions?: () => readonly { readonly region: string; readonly url: string }[];
   readonly system: ActorSystem;
-  readonly requests: LobbyRequests;
+  readonly requests: RequestRouter;
   readonly sessions: SessionRegistry;
   readonly tokenKeys: readonly TokenKey[];
   readonly sessionSecret: string;

@@ -2,15 +2,15 @@ import type WebSocket from "ws";
 import type { AskResult, ErrorCode } from "../actors/runtime/index.ts";
 import { verifyPlayerToken } from "./auth/player-token.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
-import { errorFrame } from "./error-frame.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
-import { CloseCodes, type CloseReason } from "./protocol/close-codes.ts";
+import type { CloseReason } from "./protocol/close-codes.ts";
 import { decodeClientFrame, encodeFrame, requestIdOf, type Encoding } from "./protocol/codec.ts";
+import { answerFrame, closeFor, countsAsRefusal, errorFrame } from "./protocol/error-mapping.ts";
 import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "./protocol/server-frames.ts";
 import { RateLimiter } from "./rate-limiter.ts";
 import { locateMatch } from "./match-reconnect.ts";
 import { bindSession, locateLobby } from "./session-binding.ts";
-import { disconnected, heldOnClose, type Session, type SessionSocket } from "./session-registry.ts";
+import { disconnected, heldOnClose, type Session, type SessionSocket } from "./sessions/index.ts";
 import { SocketSender } from "./socket-sender.ts";
 
 /** Pings a socket may send before its hello (a region probe measures a few round trips, then closes). */
@@ -126,7 +126,7 @@ export class Connection implements SessionSocket {
   private closeWith(reason: CloseReason): void {
     if (this.closed) return;
     this.deps.onRefused?.(`close:${reason}`);
-    this.close(CloseCodes[reason].code, reason);
+    closeFor(this, reason);
   }
 
   private reply(frame: object): void {
@@ -135,7 +135,7 @@ export class Connection implements SessionSocket {
 
   /** Answers with an error frame (counted as a refusal unless it says "try again later"). */
   private refuse(code: ErrorCode, message: string, id?: number, retryAfterMs?: number): void {
-    if (code !== "UNAVAILABLE") this.deps.onRefused?.(code);
+    if (countsAsRefusal(code)) this.deps.onRefused?.(code);
     this.reply(errorFrame(code, message, id, retryAfterMs));
   }
 
@@ -186,13 +186,9 @@ export class Connection implements SessionSocket {
       result = { ok: false, code: "INTERNAL", message: "the request failed" };
     }
     this.deps.onAnswered?.(frame.type, result.ok ? "ok" : result.code, (performance.now() - arrived) / 1000);
+    if (!result.ok && countsAsRefusal(result.code)) this.deps.onRefused?.(result.code);
     // The socket may have been replaced by a resume meanwhile: answer on the session's current socket.
-    if (result.ok) {
-      session.send({ type: "result", id: frame.id, value: result.value ?? null });
-      return;
-    }
-    if (result.code !== "UNAVAILABLE") this.deps.onRefused?.(result.code);
-    session.send(errorFrame(result.code, result.message, frame.id, result.retryAfterMs));
+    session.send(answerFrame(frame.id, result));
   }
 
   private onHello(data: Uint8Array | string): void {
@@ -231,6 +227,7 @@ export class Connection implements SessionSocket {
       {
         ownerOf: (key) => this.deps.requests.ownerOf(key),
         waitForOwner: (key, maxMs) => this.deps.requests.waitForOwner(key, maxMs),
+        now: this.deps.now,
       },
       welcome.resumed ? hello.lobby : undefined,
     );

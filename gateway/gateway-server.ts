@@ -11,7 +11,7 @@ import WebSocket, { WebSocketServer } from "ws";
 import { signPlayerToken } from "./auth/player-token.ts";
 import { Connection } from "./connection.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
-import { CloseCodes } from "./protocol/close-codes.ts";
+import { closeFor } from "./protocol/error-mapping.ts";
 
 /** How a gateway listens and whom it lets in. */
 export interface GatewayOptions {
@@ -92,7 +92,7 @@ export class GatewayServer {
     clearInterval(this.heartbeat);
     const open = [...this.wss.clients];
     const gone = Promise.all(open.map((ws) => closedEvent(ws)));
-    for (const connection of this.sockets) connection.close(CloseCodes.SHUTDOWN.code, "SHUTDOWN");
+    for (const connection of this.sockets) closeFor(connection, "SHUTDOWN");
     this.wss.close();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {

@@ -5,7 +5,16 @@
  */
 export { GatewayServer, parseTarget, type GatewayOptions } from "./gateway-server.ts";
 export type { ConnectionDeps, ConnectionLimits } from "./connection-deps.ts";
-export { LobbyRequests, type LobbyRequestsDeps } from "./lobby-requests.ts";
+export {
+  RequestRouter,
+  LobbyRequests,
+  RoomRequests,
+  BlobRequests,
+  type RequestRouterDeps,
+  type LobbyRequestsDeps,
+  type RoomRequestsDeps,
+  type BlobRequestsDeps,
+} from "./requests/index.ts";
 export {
   Session,
   SessionRegistry,
@@ -13,14 +22,12 @@ export {
   heldOnClose,
   inKeyHere,
   type SessionSocket,
-} from "./session-registry.ts";
-export { errorFrame, defaultRetryAfterMs } from "./error-frame.ts";
-export { FoyerError, isFoyerError } from "./foyer-error.ts";
+} from "./sessions/index.ts";
+export { errorFrame, defaultRetryAfterMs } from "./protocol/error-mapping.ts";
+export { FoyerError, isFoyerError } from "./protocol/foyer-error.ts";
 export { signPlayerToken, verifyPlayerToken, type PlayerClaims, type TokenKey } from "./auth/player-token.ts";
 export { CloseCodes, type CloseReason } from "./protocol/close-codes.ts";
 export { clientFrameSchema, type RequestFrame } from "./protocol/client-frames.ts";
 export { PROTOCOL_VERSION, serverFrameSchema, type RedirectReason } from "./protocol/server-frames.ts";
 export { FoyerClient, type FoyerClientOptions } from "./client/foyer-client.ts";
 export { createNodeClient, fetchDevToken } from "./client/node.ts";
-export { RoomRequests, type RoomRequestsDeps } from "./room-requests.ts";
-export { BlobRequests, type BlobRequestsDeps } from "./blob-requests.ts";

@@ -1,6 +1,6 @@
 import { playerKey, roomKey } from "../actors/lobby/index.ts";
 import type { ActorSystem } from "../actors/runtime/index.ts";
-import type { Session, SessionSocket } from "./session-registry.ts";
+import type { Session, SessionSocket } from "./sessions/index.ts";
 
 /**
  * SPEC §4 reconnect: a player who comes back (a resume or a fresh login) while its queue match's room runs

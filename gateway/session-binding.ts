@@ -4,9 +4,9 @@ import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
 import type { PlayerClaims } from "./auth/player-token.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
 import type { HelloFrame } from "./protocol/client-frames.ts";
-import { CloseCodes } from "./protocol/close-codes.ts";
+import { closeFor } from "./protocol/error-mapping.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
-import { Session, type SessionSocket } from "./session-registry.ts";
+import { Session, type SessionSocket } from "./sessions/index.ts";
 
 type BindDeps = Pick<
   ConnectionDeps,
@@ -35,13 +35,13 @@ export function bindSession(
   session.socket = socket;
   const replaced = deps.sessions.add(session);
   // Detach before closing: a socket closed because a newer one took over is not a disconnect.
-  if (previous && previous !== socket) previous.close(CloseCodes.REPLACED.code, "REPLACED");
+  if (previous && previous !== socket) closeFor(previous, "REPLACED");
   if (replaced) {
     const older = replaced.socket;
     replaced.socket = null;
     deps.sessions.remove(replaced);
     letGoOfHandedOff(replaced);
-    older?.close(CloseCodes.REPLACED.code, "REPLACED");
+    if (older) closeFor(older, "REPLACED");
     // The player's activity lobby and room belong to the player, not to the socket it used: the newer
     // login carries on in them (and locateLobby tells them the player is here).
     session.activity ??= replaced.activity;
@@ -103,6 +103,7 @@ export async function locateLobby(
   const ownerOf = fleet.ownerOf ?? (() => Promise.resolve<OwnerLocation>({ kind: "here" }));
   // Told to retry while a key is taken over: wait for the takeover to land, at most the retry delay.
   const waitFor = fleet.waitForOwner ?? ((_key: string, ms: number) => sleep(ms));
+  const now = fleet.now ?? wallClock;
   // A resumed session knows its activity lobby: the player is back, and gets the lobby's full picture.
   if (session.activity) {
     system.tell(session.activity, { type: "connection", player: session.player, connected: true });
@@ -114,21 +115,17 @@ export async function locateLobby(
   }
   // In a fleet the registry and the lobby may be being taken over (their node died): a retryable
   // answer is asked again until the wait runs out, never taken to mean "in no lobby".
-  const deadline = Date.now() + maxTakeoverWaitMs;
+  const deadline = now() + maxTakeoverWaitMs;
   const hinted = lobbyHint === undefined || session.activity !== null ? null : hintedKey(lobbyHint);
   if (
     hinted !== null &&
-    (await resumeInHintedLobby(system, session, socket, hinted, ownerOf, waitFor, deadline))
+    (await resumeInHintedLobby(system, session, socket, hinted, ownerOf, waitFor, { deadline, now }))
   )
     return;
   if (session.socket !== socket) return;
   const record = `player/${session.player}`;
   let found = await system.ask(record, { type: "get" });
-  while (
-    !found.ok &&
-    (found.retryAfterMs !== undefined || found.code === "TIMEOUT") &&
-    Date.now() < deadline
-  ) {
+  while (!found.ok && (found.retryAfterMs !== undefined || found.code === "TIMEOUT") && now() < deadline) {
     await waitFor(record, found.retryAfterMs ?? 250);
     if (session.socket !== socket) return;
     found = await system.ask(`player/${session.player}`, { type: "get" });
@@ -148,7 +145,7 @@ export async function locateLobby(
   for (;;) {
     const owner = await ownerOf(lobby);
     if (session.socket !== socket) return;
-    if (owner.kind === "here" || Date.now() >= deadline) break;
+    if (owner.kind === "here" || now() >= deadline) break;
     if (owner.kind === "elsewhere") {
       // Not this gateway's lobby: when this socket closes behind the redirect, the lobby must not hear
       // of a drop (it would race the member's arrival at the owner and could cost it its seat).
@@ -168,7 +165,7 @@ export async function locateLobby(
     if (session.activity === lobby) return;
     session.activity = lobby;
   } else session.lobby = lobby;
-  await markBack(system, session, socket, lobby, deadline);
+  await markBack(system, session, socket, lobby, { deadline, now });
 }
 
 /**
@@ -180,11 +177,11 @@ async function markBack(
   session: Session,
   socket: SessionSocket,
   key: string,
-  deadline: number,
+  until: Deadline,
 ): Promise<AskResult | null> {
   const back = { type: "connection", player: session.player, connected: true };
   let marked = await system.ask(key, back);
-  while (!marked.ok && marked.retryAfterMs !== undefined && Date.now() < deadline) {
+  while (!marked.ok && marked.retryAfterMs !== undefined && until.now() < until.deadline) {
     await sleep(marked.retryAfterMs);
     if (session.socket !== socket) return null;
     marked = await system.ask(key, back);
@@ -214,7 +211,7 @@ async function resumeInHintedLobby(
   key: string,
   ownerOf: (key: string) => Promise<OwnerLocation>,
   waitFor: (key: string, maxMs: number) => Promise<void>,
-  deadline: number,
+  until: Deadline,
 ): Promise<boolean> {
   // Owned elsewhere: perhaps by the node this client just lost, not suspected yet. The lobby is asked
   // there (a read, `view`): if it answers, the record decides where the player goes. Until it does, the
@@ -225,7 +222,7 @@ async function resumeInHintedLobby(
     const owner = await ownerOf(key);
     if (session.socket !== socket) return false;
     if (owner.kind === "here") break;
-    if (Date.now() >= deadline) return false;
+    if (until.now() >= until.deadline) return false;
     if (owner.kind === "waiting") {
       await waitFor(key, owner.retryAfterMs);
       continue;
@@ -244,7 +241,7 @@ async function resumeInHintedLobby(
   // Set before asking: the state the lobby pushes in answer is for this lobby.
   const before = session.lobby;
   session.lobby = key;
-  const marked = await markBack(system, session, socket, key, deadline);
+  const marked = await markBack(system, session, socket, key, until);
   if (marked === null) return false;
   const member = marked.ok && (marked.value as { member?: unknown } | undefined)?.member === true;
   if (!member && session.lobby === key) session.lobby = before;
@@ -262,7 +259,17 @@ export interface LocateFleet {
   readonly ownerOf?: (key: string) => Promise<OwnerLocation>;
   /** Resolves when the claim of `key` changes hands, or after `maxMs`. */
   readonly waitForOwner?: (key: string, maxMs: number) => Promise<void>;
+  /** The gateway's clock (wall ms), for the takeover wait's deadline; the system clock by default. */
+  readonly now?: () => number;
 }
+
+/** When a lookup stops waiting for a takeover, and the clock it is read on. */
+interface Deadline {
+  readonly deadline: number;
+  readonly now: () => number;
+}
+
+const wallClock = (): number => Date.now();
 
 /** How often a hinted lobby owned by a node that does not answer is looked at again (a death wakes it). */
 const probeRetryMs = 250;

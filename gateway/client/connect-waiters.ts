@@ -1,4 +1,4 @@
-import { FoyerError } from "../foyer-error.ts";
+import { FoyerError } from "../protocol/foyer-error.ts";
 
 interface Waiter {
   readonly resolve: () => void;

@@ -1,12 +1,12 @@
-import type { BrowseAnswer } from "../../actors/directory/index.ts";
-import type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/room/index.ts";
+import type { BrowseAnswer } from "../protocol/client-frames.ts";
+import type { CommandData, RoomGameOptions, TurnDurability } from "../protocol/room-client-frames.ts";
 import type { CreateFields, FindOrCreateFields, SearchFields } from "../protocol/matchmaking-frames.ts";
 import { ClientCore } from "./client-core.ts";
 import type { RequestBody } from "./client-types.ts";
 import { sha256Hex, uploadChunkBytes } from "./blob-transfer.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
-export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../../actors/directory/index.ts";
+export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../protocol/client-frames.ts";
 
 /** Where a queue match runs: a `matchRunning` frame's fields. */
 export interface RunningMatchView {
@@ -19,7 +19,7 @@ export interface RunningMatchView {
 
 /**
  * The TypeScript SDK (browsers and Node): the player's requests, typed. Connection handling, retries and
- * resume are in `ClientCore`; see there.
+ * resume are in `ClientSockets` and `ClientConnection`, the player's picture in `ClientCore`.
  */
 export class FoyerClient extends ClientCore {
   /** Joins a lobby by code (any case; blanks around it are trimmed); an empty code creates a private lobby. */

@@ -7,7 +7,7 @@ export {
   type SocketLike,
 } from "./foyer-client.ts";
 export { EpochFilter } from "./epoch-filter.ts";
-export { FoyerError, isFoyerError } from "../foyer-error.ts";
+export { FoyerError, isFoyerError } from "../protocol/foyer-error.ts";
 export type {
   ActivityEventView,
   ActivityTransferView,

@@ -1,4 +1,4 @@
-import { FoyerError } from "../foyer-error.ts";
+import { FoyerError } from "../protocol/foyer-error.ts";
 import type { RequestFrame } from "../protocol/client-frames.ts";
 import type { ErrorFrame } from "../protocol/server-frames.ts";
 

@@ -128,6 +128,22 @@ export type ClientFrame = z.infer<typeof clientFrameSchema>;
 export type HelloFrame = z.infer<typeof helloFrame>;
 /** Client frames that are requests (carry an id and are answered by `result` or `error`). */
 export type RequestFrame = Exclude<ClientFrame, HelloFrame | z.infer<typeof pingFrame>>;
+/** The private lobby's requests (`join` … `finish`). */
+export type LobbyRequestFrame = z.infer<
+  | typeof joinFrame
+  | typeof createFrame
+  | typeof leaveFrame
+  | typeof readyFrame
+  | typeof profileFrame
+  | typeof startFrame
+  | typeof makeHostFrame
+  | typeof returnFrame
+  | typeof finishFrame
+>;
+/** The answer to a `browse`: the directory's lines, as the SDK hands them on. */
+export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../../actors/directory/index.ts";
+/** A browse of the public lobbies and rooms (the directory's). */
+export type BrowseRequestFrame = z.infer<typeof browseFrame>;
 /** The activity lobbies' requests (`joinActivity`, `activityReady`, `leaveActivity`). */
 export type ActivityRequestFrame = z.infer<
   typeof joinActivityFrame | typeof activityReadyFrame | typeof leaveActivityFrame

@@ -8,6 +8,7 @@ import {
   timetableSchema,
 } from "../../actors/matchmaking/index.ts";
 import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
+import { requestFrame } from "./request-frame.ts";
 
 /**
  * Rating matchmaking on the wire (docs/matchmaking.md, SPEC §3–§4). A request is the queue's own request
@@ -29,45 +30,30 @@ export const findOrCreateLobbyFrame = findOrCreateSchema.omit({ player: true, pa
 export const createLobbyFrame = createSchema.omit({ player: true, party: true }).extend(onWire);
 
 /** Stops searching in `lobbyType`'s queue (a match waiting for accepts is declined). */
-export const cancelSearchFrame = z.strictObject({
-  type: z.literal("cancelSearch"),
-  id: requestIdSchema,
-  ack: answeredThroughSchema,
+export const cancelSearchFrame = requestFrame("cancelSearch", {
   lobbyType: lobbyTypeIdSchema,
 });
 
 const matchId = z.string().min(1).max(160);
 
 /** Accepts the match of a `matchFound` frame. */
-export const acceptMatchFrame = z.strictObject({
-  type: z.literal("acceptMatch"),
-  id: requestIdSchema,
-  ack: answeredThroughSchema,
+export const acceptMatchFrame = requestFrame("acceptMatch", {
   matchId,
 });
 
 /** Declines the match of a `matchFound` frame. */
-export const declineMatchFrame = z.strictObject({
-  type: z.literal("declineMatch"),
-  id: requestIdSchema,
-  ack: answeredThroughSchema,
+export const declineMatchFrame = requestFrame("declineMatch", {
   matchId,
 });
 
 /** Ready (or not) in a matched lobby the player is in. */
-export const matchedReadyFrame = z.strictObject({
-  type: z.literal("matchedReady"),
-  id: requestIdSchema,
-  ack: answeredThroughSchema,
+export const matchedReadyFrame = requestFrame("matchedReady", {
   lobby: matchedLobbyKeySchema,
   ready: z.boolean(),
 });
 
 /** Leaves a matched lobby. */
-export const leaveMatchedFrame = z.strictObject({
-  type: z.literal("leaveMatched"),
-  id: requestIdSchema,
-  ack: answeredThroughSchema,
+export const leaveMatchedFrame = requestFrame("leaveMatched", {
   lobby: matchedLobbyKeySchema,
 });
 
@@ -75,11 +61,7 @@ export const leaveMatchedFrame = z.strictObject({
  * Asks where the player's queue match runs (SPEC §4): answered `{ queue, matchId, url, room, token }` as
  * in `matchRunning`, or null. For a client that missed the `matchRunning` sent after its welcome.
  */
-export const runningMatchFrame = z.strictObject({
-  type: z.literal("runningMatch"),
-  id: requestIdSchema,
-  ack: answeredThroughSchema,
-});
+export const runningMatchFrame = requestFrame("runningMatch", {});
 
 /** The client's matchmaking requests. */
 export const matchmakingClientFrames = [

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
+import { requestFrame } from "./request-frame.ts";
 import { modeSchema } from "../../actors/lobby/index.ts";
 import {
   chatChannelSchema,
@@ -17,18 +17,16 @@ import {
 } from "../../actors/room/index.ts";
 import { blobIdSchema } from "./blob-frames.ts";
 
+/** The room's own types a client's requests carry (a command, the game options, turn durability). */
+export type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/room/index.ts";
+
 /**
  * The relay room's requests (docs/rooms.md, SPEC §5). The fields are the room's own schemas, so the
  * wire bounds are the room's bounds. Each maps to one room message, with the session's player as sender.
  */
 
-const requestId = requestIdSchema;
-
 /** Creates a room directly: the creator is side 0 and host; the node draws the six-letter code. */
-export const createRoomFrame = z.strictObject({
-  type: z.literal("createRoom"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const createRoomFrame = requestFrame("createRoom", {
   seats: z.number().int().min(1).max(roomLimits.maxDirectSeats),
   mode: modeSchema,
   map: mapSchema.optional(),
@@ -42,10 +40,7 @@ export const createRoomFrame = z.strictObject({
 });
 
 /** Takes the next free seat of a room created directly (or the side named), before its start. */
-export const joinRoomFrame = z.strictObject({
-  type: z.literal("joinRoom"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const joinRoomFrame = requestFrame("joinRoom", {
   code: z.string().max(32).describe("room code; trimmed and upper-cased by the node"),
   side: sideSchema.optional(),
   token: z
@@ -56,27 +51,18 @@ export const joinRoomFrame = z.strictObject({
 });
 
 /** Ready (or not) in the room; the match starts when every human seat is ready and connected. */
-export const roomReadyFrame = z.strictObject({
-  type: z.literal("roomReady"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const roomReadyFrame = requestFrame("roomReady", {
   ready: z.boolean(),
 });
 
 /** The host marks a free seat as AI (or clears it) before the start. */
-export const setAiFrame = z.strictObject({
-  type: z.literal("setAi"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const setAiFrame = requestFrame("setAi", {
   side: sideSchema,
   ai: z.boolean(),
 });
 
 /** The host changes mode, map (null clears it), teams (one per seat) or options (replaced whole). */
-export const roomSetupFrame = z.strictObject({
-  type: z.literal("roomSetup"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const roomSetupFrame = requestFrame("roomSetup", {
   mode: modeSchema.optional(),
   map: mapSchema.nullable().optional(),
   teams: z.array(teamSchema).max(roomLimits.maxDirectSeats).optional(),
@@ -84,61 +70,38 @@ export const roomSetupFrame = z.strictObject({
 });
 
 /** A command for the next turn: a string, or bytes on a msgpack connection. */
-export const commandFrame = z.strictObject({
-  type: z.literal("command"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const commandFrame = requestFrame("command", {
   data: commandDataSchema,
 });
 
 /** The player's checksum of its game state after a turn it received. */
-export const checksumRequestFrame = z.strictObject({
-  type: z.literal("checksum"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const checksumRequestFrame = requestFrame("checksum", {
   turn: turnSchema.min(1),
   value: checksumValueSchema,
 });
 
 /** A chat line to everyone in the room or to the sender's team. */
-export const chatRequestFrame = z.strictObject({
-  type: z.literal("chat"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const chatRequestFrame = requestFrame("chat", {
   channel: chatChannelSchema,
   text: z.string().min(1).max(roomLimits.maxChatLength),
 });
 
 /** The host resumes a paused clock; `handToAi` gives the missing players' seats to AI first. */
-export const resumeRoomFrame = z.strictObject({
-  type: z.literal("resumeRoom"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const resumeRoomFrame = requestFrame("resumeRoom", {
   handToAi: z.boolean().optional(),
 });
 
 /** The host ends the match (or, before the start, closes the room). */
-export const abortRoomFrame = z.strictObject({
-  type: z.literal("abortRoom"),
-  id: requestId,
-  ack: answeredThroughSchema,
-});
+export const abortRoomFrame = requestFrame("abortRoom", {});
 
 /** Leaves a room created directly: before the start the seat is freed, after it the seat goes to AI. */
-export const leaveRoomFrame = z.strictObject({
-  type: z.literal("leaveRoom"),
-  id: requestId,
-  ack: answeredThroughSchema,
-});
+export const leaveRoomFrame = requestFrame("leaveRoom", {});
 
 /**
  * A player that came back asks for the turns after the last one it holds: they come as `turn` frames,
  * in order, after a `turnsGone` when the room no longer holds the oldest; answers the last turn sent.
  */
-export const roomTurnsFrame = z.strictObject({
-  type: z.literal("roomTurns"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const roomTurnsFrame = requestFrame("roomTurns", {
   after: turnSchema,
 });
 
@@ -147,10 +110,7 @@ export const roomTurnsFrame = z.strictObject({
  * order, in batches that fit the frame limit (each batch continues where the last ended); `done` on the
  * last. The SDK sends it by itself.
  */
-export const heldTurnsFrame = z.strictObject({
-  type: z.literal("heldTurns"),
-  id: requestId,
-  ack: answeredThroughSchema,
+export const heldTurnsFrame = requestFrame("heldTurns", {
   after: turnSchema,
   turns: z.array(heldTurnInputSchema).max(roomLimits.maxHeldTurnsPerBatch),
   done: z.boolean(),

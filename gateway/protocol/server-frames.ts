@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { errorCodeList, type ErrorCode } from "../../actors/runtime/index.ts";
+// The code list only, not the runtime: the SDK reads this file, and the browser bundle stays small.
+import { errorCodeList, type ErrorCode } from "../../actors/runtime/error-codes.ts";
 import { metadataSchema, requestIdSchema } from "./client-frames.ts";
 import { activityEventFrame, activityServerFrames, activityTransferFrame } from "./activity-frames.ts";
 import { roomFrame, roomFrames, turnsWantedFrame } from "./room-frames.ts";

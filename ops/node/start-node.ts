@@ -38,7 +38,7 @@ import {
 import {
   PROTOCOL_VERSION,
   GatewayServer,
-  LobbyRequests,
+  RequestRouter as LobbyRequests,
   SessionRegistry,
   inKeyHere,
   CloseCodes,

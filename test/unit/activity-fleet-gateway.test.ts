@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
 import type { OwnerLocation } from "../../actors/runtime/index.ts";
-import { LobbyRequests } from "../../gateway/lobby-requests.ts";
+import { RequestRouter } from "../../gateway/requests/index.ts";
 import { locateLobby } from "../../gateway/session-binding.ts";
-import { Session, type SessionSocket } from "../../gateway/session-registry.ts";
+import { Session, type SessionSocket } from "../../gateway/sessions/index.ts";
 
 /**
  * The gateway's side of activity lobbies in a fleet (docs/activity.md, "In a fleet"): the directory is
@@ -48,7 +48,7 @@ const directoryAnswers = (key: string, message: { type: string }): AskResult => 
 function requestsWith(owner: OwnerLocation, answer = directoryAnswers) {
   const stub = stubSystem(answer);
   const redirects: string[] = [];
-  const requests = new LobbyRequests({
+  const requests = new RequestRouter({
     system: stub.system,
     lobby: { codeLength: 4, codeAlphabet: "AB" },
     random: seededRandom(1),
@@ -108,7 +108,7 @@ describe("joinActivity in a fleet", () => {
       if (key === "activity/race") seen.push(message);
       return directoryAnswers(key, message);
     });
-    const requests = new LobbyRequests({
+    const requests = new RequestRouter({
       system: stub.system,
       lobby: { codeLength: 4, codeAlphabet: "AB" },
       random: seededRandom(1),
@@ -124,7 +124,7 @@ describe("joinActivity in a fleet", () => {
       if (key === "activity/race") seen.push(message);
       return directoryAnswers(key, message);
     });
-    const requests = new LobbyRequests({
+    const requests = new RequestRouter({
       system: stub.system,
       lobby: { codeLength: 4, codeAlphabet: "AB" },
       random: seededRandom(1),

@@ -10,7 +10,7 @@ import {
   requestIdOf,
 } from "../../gateway/protocol/codec.ts";
 import { errorCodeList, isRetryable } from "../../actors/runtime/index.ts";
-import { errorFrame } from "../../gateway/error-frame.ts";
+import { errorFrame } from "../../gateway/protocol/error-mapping.ts";
 import { parseTarget } from "../../gateway/gateway-server.ts";
 import { errorFrame as errorFrameSchema } from "../../gateway/protocol/server-frames.ts";
 import { RateLimiter } from "../../gateway/rate-limiter.ts";

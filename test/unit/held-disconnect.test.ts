@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
-import { LobbyRequests } from "../../gateway/lobby-requests.ts";
-import { Session, heldOnClose, inKeyHere, type SessionSocket } from "../../gateway/session-registry.ts";
+import { RequestRouter } from "../../gateway/requests/index.ts";
+import { Session, heldOnClose, inKeyHere, type SessionSocket } from "../../gateway/sessions/index.ts";
 
 /**
  * A disconnect another node tells a key about a player whose session here is joining that key is dropped
@@ -31,7 +31,7 @@ function joiningGateway(key: string, answer: AskResult) {
     spawn: () => Promise.resolve({ created: false }),
     tell: (to: string, message: unknown) => told.push({ key: to, message }),
   } as unknown as ActorSystem;
-  const requests = new LobbyRequests({
+  const requests = new RequestRouter({
     system,
     lobby: { codeLength: 4, codeAlphabet: "AB" },
     random: seededRandom(1),

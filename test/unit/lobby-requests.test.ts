@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
-import { LobbyRequests } from "../../gateway/lobby-requests.ts";
-import { Session } from "../../gateway/session-registry.ts";
+import { RequestRouter } from "../../gateway/requests/index.ts";
+import { Session } from "../../gateway/sessions/index.ts";
 
 /** An actor system that answers every ask with `answer` and records what was asked of whom. */
 function stubSystem(answer: (key: string, message: { type: string; code?: string }) => AskResult) {
@@ -15,7 +15,7 @@ function stubSystem(answer: (key: string, message: { type: string; code?: string
     spawn: () => Promise.resolve({ created: false }),
     tell: () => undefined,
   } as unknown as ActorSystem;
-  const requests = new LobbyRequests({
+  const requests = new RequestRouter({
     system,
     lobby: { codeLength: 4, codeAlphabet: "AB" },
     random: seededRandom(1),
@@ -92,7 +92,7 @@ describe("LobbyRequests", () => {
       },
       tell: () => undefined,
     } as unknown as ActorSystem;
-    const requests = new LobbyRequests({
+    const requests = new RequestRouter({
       system,
       lobby: { codeLength: 4, codeAlphabet: "AB" },
       random: seededRandom(1),
@@ -117,7 +117,7 @@ describe("LobbyRequests and a request's ack", () => {
         return Promise.resolve({ ok: true });
       },
     } as unknown as ActorSystem;
-    const lobby = new LobbyRequests({
+    const lobby = new RequestRouter({
       system,
       lobby: { codeLength: 4, codeAlphabet: "AB" },
       random: seededRandom(1),

@@ -4,9 +4,9 @@ import { playerKind } from "../../actors/player/index.ts";
 import { roomKind, type RoomState } from "../../actors/room/index.ts";
 import { createHarness } from "../../actors/runtime/index.ts";
 import { locateMatch } from "../../gateway/match-reconnect.ts";
-import { MatchmakingRequests } from "../../gateway/matchmaking-requests.ts";
+import { MatchmakingRequests } from "../../gateway/requests/index.ts";
 import type { MatchmakingRequestFrame } from "../../gateway/protocol/client-frames.ts";
-import { Session, type SessionSocket } from "../../gateway/session-registry.ts";
+import { Session, type SessionSocket } from "../../gateway/sessions/index.ts";
 import { cursorParty, find } from "./support/matchmaking-driver.ts";
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ActorSystem } from "../../actors/runtime/index.ts";
-import { MatchmakingRequests } from "../../gateway/matchmaking-requests.ts";
+import { MatchmakingRequests } from "../../gateway/requests/index.ts";
 import { clientFrameSchema } from "../../gateway/protocol/client-frames.ts";
 import type { MatchmakingRequestFrame } from "../../gateway/protocol/client-frames.ts";
-import { Session } from "../../gateway/session-registry.ts";
+import { Session } from "../../gateway/sessions/index.ts";
 
 /** The gateway's matchmaking requests: where each goes and what it carries. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeClientFrame, encodeFrame } from "../../gateway/protocol/codec.ts";
-import { Session, SessionRegistry } from "../../gateway/session-registry.ts";
+import { Session, SessionRegistry } from "../../gateway/sessions/index.ts";
 
 /** The room requests on the wire (gateway/protocol/room-client-frames.ts) and the session's room. */
 

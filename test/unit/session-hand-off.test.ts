@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { signResumeToken } from "../../gateway/auth/resume-token.ts";
 import { bindSession } from "../../gateway/session-binding.ts";
-import { Session, SessionRegistry } from "../../gateway/session-registry.ts";
+import { Session, SessionRegistry } from "../../gateway/sessions/index.ts";
 import { lobbyFrameOf, recordingSocket } from "./support/session-sockets.ts";
 
 function registryWith(players: { id: string; lobby: string; connected: boolean }[]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Session, SessionRegistry } from "../../gateway/session-registry.ts";
+import { Session, SessionRegistry } from "../../gateway/sessions/index.ts";
 import { recordingSocket } from "./support/session-sockets.ts";
 
 /** A connected session of `player`, registered; the frames its socket was sent. */

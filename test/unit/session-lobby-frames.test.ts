@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Session, SessionRegistry } from "../../gateway/session-registry.ts";
+import { Session, SessionRegistry } from "../../gateway/sessions/index.ts";
 import { lobbyFrameOf, recordingSocket } from "./support/session-sockets.ts";
 
 function sessionIn(lobby: string | null) {

@@ -1,5 +1,5 @@
 import type { StampedFrame } from "../../../actors/runtime/index.ts";
-import type { SessionSocket } from "../../../gateway/session-registry.ts";
+import type { SessionSocket } from "../../../gateway/sessions/index.ts";
 
 /** A session's socket (JSON) that keeps the frames it is sent, and their keys. */
 export function recordingSocket(): SessionSocket & {

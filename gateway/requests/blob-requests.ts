@@ -5,10 +5,11 @@ import {
   type BlobRef,
   type BlobStore,
   type RequestId,
-} from "../actors/runtime/index.ts";
-import { blobRefSchema } from "../actors/lobby/index.ts";
-import type { BlobRequestFrame } from "./protocol/blob-frames.ts";
-import type { Session } from "./session-registry.ts";
+} from "../../actors/runtime/index.ts";
+import { blobRefSchema } from "../../actors/lobby/index.ts";
+import type { BlobRequestFrame } from "../protocol/blob-frames.ts";
+import type { Session } from "../sessions/index.ts";
+import { refused } from "./refused.ts";
 
 /** What the gateway's blob requests need. */
 export interface BlobRequestsDeps {
@@ -35,21 +36,17 @@ interface Upload {
   timer: NodeJS.Timeout;
 }
 
-function fail(code: "INVALID" | "NOT_FOUND" | "TOO_LARGE", message: string): AskResult {
-  return { ok: false, code, message };
-}
-
 /** A store's refusal as an answer: too large → TOO_LARGE; out of order, wrong digest → INVALID; gone → NOT_FOUND. */
 function refusal(error: unknown): AskResult {
   if (!(error instanceof BlobError)) throw error;
   switch (error.failure) {
     case "TOO_LARGE":
-      return fail("TOO_LARGE", error.message);
+      return refused("TOO_LARGE", error.message);
     case "NOT_FOUND":
-      return fail("NOT_FOUND", error.message);
+      return refused("NOT_FOUND", error.message);
     case "ORDER":
     case "DIGEST":
-      return fail("INVALID", error.message);
+      return refused("INVALID", error.message);
   }
 }
 
@@ -97,8 +94,8 @@ export class BlobRequests {
    */
   claim(player: string, id: string): BlobRef | AskResult {
     const upload = this.uploads.get(id);
-    if (upload?.player !== player) return fail("NOT_FOUND", `no upload ${id} of yours`);
-    if (upload.finished === null) return fail("INVALID", `upload ${id} is not finished`);
+    if (upload?.player !== player) return refused("NOT_FOUND", `no upload ${id} of yours`);
+    if (upload.finished === null) return refused("INVALID", `upload ${id} is not finished`);
     if (!upload.claimed) {
       upload.claimed = true;
       // Remembered a while for retries, then forgotten; the room deletes the blob when it ends.
@@ -136,12 +133,15 @@ export class BlobRequests {
 
   private async begin(player: string, size: number, digest: string): Promise<AskResult> {
     if (size > this.deps.store.maxBytes) {
-      return fail("TOO_LARGE", `a document is at most ${String(this.deps.store.maxBytes)} bytes`);
+      return refused("TOO_LARGE", `a document is at most ${String(this.deps.store.maxBytes)} bytes`);
     }
     let open = 0;
     for (const upload of this.uploads.values()) if (upload.player === player && !upload.claimed) open++;
     if (open >= maxOpenUploads) {
-      return fail("INVALID", `at most ${String(maxOpenUploads)} uploads at a time: finish or use one first`);
+      return refused(
+        "INVALID",
+        `at most ${String(maxOpenUploads)} uploads at a time: finish or use one first`,
+      );
     }
     const id = await this.deps.store.begin(size, digest);
     this.track(id, player, null);
@@ -150,13 +150,13 @@ export class BlobRequests {
 
   private async chunk(player: string, id: string, index: number, bytes: Uint8Array): Promise<AskResult> {
     const upload = this.mine(player, id);
-    if (!upload) return fail("NOT_FOUND", `no upload ${id} of yours`);
+    if (!upload) return refused("NOT_FOUND", `no upload ${id} of yours`);
     if (upload.finished !== null)
-      return index < upload.next ? { ok: true } : fail("INVALID", `upload ${id} is finished`);
+      return index < upload.next ? { ok: true } : refused("INVALID", `upload ${id} is finished`);
     // A retried chunk whose answer was lost: it was taken, answer it again.
     if (index < upload.next) return { ok: true };
     if (index > upload.next) {
-      return fail("INVALID", `chunk ${String(index)} arrived where chunk ${String(upload.next)} was due`);
+      return refused("INVALID", `chunk ${String(index)} arrived where chunk ${String(upload.next)} was due`);
     }
     await this.deps.store.put(id, index, bytes);
     upload.next++;
@@ -165,7 +165,7 @@ export class BlobRequests {
 
   private async finish(player: string, id: string): Promise<AskResult> {
     const upload = this.mine(player, id);
-    if (!upload) return fail("NOT_FOUND", `no upload ${id} of yours`);
+    if (!upload) return refused("NOT_FOUND", `no upload ${id} of yours`);
     if (upload.finished !== null) return { ok: true, value: upload.finished };
     try {
       upload.finished = await this.deps.store.complete(id);
@@ -190,7 +190,7 @@ export class BlobRequests {
     // once"): reused for a download, it is some other request's result, not the room's document.
     const parsed = blobRefSchema.safeParse(asked.value);
     if (!parsed.success) {
-      return fail(
+      return refused(
         "INVALID",
         `request id ${String(request.id)} already answered another request: use a new id`,
       );
@@ -198,7 +198,7 @@ export class BlobRequests {
     const ref: BlobRef = parsed.data;
     const size = this.deps.downloadChunkBytes;
     const count = Math.ceil(ref.size / size);
-    if (from >= count) return fail("INVALID", `the document has ${String(count)} chunks`);
+    if (from >= count) return refused("INVALID", `the document has ${String(count)} chunks`);
     let index = 0;
     for await (const data of this.deps.store.read(ref.id, size)) {
       if (index >= from) {

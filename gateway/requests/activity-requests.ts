@@ -1,8 +1,8 @@
-import { activityDirectoryKey, activityLobbyKeySchema } from "../actors/activity/index.ts";
-import type { ActorSystem, AskResult, OwnerLocation, RequestId } from "../actors/runtime/index.ts";
-import type { ActivityRequestFrame } from "./protocol/client-frames.ts";
-import type { RedirectReason } from "./protocol/server-frames.ts";
-import type { Session } from "./session-registry.ts";
+import { activityDirectoryKey, activityLobbyKeySchema } from "../../actors/activity/index.ts";
+import type { ActorSystem, AskResult, OwnerLocation, RequestId } from "../../actors/runtime/index.ts";
+import type { ActivityRequestFrame } from "../protocol/client-frames.ts";
+import type { RedirectReason } from "../protocol/server-frames.ts";
+import type { Session } from "../sessions/index.ts";
 
 /** How the activity requests reach the rest of the gateway. */
 export interface ActivityRequestsDeps {

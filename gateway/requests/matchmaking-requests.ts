@@ -1,8 +1,8 @@
-import { lobbyTypeOfQueueKey, queueKey } from "../actors/matchmaking/index.ts";
-import type { ActorSystem, AskResult, RequestId } from "../actors/runtime/index.ts";
-import { checkMatch, runningMatchOf } from "./match-reconnect.ts";
-import type { MatchmakingRequestFrame } from "./protocol/client-frames.ts";
-import type { Session } from "./session-registry.ts";
+import { lobbyTypeOfQueueKey, queueKey } from "../../actors/matchmaking/index.ts";
+import type { ActorSystem, AskResult, RequestId } from "../../actors/runtime/index.ts";
+import { checkMatch, runningMatchOf } from "../match-reconnect.ts";
+import type { MatchmakingRequestFrame } from "../protocol/client-frames.ts";
+import type { Session } from "../sessions/index.ts";
 
 /** How the matchmaking requests reach the actors. */
 export interface MatchmakingRequestsDeps {

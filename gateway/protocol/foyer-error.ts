@@ -1,4 +1,4 @@
-import { isRetryable, type ErrorCode } from "../actors/runtime/index.ts";
+import { isRetryable, type ErrorCode } from "../../actors/runtime/error-codes.ts";
 
 /** The one error family at Foyer's edges: a stable code, an optional retry hint, the cause carried. */
 export class FoyerError extends Error {

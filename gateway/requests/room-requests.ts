@@ -1,5 +1,5 @@
-import { drawCode, normalizeCode, roomKey } from "../actors/lobby/index.ts";
-import { directRoomInitSchema } from "../actors/room/index.ts";
+import { drawCode, normalizeCode, roomKey } from "../../actors/lobby/index.ts";
+import { directRoomInitSchema } from "../../actors/room/index.ts";
 import type {
   ActorSystem,
   AskResult,
@@ -7,11 +7,12 @@ import type {
   OwnerLocation,
   Random,
   RequestId,
-} from "../actors/runtime/index.ts";
+} from "../../actors/runtime/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
-import type { RoomRequestFrame, RoomRequestOf } from "./protocol/room-client-frames.ts";
-import type { RedirectReason } from "./protocol/server-frames.ts";
-import { enteredOrNot, type Session } from "./session-registry.ts";
+import type { RoomRequestFrame, RoomRequestOf } from "../protocol/room-client-frames.ts";
+import type { RedirectReason } from "../protocol/server-frames.ts";
+import { enteredOrNot, type Session } from "../sessions/index.ts";
+import { refused } from "./refused.ts";
 
 /** Where room requests go, how room codes are drawn and whether this node may open another room. */
 export interface RoomRequestsDeps {
@@ -43,10 +44,6 @@ const maxCodeDraws = 8;
 const busyRetryMs = 1_000;
 
 const notInRoom: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not seated in a room" };
-
-function fail(code: "INVALID" | "NOT_FOUND" | "ALREADY_PLAYING", message: string): AskResult {
-  return { ok: false, code, message };
-}
 
 /**
  * The relay room requests of a session (docs/rooms.md). A room is created directly (`createRoom`, the
@@ -110,7 +107,7 @@ export class RoomRequests {
   /** A player is in one room at a time: another create or join waits until it left (or the room ended). */
   private elsewhere(session: Session, key: string | null): AskResult | undefined {
     if (session.room === null || session.room === key) return undefined;
-    return fail("ALREADY_PLAYING", `you are seated in ${session.room}; leave it first`);
+    return refused("ALREADY_PLAYING", `you are seated in ${session.room}; leave it first`);
   }
 
   /**
@@ -151,7 +148,7 @@ export class RoomRequests {
       }
       let blob: BlobRef | undefined;
       if (blobId !== undefined) {
-        if (!this.deps.blobs) return fail("INVALID", "this node takes no documents");
+        if (!this.deps.blobs) return refused("INVALID", "this node takes no documents");
         const claimed = this.deps.blobs.claim(session.player, blobId);
         if ("ok" in claimed) return claimed;
         blob = claimed;
@@ -165,7 +162,7 @@ export class RoomRequests {
       });
       if (!init.success) {
         if (blob) this.deps.blobs?.unclaim(session.player, blob);
-        return fail("INVALID", init.error.issues[0]?.message ?? "invalid room");
+        return refused("INVALID", init.error.issues[0]?.message ?? "invalid room");
       }
       const key = roomKey(code);
       const spawned = await this.deps.system.spawn(key, init.data, { request });
@@ -193,7 +190,7 @@ export class RoomRequests {
     request: RequestId,
     token?: string,
   ): Promise<AskResult> {
-    if (!roomCodePattern.test(code)) return fail("NOT_FOUND", `no room has the code ${code.slice(0, 32)}`);
+    if (!roomCodePattern.test(code)) return refused("NOT_FOUND", `no room has the code ${code.slice(0, 32)}`);
     const key = roomKey(code);
     const busy = this.elsewhere(session, key);
     if (busy) return busy;
@@ -223,7 +220,8 @@ export class RoomRequests {
       if (session.room !== key) this.seat(session, key);
     }
     enteredOrNot(session, key, result, this.deps.system);
-    if (!result.ok && result.code === "NOT_FOUND") return fail("NOT_FOUND", `no room has the code ${code}`);
+    if (!result.ok && result.code === "NOT_FOUND")
+      return refused("NOT_FOUND", `no room has the code ${code}`);
     return result;
   }
 
@@ -264,7 +262,7 @@ export class RoomRequests {
   private async leave(session: Session, request: RequestId): Promise<AskResult> {
     const key = session.room;
     if (key === null) return { ok: true };
-    if (!session.directRoom) return fail("INVALID", "a lobby's room is left with return");
+    if (!session.directRoom) return refused("INVALID", "a lobby's room is left with return");
     const result = await this.deps.system.ask(
       key,
       { type: "leaveSeat", player: session.player },

@@ -1,0 +1,11 @@
+/**
+ * A session's requests: the router that sends each frame type to its kind's handler, and the handlers
+ * (private lobby, activity, matchmaking, room, blob).
+ */
+export { RequestRouter, type RequestRouterDeps } from "./request-router.ts";
+export { LobbyRequests, type LobbyRequestsDeps } from "./lobby-requests.ts";
+export { ActivityRequests, type ActivityRequestsDeps } from "./activity-requests.ts";
+export { MatchmakingRequests, type MatchmakingRequestsDeps } from "./matchmaking-requests.ts";
+export { RoomRequests, type RoomRequestsDeps } from "./room-requests.ts";
+export { BlobRequests, type BlobRequestsDeps } from "./blob-requests.ts";
+export { refused } from "./refused.ts";
