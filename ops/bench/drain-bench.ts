@@ -47,7 +47,7 @@ export interface DrainBenchResult {
    */
   readonly pause: LatencySummary;
   /**
-   * The issue's pause: each probe's slowest request during its own lobby's move (in flight at some moment
+   * The pause the drain target is about: each probe's slowest request during its own lobby's move (in flight at some moment
    * from the `moved` its client heard to the new node's welcome). Probes with no request in that window
    * are not counted (`count` says how many had one).
    */
@@ -197,7 +197,7 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
       );
     }
     const seconds = (progress.finishedAt - progress.startedAt) / 1000;
-    // The issue's targets: 1,000 lobbies in 5 s, 10,000 in 30 s (scaled to the count asked for).
+    // The drain's targets: 1,000 lobbies in 5 s, 10,000 in 30 s (scaled to the count asked for).
     const targetSeconds =
       options.lobbies >= 10_000 ? (30 * options.lobbies) / 10_000 : (5 * options.lobbies) / 1_000;
     const pause = summarize(worst.filter((ms) => ms > 0));

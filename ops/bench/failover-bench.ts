@@ -9,7 +9,7 @@ import { summarize, type LatencySummary } from "./latency.ts";
 
 /** Options of `foyer bench --scenario failover`. */
 export interface FailoverBenchOptions {
-  /** Lobbies created on the node that is killed (issue 4: 1,000). */
+  /** Lobbies created on the node that is killed (the failover target is measured at 1,000). */
   readonly lobbies: number;
   /** Members of each lobby, the host included; each is one SDK client (default 1: hosts only). */
   readonly members: number;

@@ -144,7 +144,7 @@ function errorLines(output: string): string[] {
 }
 
 /**
- * `foyer fuzz` (issue 6): honest SDK bots in their lobbies, and fuzz sockets sending seeded random and
+ * `foyer fuzz`: honest SDK bots in their lobbies, and fuzz sockets sending seeded random and
  * mutated frames to the same node; counts crashes, honest lobbies changed and frames not answered.
  */
 export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
