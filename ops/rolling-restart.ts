@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { signPlayerToken } from "../gateway/auth/player-token.ts";
-import { createNodeClient } from "../gateway/client/node.ts";
 import type { FoyerClient } from "../gateway/client/index.ts";
 import { decodeClaim, decodeNodeRecord, isTombstone, NatsKvStore, connectNats } from "../fleet/index.ts";
 import { drainUntilAccepted, type DrainSummary } from "./admin/index.ts";
+import { connectFleetClient } from "./bench/fleet-client.ts";
 import { startNats } from "./nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "./node/node-process.ts";
 
@@ -83,18 +83,12 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     say(
       `rolling restart: ${options.nats} nats-servers, ${options.nodes} nodes, ${options.lobbies} lobbies under load`,
     );
-    const connect = async (player: string, first: number): Promise<FoyerClient> => {
-      const client = createNodeClient({
+    const connect = (player: string, first: number): Promise<FoyerClient> =>
+      connectFleetClient(clients, {
         urls: [...urls.slice(first), ...urls.slice(0, first)],
         token: signPlayerToken({ sub: player, name: player, exp: Math.floor(Date.now() / 1000) + 3600 }, key),
-        reconnectMinMs: 50,
-        reconnectMaxMs: 500,
         callTimeoutMs: 30_000,
       });
-      clients.push(client);
-      await client.connect();
-      return client;
-    };
     const lobbies = await Promise.all(
       Array.from({ length: options.lobbies }, async (_, i) => {
         const host = await connect(`rr-host-${i}`, i % options.nodes);

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
+import type { FoyerClient } from "../../gateway/index.ts";
 import { benchToken, benchTokenKeys } from "./bench-key.ts";
 import { watchClaims } from "./claim-watch.ts";
+import { connectFleetClient } from "./fleet-client.ts";
 import { holds, makeLobby, type Lobby } from "./failover-lobbies.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
@@ -90,20 +91,14 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
   const fleet = await startFleet(options.failureTimeoutMs);
   const clients: FoyerClient[] = [];
   try {
-    const connect = async (player: string): Promise<FoyerClient> => {
-      const client = createNodeClient({
+    const connect = (player: string): Promise<FoyerClient> =>
+      connectFleetClient(clients, {
         // n1 first, so every member lands on the node that will die; the others to resume through.
         urls: fleet.urls,
         token: benchToken(player),
-        reconnectMinMs: 50,
-        reconnectMaxMs: 500,
         callTimeoutMs: 60_000,
         connectTimeoutMs: 30_000,
       });
-      clients.push(client);
-      await client.connect();
-      return client;
-    };
     const setupStarted = performance.now();
     const lobbies = await pool(options.lobbies, setupConcurrency, (i) => makeLobby(connect, i, members));
     const setupMs = Math.round(performance.now() - setupStarted);
