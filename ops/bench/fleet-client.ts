@@ -1,5 +1,4 @@
-import { createNodeClient } from "../../gateway/client/node.ts";
-import type { FoyerClient } from "../../gateway/client/index.ts";
+import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
 
 /** Where a fleet client connects and how long it gives a call. */
 export interface FleetClientOptions {

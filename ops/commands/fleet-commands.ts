@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { httpUrlOf, runDrain, runStatus } from "../admin/index.ts";
 import { runCluster } from "../cluster.ts";
 import { settings } from "../config.ts";
-import { natsAuthOf } from "../nats/nats-auth.ts";
+import { natsAuthOf } from "../nats/index.ts";
 import { runRollingRestart } from "../rolling-restart.ts";
 
 /** The admin URL of a node started with the default settings on this machine. */

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { NatsRefusedError, NatsVersionError } from "../../fleet/index.ts";
 import { ConfigError, flagOf, loadConfig, settings, type NodeConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
-import { NatsAuthError } from "../nats/nats-auth.ts";
+import { NatsAuthError } from "../nats/index.ts";
 import { startNode, type RunningNode } from "../node/start-node.ts";
 
 /** How long a drained node waits at most for members still connected here to move over to its peers. */

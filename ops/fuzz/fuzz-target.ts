@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { signPlayerToken } from "../../gateway/auth/player-token.ts";
+import { signPlayerToken } from "../../gateway/index.ts";
 import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
 import type { TokenSource } from "./fuzz-run-state.ts";
 

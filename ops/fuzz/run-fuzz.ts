@@ -1,7 +1,5 @@
 import { seededRandom } from "../../actors/runtime/index.ts";
-import { signPlayerToken } from "../../gateway/auth/player-token.ts";
-import { createNodeClient, fetchDevToken } from "../../gateway/client/node.ts";
-import type { FoyerClient } from "../../gateway/client/index.ts";
+import { createNodeClient, fetchDevToken, signPlayerToken, type FoyerClient } from "../../gateway/index.ts";
 import type { NodeProcess } from "../node/node-process.ts";
 import { fuzzCategories, fuzzFields, type FuzzIntel } from "./fuzz-frames.ts";
 import { sleep, type FuzzRunState, type TokenSource } from "./fuzz-run-state.ts";
