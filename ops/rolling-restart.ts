@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { signPlayerToken } from "../gateway/auth/player-token.ts";
-import { createNodeClient } from "../gateway/client/node.ts";
 import type { FoyerClient } from "../gateway/client/index.ts";
 import { decodeClaim, decodeNodeRecord, isTombstone, NatsKvStore, connectNats } from "../fleet/index.ts";
 import { drainUntilAccepted, type DrainSummary } from "./admin/index.ts";
+import { connectFleetClient } from "./bench/fleet-client.ts";
 import { startNats } from "./nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "./node/node-process.ts";
 
@@ -55,7 +55,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
   const nats = await startNats({ servers: options.nats });
   const key = { id: "rr", secret: randomBytes(24).toString("base64url") };
   const sessionSecret = randomBytes(24).toString("base64url");
-  const start = (id: string, ports: { port: string; admin: string }, next = false): NodeProcess =>
+  const start = (id: string, ports: NodePorts, next = false): NodeProcess =>
     startNodeProcess({
       id,
       natsUrls: nats.urls,
@@ -72,7 +72,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
   const live: NodeProcess[] = [];
   const clients: FoyerClient[] = [];
   try {
-    const ports: { port: string; admin: string }[] = [];
+    const ports: NodePorts[] = [];
     for (let i = 1; i <= options.nodes; i++) {
       const node = start(`n${i}`, { port: "0", admin: "0" });
       live.push(node);
@@ -83,82 +83,22 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     say(
       `rolling restart: ${options.nats} nats-servers, ${options.nodes} nodes, ${options.lobbies} lobbies under load`,
     );
-    const connect = async (player: string, first: number): Promise<FoyerClient> => {
-      const client = createNodeClient({
+    const connect = (player: string, first: number): Promise<FoyerClient> =>
+      connectFleetClient(clients, {
         urls: [...urls.slice(first), ...urls.slice(0, first)],
         token: signPlayerToken({ sub: player, name: player, exp: Math.floor(Date.now() / 1000) + 3600 }, key),
-        reconnectMinMs: 50,
-        reconnectMaxMs: 500,
         callTimeoutMs: 30_000,
       });
-      clients.push(client);
-      await client.connect();
-      return client;
-    };
-    const lobbies = await Promise.all(
-      Array.from({ length: options.lobbies }, async (_, i) => {
-        const host = await connect(`rr-host-${i}`, i % options.nodes);
-        const guest = await connect(`rr-guest-${i}`, i % options.nodes);
-        const { code } = await host.create();
-        await guest.join(code);
-        return { host, guest, code, ready: false };
-      }),
-    );
-    const errorMessages: string[] = [];
-    let acks = 0;
-    let loading = true;
-    const load = lobbies.map(async (lobby) => {
-      while (loading) {
-        const next = !lobby.ready;
-        try {
-          await lobby.guest.ready(next);
-          lobby.ready = next;
-          acks++;
-        } catch (error) {
-          errorMessages.push(`${lobby.code}: ${(error as Error).message}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    const lobbies = await makeLobbies(connect, options);
+    const load = startLoad(lobbies);
+    const { drains, protocolsSeen } = await restartEach(live, ports, admins, {
+      restart: (id, port) => start(id, port, options.nextProtocol === true),
+      natsUrls: nats.urls,
+      say,
     });
-    const drains: DrainSummary[] = [];
-    const protocolsSeen: number[][] = [];
-    for (let i = 0; i < options.nodes; i++) {
-      const node = live[i];
-      const port = ports[i];
-      if (node === undefined || port === undefined) continue;
-      const { summary } = await drainUntilAccepted(node.id, { admin: admins[i] ?? "", pollMs: 100 });
-      drains.push(summary);
-      const code = await node.exited;
-      say(
-        `  ${node.id}: ${summary.state}, ${summary.moved} keys moved in ${summary.seconds.toFixed(1)} s, exit ${code}`,
-      );
-      const next = start(node.id, port, options.nextProtocol === true);
-      live[i] = next;
-      await next.url;
-      // The restarted node takes keys once its heartbeat is seen: the next drain needs it as a target.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      protocolsSeen.push(await advertisedProtocols(nats.urls));
-    }
-    loading = false;
-    await Promise.all(load);
-    // Every lobby: claimed, seen by both members with the last acknowledged flag.
-    const claimed = await claimedLobbies(
-      nats.urls,
-      lobbies.map((l) => l.code),
-    );
-    let lostLobbies = 0;
-    let lostAcks = 0;
-    await settle(() =>
-      lobbies.every((l) => l.host.lobby?.members[1]?.ready === l.ready && l.guest.lobby?.code === l.code),
-    );
-    for (const lobby of lobbies) {
-      const seen = [lobby.host.lobby, lobby.guest.lobby];
-      if (!claimed.has(lobby.code) || seen.some((view) => view?.code !== lobby.code)) {
-        lostLobbies++;
-        continue;
-      }
-      if (seen.some((view) => view?.members[1]?.ready !== lobby.ready)) lostAcks++;
-    }
+    await load.stop();
+    const { lostLobbies, lostAcks } = await auditLobbies(nats.urls, lobbies);
+    const { acks, errorMessages } = load;
     const result: RollingRestartResult = {
       nodes: options.nodes,
       lobbies: options.lobbies,
@@ -186,6 +126,128 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     await Promise.all(live.map((n) => n.exited));
     await nats.stop();
   }
+}
+
+/** A lobby of the load: its two members and the ready flag last acknowledged to the guest. */
+interface LoadLobby {
+  readonly host: FoyerClient;
+  readonly guest: FoyerClient;
+  readonly code: string;
+  ready: boolean;
+}
+
+/** A node's game and admin ports, kept so its restart listens where it did. */
+interface NodePorts {
+  readonly port: string;
+  readonly admin: string;
+}
+
+/** The lobbies of two members, spread over the nodes by where their members first connect. */
+function makeLobbies(
+  connect: (player: string, first: number) => Promise<FoyerClient>,
+  options: RollingRestartOptions,
+): Promise<LoadLobby[]> {
+  return Promise.all(
+    Array.from({ length: options.lobbies }, async (_, i) => {
+      const host = await connect(`rr-host-${i}`, i % options.nodes);
+      const guest = await connect(`rr-guest-${i}`, i % options.nodes);
+      const { code } = await host.create();
+      await guest.join(code);
+      return { host, guest, code, ready: false };
+    }),
+  );
+}
+
+/** Every guest toggles its ready flag every 50 ms until `stop()`; acks and errors counted. */
+function startLoad(lobbies: readonly LoadLobby[]): {
+  readonly acks: number;
+  readonly errorMessages: string[];
+  stop(): Promise<void>;
+} {
+  const errorMessages: string[] = [];
+  let acks = 0;
+  let loading = true;
+  const load = lobbies.map(async (lobby) => {
+    while (loading) {
+      const next = !lobby.ready;
+      try {
+        await lobby.guest.ready(next);
+        lobby.ready = next;
+        acks++;
+      } catch (error) {
+        errorMessages.push(`${lobby.code}: ${(error as Error).message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  return {
+    get acks() {
+      return acks;
+    },
+    errorMessages,
+    async stop() {
+      loading = false;
+      await Promise.all(load);
+    },
+  };
+}
+
+/** Drains each node in turn, restarts it on its ports, and reads the protocols the fleet advertises. */
+async function restartEach(
+  live: NodeProcess[],
+  ports: readonly NodePorts[],
+  admins: readonly string[],
+  how: {
+    restart: (id: string, port: NodePorts) => NodeProcess;
+    natsUrls: readonly string[];
+    say: (line: string) => void;
+  },
+): Promise<{ drains: DrainSummary[]; protocolsSeen: number[][] }> {
+  const drains: DrainSummary[] = [];
+  const protocolsSeen: number[][] = [];
+  for (let i = 0; i < live.length; i++) {
+    const node = live[i];
+    const port = ports[i];
+    if (node === undefined || port === undefined) continue;
+    const { summary } = await drainUntilAccepted(node.id, { admin: admins[i] ?? "", pollMs: 100 });
+    drains.push(summary);
+    const code = await node.exited;
+    how.say(
+      `  ${node.id}: ${summary.state}, ${summary.moved} keys moved in ${summary.seconds.toFixed(1)} s, exit ${code}`,
+    );
+    const next = how.restart(node.id, port);
+    live[i] = next;
+    await next.url;
+    // The restarted node takes keys once its heartbeat is seen: the next drain needs it as a target.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    protocolsSeen.push(await advertisedProtocols(how.natsUrls));
+  }
+  return { drains, protocolsSeen };
+}
+
+/** Every lobby: claimed, seen by both members with the last acknowledged flag. */
+async function auditLobbies(
+  natsUrls: readonly string[],
+  lobbies: readonly LoadLobby[],
+): Promise<{ lostLobbies: number; lostAcks: number }> {
+  const claimed = await claimedLobbies(
+    natsUrls,
+    lobbies.map((l) => l.code),
+  );
+  let lostLobbies = 0;
+  let lostAcks = 0;
+  await settle(() =>
+    lobbies.every((l) => l.host.lobby?.members[1]?.ready === l.ready && l.guest.lobby?.code === l.code),
+  );
+  for (const lobby of lobbies) {
+    const seen = [lobby.host.lobby, lobby.guest.lobby];
+    if (!claimed.has(lobby.code) || seen.some((view) => view?.code !== lobby.code)) {
+      lostLobbies++;
+      continue;
+    }
+    if (seen.some((view) => view?.members[1]?.ready !== lobby.ready)) lostAcks++;
+  }
+  return { lostLobbies, lostAcks };
 }
 
 function portOf(url: string): string {

@@ -5,17 +5,9 @@ import type { Logger } from "pino";
 import { parseTarget } from "../../gateway/index.ts";
 import type { PageRoute } from "./dashboard/dashboard-pages.ts";
 import type { NodeMetrics } from "./node-metrics.ts";
+import type { DrainHook } from "./drain-hook.ts";
 import type { NodeStatus } from "./node-status.ts";
 import { apiError, type ApiAnswer, type ServerApi } from "./server-api.ts";
-
-/** What `POST /drain` answers: 202 when the drain started, 409 with the reason when it was refused. */
-export interface DrainAnswer {
-  readonly accepted: boolean;
-  readonly message: string;
-}
-
-/** Starts draining the node (issue 5 fills it in); without one `POST /drain` answers 501. */
-export type DrainHook = () => Promise<DrainAnswer>;
 
 /** Where the admin API listens and what it asks of callers. */
 export interface AdminServerOptions {

@@ -2,13 +2,8 @@
  * A node's admin side: the admin HTTP API (`/metrics`, `/status`, `/drain`), its Prometheus metrics and
  * `foyer status`. The node and the CLI import it only through this file.
  */
-export {
-  AdminServer,
-  type AdminDeps,
-  type AdminServerOptions,
-  type DrainAnswer,
-  type DrainHook,
-} from "./admin-server.ts";
+export { AdminServer, type AdminDeps, type AdminServerOptions } from "./admin-server.ts";
+export type { DrainAnswer, DrainHook } from "./drain-hook.ts";
 export { NodeMetrics, type NodeCounts } from "./node-metrics.ts";
 export {
   ServerApi,

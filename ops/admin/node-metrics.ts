@@ -63,105 +63,59 @@ export class NodeMetrics {
   private readonly failoverRecovery: Histogram;
 
   constructor(readonly counts: NodeCounts) {
-    const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
-    const lobbyCount = this.lobbyCount;
-    new Gauge({
-      name: "foyer_lobbies",
-      help: "Lobbies this node owns, by kind (lobby, activityLobby, mmlobby)",
-      labelNames: ["kind"],
-      registers,
-      collect() {
-        const owned = counts.owned?.();
-        for (const [kind, n] of lobbyCount) this.set({ kind }, owned ? (owned.get(kind) ?? 0) : n);
-      },
-    });
-    new Gauge({
-      name: "foyer_members",
-      help: "Players in a lobby, counted at the node they are connected to",
-      registers,
-      collect() {
-        this.set(counts.members());
-      },
-    });
-    new Gauge({
-      name: "foyer_sessions",
-      help: "Player sessions on this node, connected or waiting to be resumed",
-      registers,
-      collect() {
-        this.set(counts.sessions());
-      },
-    });
-    this.ops = new Counter({
-      name: "foyer_ops_total",
-      help: "Request frames answered, by frame type and outcome (ok or the error code)",
-      labelNames: ["op", "outcome"],
-      registers,
-    });
-    this.opSeconds = new Histogram({
-      name: "foyer_op_duration_seconds",
-      help: "Seconds from a request frame's arrival to its answer, by frame type",
-      labelNames: ["op"],
-      buckets: latencyBuckets,
-      registers,
-    });
-    this.redirects = new Counter({
-      name: "foyer_redirects_total",
-      help: "Redirect frames sent to players, by reason (lobby, drain, moved)",
-      labelNames: ["reason"],
-      registers,
-    });
-    this.persistSeconds = new Histogram({
-      name: "foyer_persist_duration_seconds",
-      help: "Seconds a snapshot write took, every acknowledgement waits for one (runtime clock, whole ms)",
-      buckets: latencyBuckets,
-      registers,
-    });
-    this.rejected = new Counter({
-      name: "foyer_rejected_frames_total",
-      help: "Frames answered with an error, by error code (UNAVAILABLE, which asks for a retry, is not counted)",
-      labelNames: ["code"],
-      registers,
-    });
-    this.closed = new Counter({
-      name: "foyer_closed_sockets_total",
-      help: "Sockets the node closed or turned away, by reason (RATE_LIMITED, HEARTBEAT, ORIGIN, ...)",
-      labelNames: ["reason"],
-      registers,
-    });
-    this.migrations = new Counter({
-      name: "foyer_migrations_total",
-      help: "Keys moved out of this node by its drain (result moved, kept, busy) or into it (adopted)",
-      labelNames: ["direction", "result"],
-      registers,
-    });
-    this.migrationPause = new Histogram({
-      name: "foyer_migration_pause_seconds",
-      help: "Seconds a key this node's drain moved (or tried to) kept its mailbox frozen, from the freeze to its messages going on, by kind (lobby, player, ...)",
-      labelNames: ["kind"],
-      buckets: pauseBuckets,
-      registers,
-    });
-    this.failovers = new Counter({
-      name: "foyer_failovers_total",
-      help: "Keys of dead nodes this node took over",
-      registers,
-    });
-    this.failoverRecovery = new Histogram({
-      name: "foyer_failover_recovery_seconds",
-      help: "Seconds from this node learning that a lobby's node died to the lobby taken over (sealed) here; it restores at once",
-      buckets: pauseBuckets,
-      registers,
-    });
-    new Gauge({
-      name: "foyer_queue_depth",
-      help: "Players waiting in a matchmaking queue this node holds, by lobby type (matched players not counted)",
-      labelNames: ["lobby_type"],
-      registers,
-      collect() {
-        for (const [lobbyType, n] of counts.queueDepths?.() ?? []) this.set({ lobby_type: lobbyType }, n);
-      },
-    });
+    // Registered in the order the exposition lists them.
+    registerCountGauges(this.registry, counts, this.lobbyCount);
+    const { counter, histogram } = metricsOn(this.registry);
+    this.ops = counter(
+      "foyer_ops_total",
+      "Request frames answered, by frame type and outcome (ok or the error code)",
+      ["op", "outcome"],
+    );
+    this.opSeconds = histogram(
+      "foyer_op_duration_seconds",
+      "Seconds from a request frame's arrival to its answer, by frame type",
+      latencyBuckets,
+      ["op"],
+    );
+    this.redirects = counter(
+      "foyer_redirects_total",
+      "Redirect frames sent to players, by reason (lobby, drain, moved)",
+      ["reason"],
+    );
+    this.persistSeconds = histogram(
+      "foyer_persist_duration_seconds",
+      "Seconds a snapshot write took, every acknowledgement waits for one (runtime clock, whole ms)",
+      latencyBuckets,
+    );
+    this.rejected = counter(
+      "foyer_rejected_frames_total",
+      "Frames answered with an error, by error code (UNAVAILABLE, which asks for a retry, is not counted)",
+      ["code"],
+    );
+    this.closed = counter(
+      "foyer_closed_sockets_total",
+      "Sockets the node closed or turned away, by reason (RATE_LIMITED, HEARTBEAT, ORIGIN, ...)",
+      ["reason"],
+    );
+    this.migrations = counter(
+      "foyer_migrations_total",
+      "Keys moved out of this node by its drain (result moved, kept, busy) or into it (adopted)",
+      ["direction", "result"],
+    );
+    this.migrationPause = histogram(
+      "foyer_migration_pause_seconds",
+      "Seconds a key this node's drain moved (or tried to) kept its mailbox frozen, from the freeze to its messages going on, by kind (lobby, player, ...)",
+      pauseBuckets,
+      ["kind"],
+    );
+    this.failovers = counter("foyer_failovers_total", "Keys of dead nodes this node took over");
+    this.failoverRecovery = histogram(
+      "foyer_failover_recovery_seconds",
+      "Seconds from this node learning that a lobby's node died to the lobby taken over (sealed) here; it restores at once",
+      pauseBuckets,
+    );
+    registerQueueGauge(this.registry, counts);
   }
 
   /** The lobbies this node owns, every kind together. */
@@ -236,4 +190,70 @@ export class NodeMetrics {
     if (!lobbyKinds.has(kind)) return;
     this.lobbyCount.set(kind, (this.lobbyCount.get(kind) ?? 0) + by);
   }
+}
+
+/** Counters and histograms on one registry, each a line at its call. */
+function metricsOn(registry: Registry): {
+  counter: <L extends string = never>(name: string, help: string, labelNames?: readonly L[]) => Counter<L>;
+  histogram: <L extends string = never>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labelNames?: readonly L[],
+  ) => Histogram<L>;
+} {
+  const registers = [registry];
+  return {
+    counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers }),
+    histogram: (name, help, buckets, labelNames = []) =>
+      new Histogram({ name, help, labelNames, buckets, registers }),
+  };
+}
+
+/** The gauges of what the node holds, read at each scrape: lobbies by kind, members, sessions. */
+function registerCountGauges(
+  registry: Registry,
+  counts: NodeCounts,
+  lobbyCount: ReadonlyMap<string, number>,
+): void {
+  const registers = [registry];
+  new Gauge({
+    name: "foyer_lobbies",
+    help: "Lobbies this node owns, by kind (lobby, activityLobby, mmlobby)",
+    labelNames: ["kind"],
+    registers,
+    collect() {
+      const owned = counts.owned?.();
+      for (const [kind, n] of lobbyCount) this.set({ kind }, owned ? (owned.get(kind) ?? 0) : n);
+    },
+  });
+  new Gauge({
+    name: "foyer_members",
+    help: "Players in a lobby, counted at the node they are connected to",
+    registers,
+    collect() {
+      this.set(counts.members());
+    },
+  });
+  new Gauge({
+    name: "foyer_sessions",
+    help: "Player sessions on this node, connected or waiting to be resumed",
+    registers,
+    collect() {
+      this.set(counts.sessions());
+    },
+  });
+}
+
+/** The gauge of players waiting in each matchmaking queue, by lobby type. */
+function registerQueueGauge(registry: Registry, counts: NodeCounts): void {
+  new Gauge({
+    name: "foyer_queue_depth",
+    help: "Players waiting in a matchmaking queue this node holds, by lobby type (matched players not counted)",
+    labelNames: ["lobby_type"],
+    registers: [registry],
+    collect() {
+      for (const [lobbyType, n] of counts.queueDepths?.() ?? []) this.set({ lobby_type: lobbyType }, n);
+    },
+  });
 }

@@ -17,7 +17,7 @@ import {
   type NodeState,
   type Random,
 } from "../../actors/runtime/index.ts";
-import type { DrainHook } from "./admin-server.ts";
+import type { DrainHook } from "./drain-hook.ts";
 
 /**
  * The studio's own backend API (docs/server-api.md), under `/api/v1` on the admin port: make a lobby for

@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
 import type { NodeState } from "../../actors/runtime/index.ts";
 import type { NodeConfig } from "../config.ts";
-import { AdminServer, type DrainHook } from "./admin-server.ts";
+import { AdminServer } from "./admin-server.ts";
+import type { DrainHook } from "./drain-hook.ts";
 import { clusterViewOf, httpPeerFetch } from "./dashboard/cluster-view.ts";
 import { dashboardPages } from "./dashboard/dashboard-pages.ts";
 import { fleetViewOf, type FleetSource } from "./dashboard/fleet-view.ts";

@@ -47,7 +47,7 @@ export interface DrainBenchResult {
    */
   readonly pause: LatencySummary;
   /**
-   * The issue's pause: each probe's slowest request during its own lobby's move (in flight at some moment
+   * The pause the drain target is about: each probe's slowest request during its own lobby's move (in flight at some moment
    * from the `moved` its client heard to the new node's welcome). Probes with no request in that window
    * are not counted (`count` says how many had one).
    */
@@ -109,134 +109,33 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
   const clients: FoyerClient[] = [];
   let probes: Worker | undefined;
   try {
-    const sessionSecret = randomBytes(24).toString("base64url");
-    for (let i = 1; i <= nodeCount; i++) {
-      const node = startNodeProcess({
-        id: `n${i}`,
-        natsUrls: nats.urls,
-        natsReplicas: 3,
-        tokenKeys: `${tokenKey.id}:${tokenKey.secret}`,
-        sessionSecret,
-        flags: {
-          "max-connections-per-ip": "1000000",
-          "max-members": String(Math.max(8, options.members + 1)), // and a probe
-        },
-      });
-      nodes.push(node);
-      await node.url; // one after another: each opens the buckets the first one made
-    }
+    await startNodes(nats.urls, options.members, nodes);
     const [source] = nodes;
     if (source === undefined) throw new Error("no node");
     const urls = await Promise.all(nodes.map((n) => n.url));
     const admin = await source.admin;
-    const connect = async (player: string): Promise<FoyerClient> => {
-      const client = drainClient(urls, tokenFor(player));
-      clients.push(client);
-      await client.connect();
-      return client;
-    };
-    const lobbies = await inBatches(options.lobbies, async (i) => {
-      const host = await connect(`h${i}`);
-      const { code } = await host.create();
-      const guests: FoyerClient[] = [];
-      for (let m = 1; m < options.members; m++) {
-        const guest = await connect(`m${i}-${m}`);
-        await guest.join(code);
-        guests.push(guest);
-      }
-      return { code, host, guests };
-    });
+    const lobbies = await fillLobbies(urls, options, clients);
     say(`  ${options.lobbies} lobbies of ${options.members} connected on ${source.id}`);
-    // Probes: one more member in each of lobbies spread over the whole set, on a thread of their own.
-    const probeCount = Math.min(options.probes, options.lobbies);
-    const stayUrls = urls.slice(1); // the nodes that are not drained
-    const probeWork: ProbeWork = {
-      urls,
-      probes: Array.from({ length: probeCount }, (_, p) => {
-        const lobby = lobbies[Math.floor((p * options.lobbies) / probeCount)] ?? lobbies[0];
-        if (lobby === undefined) throw new Error("no lobby");
-        return { token: tokenFor(`probe${p}`), code: lobby.code };
-      }),
-      controls: Array.from({ length: probeCount }, (_, p) => ({
-        token: tokenFor(`control${p}`),
-        url: stayUrls[p % stayUrls.length] ?? "",
-      })),
-      gapMs: probeGapMs,
-    };
-    probes = new Worker(workerBoot, { workerData: { worker: probeModule.href, ...probeWork } });
+    probes = new Worker(workerBoot, {
+      workerData: { worker: probeModule.href, ...probeWorkOf(urls, lobbies, options) },
+    });
     const reports = reportsOf(probes);
     const joined = await reports.next();
     if (joined.type !== "joined") throw new Error(`the probes did not join: ${JSON.stringify(joined)}`);
     await new Promise((resolve) => setTimeout(resolve, options.baselineSeconds * 1000));
     probes.postMessage({ type: "drain" } satisfies ProbeCommand);
-    // Refused until the node has seen a peer's heartbeat with its URL (just after the start).
-    for (let attempt = 0; ; attempt++) {
-      const started = await fetch(new URL("/drain", admin), { method: "POST" });
-      if (started.status === 202) break;
-      if (attempt >= 50) throw new Error(`the drain was refused: ${await started.text()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    let progress: { total: number; moved: number; startedAt: number; finishedAt: number | null } | null =
-      null;
-    for (;;) {
-      const [row] = await fetchStatuses([admin]);
-      const drain = row !== undefined && "status" in row ? row.status.drain : null;
-      if (drain) progress = drain;
-      if (drain && drain.state !== "running") break;
-      if (source.child.exitCode !== null) break; // exited after its drain (a poll missed the end)
-      // The node times its drain itself; a status read counts every claim, so it is not asked too often.
-      await new Promise((resolve) => setTimeout(resolve, statusPollMs));
-    }
+    await startDrain(admin);
+    const progress = await followDrain(admin, source);
     probes.postMessage({ type: "stop" } satisfies ProbeCommand);
     const probed = await reports.next();
     if (probed.type !== "done") throw new Error(`the probes failed: ${JSON.stringify(probed)}`);
-    const { before, during, worst, movePause: moveWorst, probesMoved, controlWorst, errors } = probed;
     if (progress?.finishedAt == null) {
       throw new Error(
         `the drain did not report its end: ${JSON.stringify(progress)}\n${source.output().slice(-2_000)}`,
       );
     }
-    const seconds = (progress.finishedAt - progress.startedAt) / 1000;
-    // The issue's targets: 1,000 lobbies in 5 s, 10,000 in 30 s (scaled to the count asked for).
-    const targetSeconds =
-      options.lobbies >= 10_000 ? (30 * options.lobbies) / 10_000 : (5 * options.lobbies) / 1_000;
-    const pause = summarize(worst.filter((ms) => ms > 0));
-    const movePause = summarize(moveWorst.filter((ms) => ms > 0));
-    const result: DrainBenchResult = {
-      scenario: "drain",
-      foyerNodes: nodeCount,
-      natsServers,
-      lobbies: options.lobbies,
-      members: options.members,
-      keysMoved: progress.moved,
-      seconds,
-      lobbiesPerSecond: Math.round(options.lobbies / seconds),
-      before: summarize(before),
-      during: summarize(during),
-      pause,
-      movePause,
-      probesMoved,
-      stayPause: summarize(controlWorst.filter((ms) => ms > 0)),
-      errors,
-      targets: {
-        seconds: targetSeconds,
-        secondsMet: seconds < targetSeconds,
-        pauseP99Under50ms: movePause.count > 0 && movePause.p99Ms < 50,
-        worstP99Under50ms: pause.p99Ms < 50,
-      },
-    };
-    say(
-      `  drained in ${seconds.toFixed(2)} s: ${result.lobbiesPerSecond} lobbies/s (${progress.moved} keys moved)`,
-    );
-    say(line("ready before the drain", result.before));
-    say(line("ready during the drain", result.during));
-    say(line("pause (each probe's worst in its lobby's move)", result.movePause));
-    say(line("each probe's worst in the whole drain", result.pause));
-    say(line("worst in a lobby that stays", result.stayPause));
-    say(`  errors seen by callers: ${errors}`);
-    say(
-      `  targets: ${options.lobbies} lobbies in < ${targetSeconds} s: ${verdict(result.targets.secondsMet)}; p99 pause < 50 ms: ${verdict(result.targets.pauseP99Under50ms)}`,
-    );
+    const result = resultOf(options, { ...progress, finishedAt: progress.finishedAt }, probed);
+    printResult(say, options, result);
     if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return result;
   } finally {
@@ -246,6 +145,168 @@ export async function runDrainBench(options: DrainBenchOptions): Promise<DrainBe
     await Promise.all(nodes.map((n) => n.exited));
     await nats.stop();
   }
+}
+
+/** A drain's progress as the drained node's `/status` reports it. */
+interface DrainProgress {
+  total: number;
+  moved: number;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+/** What the probe thread reports at its end. */
+type ProbesDone = Extract<ProbeReport, { type: "done" }>;
+
+/** The Foyer node processes, one after another: each opens the buckets the first one made. */
+async function startNodes(natsUrls: readonly string[], members: number, nodes: NodeProcess[]): Promise<void> {
+  const sessionSecret = randomBytes(24).toString("base64url");
+  for (let i = 1; i <= nodeCount; i++) {
+    const node = startNodeProcess({
+      id: `n${i}`,
+      natsUrls: [...natsUrls],
+      natsReplicas: 3,
+      tokenKeys: `${tokenKey.id}:${tokenKey.secret}`,
+      sessionSecret,
+      flags: {
+        "max-connections-per-ip": "1000000",
+        "max-members": String(Math.max(8, members + 1)), // and a probe
+      },
+    });
+    nodes.push(node);
+    await node.url;
+  }
+}
+
+/** The idle lobbies on the first node, each with its connected members (their clients kept in `clients`). */
+async function fillLobbies(
+  urls: readonly string[],
+  options: DrainBenchOptions,
+  clients: FoyerClient[],
+): Promise<{ code: string; host: FoyerClient; guests: FoyerClient[] }[]> {
+  const connect = async (player: string): Promise<FoyerClient> => {
+    const client = drainClient([...urls], tokenFor(player));
+    clients.push(client);
+    await client.connect();
+    return client;
+  };
+  return inBatches(options.lobbies, async (i) => {
+    const host = await connect(`h${i}`);
+    const { code } = await host.create();
+    const guests: FoyerClient[] = [];
+    for (let m = 1; m < options.members; m++) {
+      const guest = await connect(`m${i}-${m}`);
+      await guest.join(code);
+      guests.push(guest);
+    }
+    return { code, host, guests };
+  });
+}
+
+/** Probes: one more member in each of lobbies spread over the whole set, and controls on the other nodes. */
+function probeWorkOf(
+  urls: string[],
+  lobbies: readonly { code: string }[],
+  options: DrainBenchOptions,
+): ProbeWork {
+  const probeCount = Math.min(options.probes, options.lobbies);
+  const stayUrls = urls.slice(1); // the nodes that are not drained
+  return {
+    urls,
+    probes: Array.from({ length: probeCount }, (_, p) => {
+      const lobby = lobbies[Math.floor((p * options.lobbies) / probeCount)] ?? lobbies[0];
+      if (lobby === undefined) throw new Error("no lobby");
+      return { token: tokenFor(`probe${p}`), code: lobby.code };
+    }),
+    controls: Array.from({ length: probeCount }, (_, p) => ({
+      token: tokenFor(`control${p}`),
+      url: stayUrls[p % stayUrls.length] ?? "",
+    })),
+    gapMs: probeGapMs,
+  };
+}
+
+/** `POST /drain`, refused until the node has seen a peer's heartbeat with its URL (just after the start). */
+async function startDrain(admin: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const started = await fetch(new URL("/drain", admin), { method: "POST" });
+    if (started.status === 202) break;
+    if (attempt >= 50) throw new Error(`the drain was refused: ${await started.text()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Reads the drain's progress until it ends (or the node exits); the last progress read. */
+async function followDrain(admin: string, source: NodeProcess): Promise<DrainProgress | null> {
+  let progress: DrainProgress | null = null;
+  for (;;) {
+    const [row] = await fetchStatuses([admin]);
+    const drain = row !== undefined && "status" in row ? row.status.drain : null;
+    if (drain) progress = drain;
+    if (drain && drain.state !== "running") break;
+    if (source.child.exitCode !== null) break; // exited after its drain (a poll missed the end)
+    // The node times its drain itself; a status read counts every claim, so it is not asked too often.
+    await new Promise((resolve) => setTimeout(resolve, statusPollMs));
+  }
+  return progress;
+}
+
+/** The figures from the drain's progress and the probes' report. */
+function resultOf(
+  options: DrainBenchOptions,
+  progress: DrainProgress & { finishedAt: number },
+  probed: ProbesDone,
+): DrainBenchResult {
+  const { before, during, worst, movePause: moveWorst, probesMoved, controlWorst, errors } = probed;
+  const seconds = (progress.finishedAt - progress.startedAt) / 1000;
+  // The drain's targets: 1,000 lobbies in 5 s, 10,000 in 30 s (scaled to the count asked for).
+  const targetSeconds =
+    options.lobbies >= 10_000 ? (30 * options.lobbies) / 10_000 : (5 * options.lobbies) / 1_000;
+  const pause = summarize(worst.filter((ms) => ms > 0));
+  const movePause = summarize(moveWorst.filter((ms) => ms > 0));
+  return {
+    scenario: "drain",
+    foyerNodes: nodeCount,
+    natsServers,
+    lobbies: options.lobbies,
+    members: options.members,
+    keysMoved: progress.moved,
+    seconds,
+    lobbiesPerSecond: Math.round(options.lobbies / seconds),
+    before: summarize(before),
+    during: summarize(during),
+    pause,
+    movePause,
+    probesMoved,
+    stayPause: summarize(controlWorst.filter((ms) => ms > 0)),
+    errors,
+    targets: {
+      seconds: targetSeconds,
+      secondsMet: seconds < targetSeconds,
+      pauseP99Under50ms: movePause.count > 0 && movePause.p99Ms < 50,
+      worstP99Under50ms: pause.p99Ms < 50,
+    },
+  };
+}
+
+/** The text report. */
+function printResult(
+  say: (line: string) => void,
+  options: DrainBenchOptions,
+  result: DrainBenchResult,
+): void {
+  say(
+    `  drained in ${result.seconds.toFixed(2)} s: ${result.lobbiesPerSecond} lobbies/s (${result.keysMoved} keys moved)`,
+  );
+  say(line("ready before the drain", result.before));
+  say(line("ready during the drain", result.during));
+  say(line("pause (each probe's worst in its lobby's move)", result.movePause));
+  say(line("each probe's worst in the whole drain", result.pause));
+  say(line("worst in a lobby that stays", result.stayPause));
+  say(`  errors seen by callers: ${result.errors}`);
+  say(
+    `  targets: ${options.lobbies} lobbies in < ${result.targets.seconds} s: ${verdict(result.targets.secondsMet)}; p99 pause < 50 ms: ${verdict(result.targets.pauseP99Under50ms)}`,
+  );
 }
 
 function tokenFor(player: string): string {

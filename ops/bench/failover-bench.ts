@@ -1,15 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
+import type { FoyerClient } from "../../gateway/index.ts";
 import { benchToken, benchTokenKeys } from "./bench-key.ts";
-import type { LobbyView } from "../../gateway/protocol/server-frames.ts";
-import { NatsKvStore, connectNats, decodeClaim, type KvWatch } from "../../fleet/index.ts";
+import { watchClaims } from "./claim-watch.ts";
+import { connectFleetClient } from "./fleet-client.ts";
+import { holds, makeLobby, type Lobby } from "./failover-lobbies.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
 
 /** Options of `foyer bench --scenario failover`. */
 export interface FailoverBenchOptions {
-  /** Lobbies created on the node that is killed (issue 4: 1,000). */
+  /** Lobbies created on the node that is killed (the failover target is measured at 1,000). */
   readonly lobbies: number;
   /** Members of each lobby, the host included; each is one SDK client (default 1: hosts only). */
   readonly members: number;
@@ -73,27 +74,6 @@ const fleetSize = 3;
 /** Creates in flight at once while setting up (each connects its members first). */
 const setupConcurrency = 50;
 
-interface Member {
-  readonly player: string;
-  readonly client: FoyerClient;
-  /** When it was welcomed again after the kill (performance.now()), if it was. */
-  connectedAgainAt?: number;
-  /** The node of its latest welcome. */
-  node?: string;
-  resumedAt?: number;
-}
-
-interface Lobby {
-  readonly code: string;
-  readonly members: Member[];
-  readonly host: string;
-  readonly ready: readonly boolean[];
-  /** The epoch of the killed node's claim. */
-  epoch: number;
-  servedAt?: number;
-  servedBy?: string;
-}
-
 /**
  * `foyer bench --scenario failover`: three nats-servers (R3 buckets) and three Foyer node processes;
  * `lobbies` lobbies with connected members are created through node n1 (so n1 owns them), n1 is killed
@@ -111,60 +91,20 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
   const fleet = await startFleet(options.failureTimeoutMs);
   const clients: FoyerClient[] = [];
   try {
-    const connect = async (player: string): Promise<FoyerClient> => {
-      const client = createNodeClient({
+    const connect = (player: string): Promise<FoyerClient> =>
+      connectFleetClient(clients, {
         // n1 first, so every member lands on the node that will die; the others to resume through.
         urls: fleet.urls,
         token: benchToken(player),
-        reconnectMinMs: 50,
-        reconnectMaxMs: 500,
         callTimeoutMs: 60_000,
         connectTimeoutMs: 30_000,
       });
-      clients.push(client);
-      await client.connect();
-      return client;
-    };
     const setupStarted = performance.now();
     const lobbies = await pool(options.lobbies, setupConcurrency, (i) => makeLobby(connect, i, members));
     const setupMs = Math.round(performance.now() - setupStarted);
     say(`  ${lobbies.length} lobbies with ${lobbies.length * members} members on n1 in ${setupMs} ms`);
     let killedAt = Number.POSITIVE_INFINITY;
-    let resolveAllBack: () => void = () => undefined;
-    const allBack = new Promise<void>((resolve) => (resolveAllBack = resolve));
-    let back = 0;
-    const total = lobbies.length * (members + 1);
-    const mark = (): void => {
-      back += 1;
-      if (back === total) resolveAllBack();
-    };
-    for (const lobby of lobbies) {
-      for (const member of lobby.members) {
-        const check = (): void => {
-          if (member.resumedAt !== undefined || member.connectedAgainAt === undefined) return;
-          const view = member.client.lobby;
-          if (view !== null && holds(view, lobby, member.player)) {
-            member.resumedAt = performance.now();
-            if (member.node !== undefined) lobby.servedBy ??= member.node;
-            mark();
-          }
-        };
-        member.client.on("connected", (c) => {
-          if (performance.now() < killedAt) return;
-          member.connectedAgainAt ??= performance.now();
-          member.node = c.node;
-          check();
-        });
-        member.client.on("lobby", (view) => {
-          if (performance.now() < killedAt || view.code !== lobby.code || view.epoch <= lobby.epoch) return;
-          if (lobby.servedAt === undefined) {
-            lobby.servedAt = performance.now();
-            mark();
-          }
-          check();
-        });
-      }
-    }
+    const recovery = trackRecovery(lobbies, members, () => killedAt);
     const victim = fleet.nodes[0];
     if (victim === undefined) throw new Error("no node to kill");
     const claimed = await watchClaims(
@@ -176,48 +116,19 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
     killedAt = performance.now();
     victim.child.kill("SIGKILL");
     const giveUpMs = options.giveUpMs ?? options.failureTimeoutMs + 60_000;
-    const timer = setTimeout(resolveAllBack, giveUpMs);
-    await allBack;
+    const timer = setTimeout(recovery.giveUp, giveUpMs);
+    await recovery.allBack;
     clearTimeout(timer);
     await victim.exited;
     await claimed.stop();
-    const served = lobbies.flatMap((l) => (l.servedAt === undefined ? [] : [l.servedAt - killedAt]));
-    const resumed = lobbies.flatMap((l) =>
-      l.members.flatMap((m) => (m.resumedAt === undefined ? [] : [m.resumedAt - killedAt])),
-    );
-    const servedAgain = figures(served, lobbies.length);
-    const memberResumed = figures(resumed, lobbies.length * members);
-    const claimedBySurvivor = figures([...claimed.at.values()], lobbies.length);
-    const servedBy: Record<string, number> = {};
-    for (const l of lobbies) {
-      const by = l.servedBy ?? "none";
-      servedBy[by] = (servedBy[by] ?? 0) + 1;
-    }
-    const limitMs = options.failureTimeoutMs + 1_000;
-    const result: FailoverBenchResult = {
-      scenario: "failover",
-      nodesRun: "processes",
-      foyerNodes: fleetSize,
-      natsServers: fleetSize,
-      lobbies: lobbies.length,
-      membersPerLobby: members,
+    const result = resultOf(options, lobbies, members, {
       clients: clients.length,
-      failureTimeoutMs: options.failureTimeoutMs,
       killedNode: victim.id,
       setupMs,
-      servedAgain,
-      claimedBySurvivor,
-      memberResumed,
-      servedBy,
-      target: { limitMs, met: servedAgain.missing === 0 && servedAgain.maxMs <= limitMs },
-    };
-    say(line("lobby served again", servedAgain, options.failureTimeoutMs));
-    say(line("claimed by survivor", claimedBySurvivor, options.failureTimeoutMs));
-    say(line("member resumed", memberResumed, options.failureTimeoutMs));
-    say(`  served again by: ${JSON.stringify(servedBy)}`);
-    say(
-      `  target: every lobby served again within failure timeout + 1 s (${limitMs} ms): ${result.target.met ? "met" : "NOT met"}`,
-    );
+      killedAt,
+      claimedAt: [...claimed.at.values()],
+    });
+    printResult(say, result);
     if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return result;
   } finally {
@@ -227,52 +138,112 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
 }
 
 /**
- * One lobby: its members connect (to n1 first), the host creates it, the others join; even lobbies get
- * the host's ready flag and odd ones the last member's, so the state to find again is not the default.
+ * Listens on every member for the lobby served again (a frame of a newer epoch) and for the member
+ * back in it, from `killedAt()` on; `allBack` resolves when every lobby and member is, or at `giveUp()`.
  */
-async function makeLobby(
-  connect: (player: string) => Promise<FoyerClient>,
-  i: number,
-  count: number,
-): Promise<Lobby> {
-  const players = Array.from({ length: count }, (_, m) => (m === 0 ? `fo-host-${i}` : `fo-m${m}-${i}`));
-  const members: Member[] = [];
-  for (const player of players) members.push({ player, client: await connect(player) });
-  const [host] = members;
-  if (host === undefined) throw new RangeError("a lobby needs a member");
-  const { code } = await host.client.create();
-  for (const member of members.slice(1)) await member.client.join(code);
-  const readyIndex = i % 2 === 0 ? 0 : count - 1;
-  await (members[readyIndex] ?? host).client.ready(true);
-  const ready = players.map((_, m) => m === readyIndex);
-  const lobby: Lobby = { code, members, host: host.player, ready, epoch: 0 };
-  // Every member holds the final state before the kill (the ready push reaches them after the answer).
-  for (const member of members) {
-    await until(() => {
-      const view = member.client.lobby;
-      return view !== null && view.code === code && sameState(view, lobby);
-    }, 30_000);
+function trackRecovery(
+  lobbies: readonly Lobby[],
+  members: number,
+  killedAt: () => number,
+): { allBack: Promise<void>; giveUp: () => void } {
+  let resolveAllBack: () => void = () => undefined;
+  const allBack = new Promise<void>((resolve) => (resolveAllBack = resolve));
+  let back = 0;
+  const total = lobbies.length * (members + 1);
+  const mark = (): void => {
+    back += 1;
+    if (back === total) resolveAllBack();
+  };
+  for (const lobby of lobbies) {
+    for (const member of lobby.members) {
+      const check = (): void => {
+        if (member.resumedAt !== undefined || member.connectedAgainAt === undefined) return;
+        const view = member.client.lobby;
+        if (view !== null && holds(view, lobby, member.player)) {
+          member.resumedAt = performance.now();
+          if (member.node !== undefined) lobby.servedBy ??= member.node;
+          mark();
+        }
+      };
+      member.client.on("connected", (c) => {
+        if (performance.now() < killedAt()) return;
+        member.connectedAgainAt ??= performance.now();
+        member.node = c.node;
+        check();
+      });
+      member.client.on("lobby", (view) => {
+        if (performance.now() < killedAt() || view.code !== lobby.code || view.epoch <= lobby.epoch) return;
+        if (lobby.servedAt === undefined) {
+          lobby.servedAt = performance.now();
+          mark();
+        }
+        check();
+      });
+    }
   }
-  lobby.epoch = host.client.lobby?.epoch ?? 0;
-  return lobby;
+  return {
+    allBack,
+    giveUp: () => {
+      resolveAllBack();
+    },
+  };
 }
 
-/** Same code, members in order, host and ready flags. */
-function sameState(view: LobbyView, lobby: Lobby): boolean {
-  return (
-    view.code === lobby.code &&
-    view.host === lobby.host &&
-    view.members.length === lobby.members.length &&
-    view.members.every((m, i) => m.player === lobby.members[i]?.player && m.ready === lobby.ready[i])
+/** The figures from the lobbies' and members' times back and the claims' takeover times. */
+function resultOf(
+  options: FailoverBenchOptions,
+  lobbies: readonly Lobby[],
+  members: number,
+  run: {
+    clients: number;
+    killedNode: string;
+    setupMs: number;
+    killedAt: number;
+    claimedAt: readonly number[];
+  },
+): FailoverBenchResult {
+  const { killedAt } = run;
+  const served = lobbies.flatMap((l) => (l.servedAt === undefined ? [] : [l.servedAt - killedAt]));
+  const resumed = lobbies.flatMap((l) =>
+    l.members.flatMap((m) => (m.resumedAt === undefined ? [] : [m.resumedAt - killedAt])),
   );
+  const servedAgain = figures(served, lobbies.length);
+  const memberResumed = figures(resumed, lobbies.length * members);
+  const claimedBySurvivor = figures(run.claimedAt, lobbies.length);
+  const servedBy: Record<string, number> = {};
+  for (const l of lobbies) {
+    const by = l.servedBy ?? "none";
+    servedBy[by] = (servedBy[by] ?? 0) + 1;
+  }
+  const limitMs = options.failureTimeoutMs + 1_000;
+  return {
+    scenario: "failover",
+    nodesRun: "processes",
+    foyerNodes: fleetSize,
+    natsServers: fleetSize,
+    lobbies: lobbies.length,
+    membersPerLobby: members,
+    clients: run.clients,
+    failureTimeoutMs: options.failureTimeoutMs,
+    killedNode: run.killedNode,
+    setupMs: run.setupMs,
+    servedAgain,
+    claimedBySurvivor,
+    memberResumed,
+    servedBy,
+    target: { limitMs, met: servedAgain.missing === 0 && servedAgain.maxMs <= limitMs },
+  };
 }
 
-/** A member holds the survivor's state: a newer epoch, the same lobby, itself connected. */
-function holds(view: LobbyView, lobby: Lobby, player: string): boolean {
-  return (
-    view.epoch > lobby.epoch &&
-    sameState(view, lobby) &&
-    view.members.some((m) => m.player === player && m.connected)
+/** The text report. */
+function printResult(say: (line: string) => void, result: FailoverBenchResult): void {
+  const { failureTimeoutMs } = result;
+  say(line("lobby served again", result.servedAgain, failureTimeoutMs));
+  say(line("claimed by survivor", result.claimedBySurvivor, failureTimeoutMs));
+  say(line("member resumed", result.memberResumed, failureTimeoutMs));
+  say(`  served again by: ${JSON.stringify(result.servedBy)}`);
+  say(
+    `  target: every lobby served again within failure timeout + 1 s (${result.target.limitMs} ms): ${result.target.met ? "met" : "NOT met"}`,
   );
 }
 
@@ -303,50 +274,6 @@ async function pool<T>(count: number, concurrency: number, make: (i: number) => 
     }),
   );
   return results;
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/**
- * Watches the `claims` bucket: for each of `codes`, the time (ms after `killedAt()`) its claim first named
- * a node other than `victim`.
- */
-async function watchClaims(
-  nats: NatsLauncher,
-  victim: string,
-  codes: ReadonlySet<string>,
-  killedAt: () => number,
-): Promise<{ at: Map<string, number>; stop(): Promise<void> }> {
-  const nc = await connectNats({ servers: nats.urls });
-  const kv = new NatsKvStore(nc, { replicas: nats.size, ownsConnection: true });
-  const at = new Map<string, number>();
-  let watch: KvWatch | undefined;
-  try {
-    const claims = await kv.bucket("claims");
-    watch = claims.watch({ prefix: "lobby/" }, (entry) => {
-      const code = entry.key.slice("lobby/".length);
-      if (entry.operation !== "PUT" || !codes.has(code) || at.has(code)) return;
-      const now = performance.now();
-      if (now >= killedAt() && decodeClaim(entry.value).node !== victim) at.set(code, now - killedAt());
-    });
-  } catch (error) {
-    await kv.close();
-    throw error;
-  }
-  const running = watch;
-  return {
-    at,
-    async stop() {
-      running.stop();
-      await kv.close();
-    },
-  };
 }
 
 /** Three nats-servers and three `foyer node` processes started one after another (n1, n2, n3). */

@@ -1,5 +1,5 @@
 import { lobbyTypesFileSchema, type LobbyTypeInput } from "../../actors/matchmaking/index.ts";
-import type { NodeState, Outbox } from "../../actors/runtime/index.ts";
+import type { ActorSystem, NodeState, Outbox } from "../../actors/runtime/index.ts";
 import { loadConfig } from "../config.ts";
 import { buildEmbeddedRuntime } from "../node/start-node.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
@@ -112,91 +112,30 @@ export async function runMatchmakingBench(options: MatchmakingBenchOptions): Pro
     ...loadConfig({ logLevel: "silent" }, {}),
     lobbyTypes: lobbyTypesFileSchema.parse({ lobbyTypes: [benchType(options.stepSeconds)] }),
   };
-  const sentAt = new Map<string, number>();
-  const waits: number[] = [];
-  const stepTimes = new Set<number>();
-  let matches = 0;
-  let lastMatchAt = 0;
-  /** The deadline of the step timer (wall clock, as the runtime's scheduler) last seen armed. */
-  let tickAt: number | null = null;
-  let longestStepMs = 0;
-  const outbox: Outbox = {
-    push(players, frame) {
-      if (frame.type !== "matchFound") return;
-      const now = performance.now();
-      matches++;
-      lastMatchAt = now;
-      if (tickAt !== null) longestStepMs = Math.max(longestStepMs, Date.now() - tickAt);
-      stepTimes.add(Math.round(now / 50));
-      for (const player of players) waits.push(now - (sentAt.get(player) ?? now));
-    },
-  };
+  const matched = new MatchLog();
   const node: NodeState = { canOpenRoom: () => false, draining: () => false, mayAct: () => true };
-  const { system, kv } = await buildEmbeddedRuntime(config, outbox, node, {});
-  const random = seeded(options.seed);
+  const { system, kv } = await buildEmbeddedRuntime(config, matched.outbox, node, {});
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
   // The step's deadline is read between steps (the queue's state, as the admin view reads it).
   const watch = setInterval(() => {
     const state = system.peek("queue/BenchDuel") as { tickAt: number | null } | undefined;
-    if (state?.tickAt != null) tickAt = state.tickAt;
+    if (state?.tickAt != null) matched.tickAt = state.tickAt;
   }, 20);
   try {
-    let next = 0;
-    const queueOne = async (): Promise<void> => {
-      while (next < options.players) {
-        const id = `p${next++}`;
-        sentAt.set(id, performance.now());
-        const answer = await system.ask(
-          "queue/BenchDuel",
-          {
-            type: "findLobby",
-            player: { id, name: id },
-            rating: 1000 + Math.floor(random() * options.spread),
-            maxSteps: 1000,
-            algorithm: { strategy: "ranged-absolute", alignment: "center", ranges: [10, 20, 40, 80, 160] },
-          },
-          { timeoutMs: 60_000 },
-        );
-        if (!answer.ok) throw new Error(`search of ${id} refused: ${answer.code} ${answer.message}`);
-      }
-    };
-    await Promise.all(Array.from({ length: inFlight }, queueOne));
+    await queueAll(system, options, matched.sentAt);
     const enqueueSeconds = (performance.now() - started) / 1000;
     say(`queued ${options.players} in ${enqueueSeconds.toFixed(2)} s`);
     const deadline = started + options.maxSeconds * 1000;
     const quietMs = 5 * options.stepSeconds * 1000;
     while (performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      if (matches * 2 >= options.players - 1) break;
-      if (performance.now() - Math.max(lastMatchAt, started + enqueueSeconds * 1000) > quietMs) break;
+      if (matched.matches * 2 >= options.players - 1) break;
+      if (performance.now() - Math.max(matched.lastMatchAt, started + enqueueSeconds * 1000) > quietMs) break;
     }
-    const matchingSeconds = ((lastMatchAt || performance.now()) - started) / 1000;
-    const result: MatchmakingBenchResult = {
-      scenario: "matchmaking",
-      mode: "in-process",
-      players: options.players,
-      stepSeconds: options.stepSeconds,
-      spread: options.spread,
-      enqueueSeconds: Number(enqueueSeconds.toFixed(3)),
-      matches,
-      unmatched: options.players - matches * 2,
-      matchingSeconds: Number(matchingSeconds.toFixed(3)),
-      matchesPerSecond: Number((matchingSeconds > 0 ? matches / matchingSeconds : 0).toFixed(1)),
-      enqueueToMatch: summarize(waits),
-      matchingSteps: countSteps([...stepTimes]),
-      longestStepMs: Math.round(longestStepMs),
-      cpuSeconds: cpuSecondsSince(cpuAtStart),
-    };
-    say(
-      `${result.matches} matches (${result.unmatched} players unmatched) in ${result.matchingSeconds} s: ` +
-        `${result.matchesPerSecond} matches/s over ${result.matchingSteps} matching steps; ` +
-        `longest step ${result.longestStepMs} ms; ${result.cpuSeconds} CPU s in all`,
-    );
-    say(
-      `enqueue → matchFound: p50 ${result.enqueueToMatch.p50Ms.toFixed(0)} ms, ` +
-        `p99 ${result.enqueueToMatch.p99Ms.toFixed(0)} ms (step ${options.stepSeconds} s)`,
-    );
+    const matchingSeconds = ((matched.lastMatchAt || performance.now()) - started) / 1000;
+    const result = resultOf(options, matched, { enqueueSeconds, matchingSeconds, cpuAtStart });
+    printResult(say, options, result);
     if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     return result;
   } finally {
@@ -204,6 +143,103 @@ export async function runMatchmakingBench(options: MatchmakingBenchOptions): Pro
     system.close();
     await kv.close();
   }
+}
+
+/** The queue's `matchFound` frames as they go out: how many, when, and each player's wait. */
+class MatchLog {
+  /** When each player's search was sent (performance.now()). */
+  readonly sentAt = new Map<string, number>();
+  readonly waits: number[] = [];
+  readonly stepTimes = new Set<number>();
+  matches = 0;
+  lastMatchAt = 0;
+  /** The deadline of the step timer (wall clock, as the runtime's scheduler) last seen armed. */
+  tickAt: number | null = null;
+  longestStepMs = 0;
+
+  readonly outbox: Outbox = {
+    push: (players, frame) => {
+      if (frame.type !== "matchFound") return;
+      const now = performance.now();
+      this.matches++;
+      this.lastMatchAt = now;
+      if (this.tickAt !== null) this.longestStepMs = Math.max(this.longestStepMs, Date.now() - this.tickAt);
+      this.stepTimes.add(Math.round(now / 50));
+      for (const player of players) this.waits.push(now - (this.sentAt.get(player) ?? now));
+    },
+  };
+}
+
+/** Every player's search, `inFlight` at a time, each answered before the next of its lane. */
+async function queueAll(
+  system: ActorSystem,
+  options: MatchmakingBenchOptions,
+  sentAt: Map<string, number>,
+): Promise<void> {
+  const random = seeded(options.seed);
+  let next = 0;
+  const queueOne = async (): Promise<void> => {
+    while (next < options.players) {
+      const id = `p${next++}`;
+      sentAt.set(id, performance.now());
+      const answer = await system.ask(
+        "queue/BenchDuel",
+        {
+          type: "findLobby",
+          player: { id, name: id },
+          rating: 1000 + Math.floor(random() * options.spread),
+          maxSteps: 1000,
+          algorithm: { strategy: "ranged-absolute", alignment: "center", ranges: [10, 20, 40, 80, 160] },
+        },
+        { timeoutMs: 60_000 },
+      );
+      if (!answer.ok) throw new Error(`search of ${id} refused: ${answer.code} ${answer.message}`);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, queueOne));
+}
+
+/** The figures from the match log and the run's times. */
+function resultOf(
+  options: MatchmakingBenchOptions,
+  matched: MatchLog,
+  run: { enqueueSeconds: number; matchingSeconds: number; cpuAtStart: NodeJS.CpuUsage },
+): MatchmakingBenchResult {
+  const { matches } = matched;
+  const { enqueueSeconds, matchingSeconds } = run;
+  return {
+    scenario: "matchmaking",
+    mode: "in-process",
+    players: options.players,
+    stepSeconds: options.stepSeconds,
+    spread: options.spread,
+    enqueueSeconds: Number(enqueueSeconds.toFixed(3)),
+    matches,
+    unmatched: options.players - matches * 2,
+    matchingSeconds: Number(matchingSeconds.toFixed(3)),
+    matchesPerSecond: Number((matchingSeconds > 0 ? matches / matchingSeconds : 0).toFixed(1)),
+    enqueueToMatch: summarize(matched.waits),
+    matchingSteps: countSteps([...matched.stepTimes]),
+    longestStepMs: Math.round(matched.longestStepMs),
+    cpuSeconds: cpuSecondsSince(run.cpuAtStart),
+  };
+}
+
+/** The text report. */
+function printResult(
+  say: (line: string) => void,
+  options: MatchmakingBenchOptions,
+  result: MatchmakingBenchResult,
+): void {
+  say(
+    `${result.matches} matches (${result.unmatched} players unmatched) in ${result.matchingSeconds} s: ` +
+      `${result.matchesPerSecond} matches/s over ${result.matchingSteps} matching steps; ` +
+      `longest step ${result.longestStepMs} ms; ${result.cpuSeconds} CPU s in all`,
+  );
+  say(
+    `enqueue → matchFound: p50 ${result.enqueueToMatch.p50Ms.toFixed(0)} ms, ` +
+      `p99 ${result.enqueueToMatch.p99Ms.toFixed(0)} ms (step ${options.stepSeconds} s)`,
+  );
 }
 
 function cpuSecondsSince(start: NodeJS.CpuUsage): number {

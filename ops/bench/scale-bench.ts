@@ -24,6 +24,7 @@ export interface ScaleBenchOptions {
   readonly json: boolean;
 }
 
+/** The figures of one fleet size. */
 export interface ScaleFigures {
   readonly nodes: number;
   readonly ops: number;
@@ -45,6 +46,7 @@ export interface ScaleFigures {
 
 const clockTicks = 100; // USER_HZ on Linux: /proc/<pid>/stat counts CPU time in 1/100 s
 
+/** Runs the scale bench over each fleet size in turn and prints each size's figures (or all as JSON). */
 export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleFigures[]> {
   const figures: ScaleFigures[] = [];
   for (const size of options.sizes) {
@@ -68,28 +70,10 @@ async function measureSize(
   options: ScaleBenchOptions,
 ): Promise<ScaleFigures> {
   const prefix = `s${size}-${randomBytes(3).toString("hex")}`;
-  const sessionSecret = randomBytes(24).toString("base64url");
   const nodes: NodeProcess[] = [];
   const clients: FoyerClient[] = [];
   try {
-    for (let i = 0; i < size; i++) {
-      nodes.push(
-        startNodeProcess({
-          id: `${prefix}-n${i + 1}`,
-          natsUrls: nats.urls,
-          natsReplicas: 3,
-          tokenKeys: benchTokenKeys,
-          sessionSecret,
-          flags: {
-            "rate-per-second": "1000000",
-            "rate-burst": "1000000",
-            "max-connections-per-ip": "100000",
-            "lobby-grace-seconds": "0",
-            "log-level": "silent",
-          },
-        }),
-      );
-    }
+    startNodes(nats, size, prefix, nodes);
     const urls = await Promise.all(nodes.map((node) => node.url));
     const connect = async (node: number, player: string): Promise<FoyerClient> => {
       const token = benchToken(`${prefix}-${player}`, player);
@@ -100,78 +84,153 @@ async function measureSize(
     };
     // Let every node see every other's heartbeat before counting anything.
     await sleep(2_000);
-
-    // Idle: heartbeats only.
-    const idleBefore = await natsCounters(nats);
-    await sleep(options.idleSeconds * 1000);
-    const idleAfter = await natsCounters(nats);
-    const idleMsgsPerS = (idleAfter.msgs - idleBefore.msgs) / options.idleSeconds;
-    const idleWritesPerS = (idleAfter.kvWrites - idleBefore.kvWrites) / options.idleSeconds;
-
-    // Memory: idle lobbies, one connected host each, spread over the nodes.
-    const rssBefore = nodes.reduce((sum, node) => sum + rssKiB(node), 0);
-    for (let i = 0; i < options.idleLobbies; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, options.idleLobbies - i) }, async (_, j) => {
-          const host = await connect(i + j, `idle-${i + j}`);
-          await host.create();
-        }),
-      );
-    }
-    await sleep(1_000);
-    const rssAfter = nodes.reduce((sum, node) => sum + rssKiB(node), 0);
-
-    // Ops: pairs on the node that owns their lobby loop create / join / ready / leave / leave.
-    const pairs = await Promise.all(
-      Array.from(
-        { length: options.pairs },
-        async (_, p) => [await connect(p, `host-${p}`), await connect(p, `guest-${p}`)] as const,
-      ),
-    );
-    const cpuBefore = cpuSeconds(nodes, nats);
-    const before = await natsCounters(nats);
-    const started = performance.now();
-    await Promise.all(
-      pairs.map(async ([host, guest]) => {
-        for (let round = 0; round < options.rounds; round++) {
-          const { code } = await host.create();
-          await guest.join(code);
-          await host.ready(true);
-          await guest.leave();
-          await host.leave();
-        }
-      }),
-    );
-    const opsSeconds = (performance.now() - started) / 1000;
-    const after = await natsCounters(nats);
-    const cpuAfter = cpuSeconds(nodes, nats);
-    const ops = options.pairs * options.rounds * 5;
-    const round3 = (n: number): number => Math.round(n * 1000) / 1000;
-    return {
-      nodes: size,
-      ops,
-      opsSeconds: round3(opsSeconds),
-      cpuSecondsPer1000Ops: {
-        foyer: round3(((cpuAfter.foyer - cpuBefore.foyer) * 1000) / ops),
-        nats: round3(((cpuAfter.nats - cpuBefore.nats) * 1000) / ops),
-      },
-      natsMsgsPerOp: round3((after.msgs - before.msgs - idleMsgsPerS * opsSeconds) / ops),
-      natsBytesPerOp: Math.round((after.bytes - before.bytes) / ops),
-      kvWritesPerOp: round3((after.kvWrites - before.kvWrites - idleWritesPerS * opsSeconds) / ops),
-      kvWritesPerOpByBucket: Object.fromEntries(
-        [...after.byBucket].map(([bucket, seq]) => [
-          bucket,
-          round3((seq - (before.byBucket.get(bucket) ?? 0)) / ops),
-        ]),
-      ),
-      idlePerNodeSecond: { natsMsgs: round3(idleMsgsPerS / size), kvWrites: round3(idleWritesPerS / size) },
-      memoryKiBPerLobby: round3((rssAfter - rssBefore) / options.idleLobbies),
-    };
+    const idle = await measureIdle(nats, options.idleSeconds);
+    const memory = await measureMemory(nodes, connect, options.idleLobbies);
+    const load = await measureOps(nodes, nats, connect, options);
+    return figuresOf(size, options, idle, memory, load);
   } finally {
     for (const client of clients) client.close();
     for (const node of nodes) node.child.kill("SIGKILL");
     await Promise.all(nodes.map((node) => node.exited));
   }
+}
+
+/** Connects a player's client to the `node`-th node (modulo the fleet's size). */
+type Connect = (node: number, player: string) => Promise<FoyerClient>;
+
+/** What an idle fleet sends and writes a second. */
+interface IdleRates {
+  readonly msgsPerS: number;
+  readonly writesPerS: number;
+}
+
+/** What the load did: the counters and CPU before and after, and how long it ran. */
+interface OpsLoad {
+  readonly ops: number;
+  readonly opsSeconds: number;
+  readonly before: NatsCounters;
+  readonly after: NatsCounters;
+  readonly cpuBefore: { foyer: number; nats: number };
+  readonly cpuAfter: { foyer: number; nats: number };
+}
+
+/** The fleet's node processes, started at once (they find each other through NATS). */
+function startNodes(nats: NatsLauncher, size: number, prefix: string, nodes: NodeProcess[]): void {
+  const sessionSecret = randomBytes(24).toString("base64url");
+  for (let i = 0; i < size; i++) {
+    nodes.push(
+      startNodeProcess({
+        id: `${prefix}-n${i + 1}`,
+        natsUrls: nats.urls,
+        natsReplicas: 3,
+        tokenKeys: benchTokenKeys,
+        sessionSecret,
+        flags: {
+          "rate-per-second": "1000000",
+          "rate-burst": "1000000",
+          "max-connections-per-ip": "100000",
+          "lobby-grace-seconds": "0",
+          "log-level": "silent",
+        },
+      }),
+    );
+  }
+}
+
+/** Idle: heartbeats only. */
+async function measureIdle(nats: NatsLauncher, idleSeconds: number): Promise<IdleRates> {
+  const idleBefore = await natsCounters(nats);
+  await sleep(idleSeconds * 1000);
+  const idleAfter = await natsCounters(nats);
+  return {
+    msgsPerS: (idleAfter.msgs - idleBefore.msgs) / idleSeconds,
+    writesPerS: (idleAfter.kvWrites - idleBefore.kvWrites) / idleSeconds,
+  };
+}
+
+/** Memory: idle lobbies, one connected host each, spread over the nodes; the RSS before and after. */
+async function measureMemory(
+  nodes: readonly NodeProcess[],
+  connect: Connect,
+  idleLobbies: number,
+): Promise<{ rssBefore: number; rssAfter: number }> {
+  const rssBefore = nodes.reduce((sum, node) => sum + rssKiB(node), 0);
+  for (let i = 0; i < idleLobbies; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, idleLobbies - i) }, async (_, j) => {
+        const host = await connect(i + j, `idle-${i + j}`);
+        await host.create();
+      }),
+    );
+  }
+  await sleep(1_000);
+  const rssAfter = nodes.reduce((sum, node) => sum + rssKiB(node), 0);
+  return { rssBefore, rssAfter };
+}
+
+/** Ops: pairs on the node that owns their lobby loop create / join / ready / leave / leave. */
+async function measureOps(
+  nodes: readonly NodeProcess[],
+  nats: NatsLauncher,
+  connect: Connect,
+  options: ScaleBenchOptions,
+): Promise<OpsLoad> {
+  const pairs = await Promise.all(
+    Array.from(
+      { length: options.pairs },
+      async (_, p) => [await connect(p, `host-${p}`), await connect(p, `guest-${p}`)] as const,
+    ),
+  );
+  const cpuBefore = cpuSeconds(nodes, nats);
+  const before = await natsCounters(nats);
+  const started = performance.now();
+  await Promise.all(
+    pairs.map(async ([host, guest]) => {
+      for (let round = 0; round < options.rounds; round++) {
+        const { code } = await host.create();
+        await guest.join(code);
+        await host.ready(true);
+        await guest.leave();
+        await host.leave();
+      }
+    }),
+  );
+  const opsSeconds = (performance.now() - started) / 1000;
+  const after = await natsCounters(nats);
+  const cpuAfter = cpuSeconds(nodes, nats);
+  return { ops: options.pairs * options.rounds * 5, opsSeconds, before, after, cpuBefore, cpuAfter };
+}
+
+/** The figures of one fleet size, per op (idle traffic taken out) and per idle lobby. */
+function figuresOf(
+  size: number,
+  options: ScaleBenchOptions,
+  idle: IdleRates,
+  memory: { rssBefore: number; rssAfter: number },
+  load: OpsLoad,
+): ScaleFigures {
+  const { ops, opsSeconds, before, after, cpuBefore, cpuAfter } = load;
+  const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+  return {
+    nodes: size,
+    ops,
+    opsSeconds: round3(opsSeconds),
+    cpuSecondsPer1000Ops: {
+      foyer: round3(((cpuAfter.foyer - cpuBefore.foyer) * 1000) / ops),
+      nats: round3(((cpuAfter.nats - cpuBefore.nats) * 1000) / ops),
+    },
+    natsMsgsPerOp: round3((after.msgs - before.msgs - idle.msgsPerS * opsSeconds) / ops),
+    natsBytesPerOp: Math.round((after.bytes - before.bytes) / ops),
+    kvWritesPerOp: round3((after.kvWrites - before.kvWrites - idle.writesPerS * opsSeconds) / ops),
+    kvWritesPerOpByBucket: Object.fromEntries(
+      [...after.byBucket].map(([bucket, seq]) => [
+        bucket,
+        round3((seq - (before.byBucket.get(bucket) ?? 0)) / ops),
+      ]),
+    ),
+    idlePerNodeSecond: { natsMsgs: round3(idle.msgsPerS / size), kvWrites: round3(idle.writesPerS / size) },
+    memoryKiBPerLobby: round3((memory.rssAfter - memory.rssBefore) / options.idleLobbies),
+  };
 }
 
 function formatFigures(f: ScaleFigures): string {

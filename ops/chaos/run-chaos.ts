@@ -47,7 +47,7 @@ export interface ChaosResult {
 const callTimeoutMs = 20_000;
 
 /**
- * A chaos run (issue 6): a local fleet under a load of SDK bots, faults from the seed's schedule, then
+ * A chaos run: a local fleet under a load of SDK bots, faults from the seed's schedule, then
  * everything healed, the cluster settled, and the run audited against what was acknowledged and heard.
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {

@@ -174,6 +174,10 @@ interface StepContext {
   readonly timeoutMs: number;
 }
 
+/** One step of each kind. */
+type StepOf<K extends string> = Extract<Step, Record<K, unknown>>;
+
+/** Plays a step: connects the client, or sends, closes or waits on its socket. */
 async function playStep(step: Step, ctx: StepContext): Promise<void> {
   const { sockets } = ctx;
   const socket = sockets.get(step.client);
@@ -183,66 +187,92 @@ async function playStep(step: Step, ctx: StepContext): Promise<void> {
     return;
   }
   if (!socket) throw new StepFailure("the client has no socket: connect it first");
-  if ("send" in step) {
-    const frame = substitute(step.send, new Map([...ctx.vars, ["token", ctx.token]]));
-    const data = ctx.options.encoding === "json" ? JSON.stringify(frame) : packr.pack(frame);
-    if (socket.closed) throw new StepFailure(`the socket is closed (${socket.closed.code}); cannot send`);
-    for (let i = 0; i < (step.repeat ?? 1); i++) socket.ws.send(data);
-    return;
+  if ("send" in step) sendFrame(step, socket, ctx);
+  else if ("sendRaw" in step) sendRaw(step, socket, ctx);
+  else if ("close" in step) await closeSocket(socket, ctx);
+  else if ("expectNothing" in step) await expectNothing(step, socket);
+  else if ("expectClose" in step) await expectClose(step, socket, ctx);
+  else await expectFrames(step, socket, ctx);
+}
+
+/** `send`: the frame with the scenario's variables filled in, in the run's encoding. */
+function sendFrame(step: StepOf<"send">, socket: ClientSocket, ctx: StepContext): void {
+  const frame = substitute(step.send, new Map([...ctx.vars, ["token", ctx.token]]));
+  const data = ctx.options.encoding === "json" ? JSON.stringify(frame) : packr.pack(frame);
+  if (socket.closed) throw new StepFailure(`the socket is closed (${socket.closed.code}); cannot send`);
+  for (let i = 0; i < (step.repeat ?? 1); i++) socket.ws.send(data);
+}
+
+/** `sendRaw`: the step's bytes as they are, text for JSON and hex-decoded binary for msgpack. */
+function sendRaw(step: StepOf<"sendRaw">, socket: ClientSocket, ctx: StepContext): void {
+  if (socket.closed) throw new StepFailure(`the socket is closed (${socket.closed.code}); cannot send`);
+  const raw = step.sendRaw;
+  socket.ws.send(ctx.options.encoding === "json" ? raw.json : Buffer.from(raw.msgpack, "hex"), {
+    binary: ctx.options.encoding === "msgpack",
+  });
+}
+
+/** `close`: the client closes its socket (1000) and waits for the close. */
+async function closeSocket(socket: ClientSocket, ctx: StepContext): Promise<void> {
+  if (socket.closed) return;
+  socket.ws.close(1000);
+  const deadline = Date.now() + ctx.timeoutMs;
+  while (!socket.isClosed()) {
+    if (!(await socket.changed(deadline))) throw new StepFailure("the socket did not close");
   }
-  if ("sendRaw" in step) {
-    if (socket.closed) throw new StepFailure(`the socket is closed (${socket.closed.code}); cannot send`);
-    const raw = step.sendRaw;
-    socket.ws.send(ctx.options.encoding === "json" ? raw.json : Buffer.from(raw.msgpack, "hex"), {
-      binary: ctx.options.encoding === "msgpack",
-    });
-    return;
+}
+
+/** `expectNothing`: no frame and no close for the step's window. */
+async function expectNothing(step: StepOf<"expectNothing">, socket: ClientSocket): Promise<void> {
+  const deadline = Date.now() + step.expectNothing;
+  while (await socket.changed(deadline)) {
+    /* keep listening until the window ends */
   }
-  if ("close" in step) {
-    if (!socket.closed) {
-      socket.ws.close(1000);
-      const deadline = Date.now() + ctx.timeoutMs;
-      while (!socket.isClosed()) {
-        if (!(await socket.changed(deadline))) throw new StepFailure("the socket did not close");
-      }
-    }
-    return;
-  }
-  if ("expectNothing" in step) {
-    const deadline = Date.now() + step.expectNothing;
-    while (await socket.changed(deadline)) {
-      /* keep listening until the window ends */
-    }
-    const first = socket.inbox[0];
-    if (first)
-      throw new StepFailure(`expected no frame within ${step.expectNothing} ms, got ${show(first.frame)}`);
-    if (socket.closed)
-      throw new StepFailure(`expected no frame, but the socket closed with ${socket.closed.code}`);
-    return;
-  }
+  const first = socket.inbox[0];
+  if (first)
+    throw new StepFailure(`expected no frame within ${step.expectNothing} ms, got ${show(first.frame)}`);
+  if (socket.closed)
+    throw new StepFailure(`expected no frame, but the socket closed with ${socket.closed.code}`);
+}
+
+/** `expectClose`: the node closes the socket with this code, with no frame first but skipped ones. */
+async function expectClose(
+  step: StepOf<"expectClose">,
+  socket: ClientSocket,
+  ctx: StepContext,
+): Promise<void> {
   const skipping = new Set(step.skipping ?? []);
-  if ("expectClose" in step) {
-    const deadline = Date.now() + ctx.timeoutMs;
-    for (;;) {
-      const next = socket.inbox.shift();
-      if (next) {
-        if (skipping.has(typeOf(next.frame))) continue;
-        throw new StepFailure(`expected close ${step.expectClose}, got the frame ${show(next.frame)}`);
-      }
-      if (socket.closed) break;
-      if (!(await socket.changed(deadline))) {
-        throw new StepFailure(
-          `expected close ${step.expectClose}, but the socket is still open after ${ctx.timeoutMs} ms`,
-        );
-      }
+  const deadline = Date.now() + ctx.timeoutMs;
+  for (;;) {
+    const next = socket.inbox.shift();
+    if (next) {
+      if (skipping.has(typeOf(next.frame))) continue;
+      throw new StepFailure(`expected close ${step.expectClose}, got the frame ${show(next.frame)}`);
     }
-    if (socket.closed.code !== step.expectClose) {
+    if (socket.closed) break;
+    if (!(await socket.changed(deadline))) {
       throw new StepFailure(
-        `expected close ${step.expectClose}, got close ${socket.closed.code} (${JSON.stringify(socket.closed.reason)})`,
+        `expected close ${step.expectClose}, but the socket is still open after ${ctx.timeoutMs} ms`,
       );
     }
-    return;
   }
+  if (socket.closed.code !== step.expectClose) {
+    throw new StepFailure(
+      `expected close ${step.expectClose}, got close ${socket.closed.code} (${JSON.stringify(socket.closed.reason)})`,
+    );
+  }
+}
+
+/**
+ * `expect` / `expectAll`: the next frames match the patterns (in any order for `expectAll`), binding
+ * their variables; a frame of a skipped type that matches none is passed over.
+ */
+async function expectFrames(
+  step: StepOf<"expect"> | StepOf<"expectAll">,
+  socket: ClientSocket,
+  ctx: StepContext,
+): Promise<void> {
+  const skipping = new Set(step.skipping ?? []);
   const patterns = "expect" in step ? [step.expect] : step.expectAll;
   const remaining = patterns.map((pattern, i) => ({ pattern, i }));
   const deadline = Date.now() + ctx.timeoutMs;

@@ -6,7 +6,7 @@ import { exampleFrames } from "./example-frames.ts";
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false });
 
 /**
- * The kinds of bad frame the fuzzer sends (issue 6), and the hello it starts each socket with:
+ * The kinds of bad frame the fuzzer sends, and the hello it starts each socket with:
  *
  * - `wrong-type`: a real frame with one field (walked through every field of every frame type, nested
  *   ones too) given a value of another type or an edge value, removed, or an unknown field added;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createNodeClient } from "../../gateway/client/node.ts";
 import type { FoyerClient } from "../../gateway/client/index.ts";
 import { connectNats, decodeClaim, KvError, NatsKvStore, type NodeIdentity } from "../../fleet/index.ts";
 import { runDrain, type DrainSummary } from "../../ops/admin/index.ts";
+import { connectFleetClient } from "../../ops/bench/fleet-client.ts";
 import type { NodeStatus } from "../../ops/admin/node-status.ts";
 import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../../ops/node/node-process.ts";
@@ -63,17 +63,12 @@ async function startFleet(count: number, flags: Record<string, string> = {}): Pr
   return fleet;
 }
 
-async function player(fleet: Fleet, id: string, first: string): Promise<FoyerClient> {
-  const client = createNodeClient({
+function player(fleet: Fleet, id: string, first: string): Promise<FoyerClient> {
+  return connectFleetClient(clients, {
     urls: [first, ...fleet.urls.filter((u) => u !== first)],
     token: tokenFor(id),
-    reconnectMinMs: 50,
-    reconnectMaxMs: 500,
     callTimeoutMs: 30_000,
   });
-  clients.push(client);
-  await client.connect();
-  return client;
 }
 
 interface Lobby {

@@ -1,5 +1,6 @@
 // `npm run bench`: the same scenarios on Foyer and on Colyseus, one server process each, one after the
-// other so they never share the cores; prints both, their ratios and issue 10's targets met or not.
+// other so they never share the cores; prints both, their ratios and whether Foyer meets its targets
+// against Colyseus (each row's `target`).
 //
 //   --parts loop,cold,seated,crash   which parts to run (default all):
 //       loop    the lobby loop: `foyer bench --scenario lobby` beside load.js (server and clients in one
@@ -253,7 +254,7 @@ if (parts.has("crash") && crashRooms > 0) {
 }
 
 if (result.summary.length > 0) {
-  say("== summary: Foyer ÷ Colyseus against issue 10's targets ==");
+  say("== summary: Foyer ÷ Colyseus against the targets ==");
   // floor ÷ colyseus: what a bare `ws` server (and for memory a bare `node:net` one) reaches; where the
   // `ws` floor misses the target too, no server on `ws` can meet it on this machine.
   const rows = [["metric", "foyer", "colyseus", "foyer ÷ colyseus", "target", "met", "floor ÷ colyseus"]];

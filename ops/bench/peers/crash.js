@@ -11,6 +11,41 @@ export async function runCrash(rooms, members = 8) {
   const first = forkServer();
   const { url } = await first.ready;
   const port = Number(new URL(url).port);
+  const seated = await seatRooms(url, rooms, members);
+  const codes = [...new Set(seated.map((room) => room.roomId))];
+  const seen = await killAndWatch(first, seated);
+  // Restart on the same port, so the clients' URL still works; keep the new server's warnings out of
+  // the output, and colyseus.js's own console hints about allowReconnection too.
+  const second = forkServer(port, { quiet: true });
+  await second.ready;
+  const consoleError = console.error;
+  console.error = () => undefined;
+  const again = await askAgain(url, codes, seated);
+  console.error = consoleError;
+  second.child.kill("SIGKILL");
+  const leave = summarize(seen.leaveMs);
+  return {
+    rooms,
+    clients: seated.length,
+    clientsToldLeft: seen.leaveMs.length,
+    leaveAfterKill: {
+      p50Ms: leave.p50Ms,
+      p99Ms: leave.p99Ms,
+      maxMs: Number(Math.max(...seen.leaveMs).toFixed(3)),
+    },
+    closeCodes: seen.closeCodes,
+    onErrorCalls: seen.errorMs.length,
+    sendAfterCloseThrew: seen.sendThrew,
+    roomsSurvived: again.rejoin.ok,
+    roomsLost: codes.length - again.rejoin.ok,
+    rejoinByCode: again.rejoin.errors,
+    rejoinP50Ms: summarize(again.rejoinMs).p50Ms,
+    reconnectWithToken: again.reconnect,
+  };
+}
+
+// R rooms of `members` clients each: a host creates, the others join by the room's id.
+async function seatRooms(url, rooms, members) {
   const seated = [];
   for (let i = 0; i < rooms; i++) {
     const host = await new Client(url).create("lobby", { name: "Player 0" });
@@ -18,7 +53,12 @@ export async function runCrash(rooms, members = 8) {
     for (let m = 1; m < members; m++)
       seated.push(await new Client(url).joinById(host.roomId, { name: `Player ${m}` }));
   }
-  const codes = [...new Set(seated.map((room) => room.roomId))];
+  return seated;
+}
+
+// Kills the server and records, for every client, the time to its onLeave (and close code) and onError;
+// then tries a send on a closed room, and waits for the process to be gone.
+async function killAndWatch(first, seated) {
   const leaveMs = [];
   const errorMs = [];
   const closeCodes = {};
@@ -52,13 +92,12 @@ export async function runCrash(rooms, members = 8) {
       ? resolve()
       : first.child.once("exit", resolve),
   );
-  // Restart on the same port, so the clients' URL still works; keep the new server's warnings out of
-  // the output, and colyseus.js's own console hints about allowReconnection too.
-  const second = forkServer(port, { quiet: true });
-  await second.ready;
-  const restarted = url;
-  const consoleError = console.error;
-  console.error = () => undefined;
+  return { leaveMs, errorMs, closeCodes, sendThrew };
+}
+
+// On the restarted server, every room asked for again by code, and up to 50 clients by their
+// reconnection token: what survived the crash.
+async function askAgain(restarted, codes, seated) {
   const rejoin = { ok: 0, errors: {} };
   const rejoinMs = [];
   for (const code of codes) {
@@ -84,27 +123,7 @@ export async function runCrash(rooms, members = 8) {
       reconnect.errors[key] = (reconnect.errors[key] ?? 0) + 1;
     }
   }
-  console.error = consoleError;
-  second.child.kill("SIGKILL");
-  const leave = summarize(leaveMs);
-  return {
-    rooms,
-    clients: seated.length,
-    clientsToldLeft: leaveMs.length,
-    leaveAfterKill: {
-      p50Ms: leave.p50Ms,
-      p99Ms: leave.p99Ms,
-      maxMs: Number(Math.max(...leaveMs).toFixed(3)),
-    },
-    closeCodes,
-    onErrorCalls: errorMs.length,
-    sendAfterCloseThrew: sendThrew,
-    roomsSurvived: rejoin.ok,
-    roomsLost: codes.length - rejoin.ok,
-    rejoinByCode: rejoin.errors,
-    rejoinP50Ms: summarize(rejoinMs).p50Ms,
-    reconnectWithToken: reconnect,
-  };
+  return { rejoin, rejoinMs, reconnect };
 }
 
 // The error a client got, with the room's code taken out so that rooms count together.

@@ -4,7 +4,8 @@
 // frame of a newer epoch with every member seated); a lobby not served again within 60 s counts as lost.
 // Uses only the root's code and dependencies, so it runs from the repository root:
 //   npx tsx ops/bench/peers/foyer-crash.ts [--lobbies 100] [--members 8] [--failure-timeout-ms 3000]
-import { createNodeClient, type FoyerClient } from "../../../gateway/index.ts";
+import type { FoyerClient } from "../../../gateway/index.ts";
+import { connectFleetClient } from "../fleet-client.ts";
 import { benchToken, benchTokenKeys } from "../bench-key.ts";
 import { startNats } from "../../../ops/nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../../../ops/node/node-process.ts";
@@ -46,17 +47,8 @@ for (const id of ["n1", "n2", "n3"]) {
   urls.push(await node.url);
 }
 
-async function player(id: string): Promise<FoyerClient> {
-  const client = createNodeClient({
-    urls,
-    token: benchToken(id),
-    reconnectMinMs: 50,
-    reconnectMaxMs: 500,
-    callTimeoutMs: 60_000,
-  });
-  clients.push(client);
-  await client.connect();
-  return client;
+function player(id: string): Promise<FoyerClient> {
+  return connectFleetClient(clients, { urls, token: benchToken(id), callTimeoutMs: 60_000 });
 }
 
 interface Seat {

@@ -1,0 +1,139 @@
+import { Option, type Command } from "commander";
+import { runClusterBench } from "../bench/cluster-bench.ts";
+import { runDrainBench } from "../bench/drain-bench.ts";
+import { runFailoverBench } from "../bench/failover-bench.ts";
+import { runLobbyBench } from "../bench/lobby-bench.ts";
+import { runMatchmakingBench } from "../bench/matchmaking-bench.ts";
+import { runRoomsBench } from "../bench/rooms-bench.ts";
+import { runScaleBench } from "../bench/scale-bench.ts";
+
+/** The flags of `foyer bench`, as commander hands them over (strings until a scenario reads them). */
+interface BenchFlags {
+  scenario: string;
+  clients: string;
+  seconds: string;
+  idleLobbies: string;
+  maxRooms: string;
+  turnMs: string;
+  roomsStore: string;
+  lobbies?: string;
+  members?: string;
+  failureTimeoutMs: string;
+  nodes: string;
+  probes: string;
+  players: string;
+  stepSeconds: string;
+  spread: string;
+  json?: boolean;
+}
+
+type Scenario = (opts: BenchFlags, json: boolean) => Promise<unknown>;
+
+/** The default scenario: an embedded node's lobby loop and its memory per idle lobby. */
+const lobbyScenario: Scenario = (opts, json) =>
+  runLobbyBench({
+    clients: Number(opts.clients),
+    seconds: Number(opts.seconds),
+    idleLobbies: Number(opts.idleLobbies),
+    json,
+  });
+
+/** Each other scenario's run from the flags. */
+const scenarios: Readonly<Partial<Record<string, Scenario>>> = {
+  matchmaking: (opts, json) =>
+    runMatchmakingBench({
+      players: Number(opts.players),
+      stepSeconds: Number(opts.stepSeconds),
+      spread: Number(opts.spread),
+      maxSeconds: 600,
+      seed: 1,
+      json,
+    }),
+  drain: (opts, json) =>
+    runDrainBench({
+      lobbies: Number(opts.lobbies ?? 1000),
+      members: Number(opts.members ?? 4),
+      probes: Number(opts.probes),
+      baselineSeconds: Math.min(Number(opts.seconds), 3),
+      json,
+    }),
+  cluster: (opts, json) =>
+    runClusterBench({ clients: Number(opts.clients), seconds: Number(opts.seconds), json }),
+  failover: (opts, json) =>
+    runFailoverBench({
+      lobbies: Number(opts.lobbies ?? 1000),
+      members: Number(opts.members ?? 1),
+      failureTimeoutMs: Number(opts.failureTimeoutMs),
+      json,
+    }),
+  scale: (opts, json) =>
+    runScaleBench({
+      sizes: Array.from({ length: Number(opts.nodes) }, (_, i) => i + 1),
+      pairs: Math.max(1, Math.floor(Number(opts.clients) / 2)),
+      rounds: 10,
+      idleLobbies: Number(opts.lobbies ?? 500),
+      idleSeconds: Math.min(Number(opts.seconds), 5),
+      json,
+    }),
+  rooms: async (opts, json) => {
+    // Both durability modes, one after the other: the capacity of each.
+    for (const durability of ["volatile", "persisted"] as const) {
+      await runRoomsBench({
+        maxRooms: Number(opts.maxRooms),
+        startRooms: Math.min(8, Number(opts.maxRooms)),
+        seconds: Number(opts.seconds),
+        turnMs: Number(opts.turnMs),
+        lateLimitMs: 20,
+        durability,
+        fleet: opts.roomsStore === "nats",
+        json,
+      });
+    }
+  },
+};
+
+/** `foyer bench --scenario <name>`: one benchmark, its figures printed (and as JSON with `--json`). */
+export function addBenchCommand(program: Command): void {
+  program
+    .command("bench")
+    .description(
+      "benchmark an embedded node (lobby, rooms, matchmaking), a local 3-node fleet (cluster, failover, drain) or fleets of 1 to 5 nodes (scale) and print figures",
+    )
+    .addOption(
+      new Option("--scenario <name>", "what to measure")
+        .choices(["lobby", "cluster", "rooms", "failover", "drain", "scale", "matchmaking"])
+        .default("lobby"),
+    )
+    .option("--clients <n>", "lobby, cluster: concurrent clients", "32")
+    .option("--seconds <s>", "how long to run the load (cluster: each timed phase; rooms: each step)", "10")
+    .option("--idle-lobbies <n>", "lobby: lobbies of 8 members for the memory figure", "2000")
+    .option("--max-rooms <n>", "rooms: the most rooms of 4 seats to step up to (doubling from 8)", "512")
+    .option("--turn-ms <ms>", "rooms: the turn length", "100")
+    .addOption(
+      new Option(
+        "--rooms-store <store>",
+        "rooms: where snapshots go — the embedded node's memory, or JetStream through a local nats-server",
+      )
+        .choices(["memory", "nats"])
+        .default("nats"),
+    )
+    .option(
+      "--lobbies <n>",
+      "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000); scale: idle lobbies for the memory figure (500)",
+    )
+    .option(
+      "--members <n>",
+      "failover: members (SDK clients) per lobby, the host included (1); drain: connected members of each lobby (4)",
+    )
+    .option("--failure-timeout-ms <ms>", "failover: the nodes' failure timeout", "3000")
+    .option("--nodes <n>", "scale: the largest fleet measured (1 to n node processes)", "5")
+    .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
+    .option("--players <n>", "matchmaking: players queued at once", "10000")
+    .option("--step-seconds <s>", "matchmaking: the queue's step", "2")
+    .option("--spread <n>", "matchmaking: ratings spread evenly over [1000, 1000 + spread)", "2000")
+    .option("--json", "print the figures as one JSON object on the last line")
+    .action(async (opts: BenchFlags) => {
+      const run = scenarios[opts.scenario] ?? lobbyScenario;
+      await run(opts, opts.json ?? false);
+    });
+}
