@@ -310,7 +310,7 @@ export const settings = {
     schema: z.string().min(1).optional(),
     env: "FOYER_LOBBY_TYPES_FILE",
     def: undefined,
-    help: "JSON file of the matchmaking lobby types (default: the seed's CursorPartyV2)",
+    help: "JSON file of the matchmaking lobby types (default: the built-in CursorPartyV2)",
   },
   filtersModule: {
     schema: z.string().min(1).optional(),

@@ -86,7 +86,7 @@ export function summaryText(summary: ChaosSummary, report: AuditReport, journal:
     ["lost lobbies", report.lostLobbies],
     ["dual owners", report.dualOwners],
     ["stranded clients", report.strandedClients],
-    ["SPEC §1 order", report.orderViolations],
+    ["member and host order", report.orderViolations],
     ["not recovered", report.unrecovered],
   ];
   for (const [name, findings] of kinds) {
