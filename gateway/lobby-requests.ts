@@ -8,7 +8,8 @@ import {
   type RequestId,
 } from "../actors/runtime/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
-import { drawCode, normalizeCode, roomKey, type LobbyOptions } from "../actors/lobby/index.ts";
+import type { LobbyOptions } from "../actors/lobby/index.ts";
+import { drawCode, normalizeCode, roomKey } from "../actors/shared/index.ts";
 import { ActivityRequests } from "./activity-requests.ts";
 import { MatchmakingRequests } from "./matchmaking-requests.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";

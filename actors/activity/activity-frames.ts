@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { codeSchema, playerIdSchema, playerNameSchema } from "../lobby/index.ts";
+import { codeSchema, playerIdSchema, playerNameSchema } from "../shared/index.ts";
 import type { Effect } from "../runtime/index.ts";
 import { activityIdSchema } from "./activity-settings.ts";
 

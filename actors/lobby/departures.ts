@@ -1,5 +1,5 @@
 import type { Effect, Transition } from "../runtime/index.ts";
-import { playerKey, roomKey } from "./codes.ts";
+import { playerKey, roomKey } from "../shared/index.ts";
 import { pushState } from "./lobby-frames.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { findMember, roomRunning } from "./lobby-state.ts";

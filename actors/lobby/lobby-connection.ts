@@ -1,5 +1,5 @@
 import type { Effect, Restored, Transition } from "../runtime/index.ts";
-import { roomKey } from "./codes.ts";
+import { roomKey } from "../shared/index.ts";
 import { departAndPush } from "./departures.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";

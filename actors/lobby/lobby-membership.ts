@@ -1,9 +1,9 @@
 import type { ActorContext, Effect, Transition } from "../runtime/index.ts";
-import { playerKey } from "./codes.ts";
+import { playerKey, type PlayerRef } from "../shared/index.ts";
 import { departAndPush } from "./departures.ts";
 import { reconnect } from "./lobby-connection.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
-import type { LobbyMessageOf, PlayerRef } from "./lobby-messages.ts";
+import type { LobbyMessageOf } from "./lobby-messages.ts";
 import { lobbyInitSchema } from "./lobby-messages.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { findMember } from "./lobby-state.ts";

@@ -1,5 +1,5 @@
-import { drawCode, roomKey } from "../lobby/index.ts";
-import type { RoomInit, Seat } from "../lobby/index.ts";
+import { drawCode, roomKey } from "../shared/index.ts";
+import type { RoomInit, Seat } from "../shared/index.ts";
 import type { Effect } from "../runtime/index.ts";
 import { everyTeamAtMin, isFull, isReady } from "./lobby-rules.ts";
 import type { Team } from "./lobby-type.ts";

@@ -1,5 +1,5 @@
-import { drawCode, playerKey, roomKey } from "../lobby/index.ts";
-import type { RoomInit } from "../lobby/index.ts";
+import { drawCode, playerKey, roomKey } from "../shared/index.ts";
+import type { RoomInit } from "../shared/index.ts";
 import type { Effect } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam, isFull } from "./lobby-rules.ts";
 import { seatsFor } from "./matched-lobby-start.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
-import { modeSchema } from "../../actors/lobby/index.ts";
+import { modeSchema } from "../../actors/shared/index.ts";
 import {
   chatChannelSchema,
   checksumValueSchema,
