@@ -5,7 +5,7 @@ import type { ActivityLobbyState } from "./activity-lobby-state.ts";
 import { findPlayer, updatePlayer } from "./activity-lobby-state.ts";
 import { armGrace, cancelGrace } from "./activity-timers.ts";
 import { depart, resync } from "./activity-membership.ts";
-import { reply, withEffects } from "./step.ts";
+import { reply, withEffects } from "../runtime/index.ts";
 
 /** Sessions dropping and coming back: a dropped player keeps its place for the grace, then leaves. */
 

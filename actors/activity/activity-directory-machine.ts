@@ -6,7 +6,7 @@ import { activityLobbyKey } from "./activity-keys.ts";
 import type { ActivityLobbyInit } from "./activity-lobby-messages.ts";
 import type { ActivitySettingsFile } from "./activity-settings.ts";
 import { capacity, findActivity } from "./activity-settings.ts";
-import { refuse, reply } from "./step.ts";
+import { refuse, reply } from "../runtime/index.ts";
 
 /**
  * The directory's transition function. It sends each joining player to the oldest lobby of its activity

@@ -7,7 +7,7 @@ import { join, leave, setReady } from "./activity-membership.ts";
 import { countdownFired, roomEnded, roomSpawnFailed, transferEnded } from "./activity-start.ts";
 import { graceTimerPlayer, transferTimerName } from "./activity-timers.ts";
 import { countdownTimerName } from "./countdown.ts";
-import { reply } from "./step.ts";
+import { reply } from "../runtime/index.ts";
 
 /** The activity lobby's transition function: one message in, the next state and its effects out. */
 

@@ -8,7 +8,7 @@ import { capacity } from "./activity-settings.ts";
 import { transferPush } from "./activity-start.ts";
 import { cancelGrace } from "./activity-timers.ts";
 import { syncCountdown, timeLeft } from "./countdown.ts";
-import { andThen, refuse, reply, withEffects } from "./step.ts";
+import { andThen, refuse, reply, withEffects } from "../runtime/index.ts";
 
 /** Joining, leaving and ready states: the seed's MatchUpdate table, in its order and to its recipients. */
 

@@ -5,8 +5,8 @@ import type { LobbyState } from "./lobby-state.ts";
 import { findMember, roomRunning } from "./lobby-state.ts";
 import { cancelGrace } from "./lobby-timers.ts";
 import { nextHost } from "./members.ts";
-import type { LobbyEnv } from "./transition.ts";
-import { stops, andThen, withEffects } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
+import { stops, andThen, withEffects } from "../runtime/index.ts";
 
 /** Members leaving the lobby, for whatever reason: the one place that moves the host and closes a lobby. */
 

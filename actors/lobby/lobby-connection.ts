@@ -8,8 +8,8 @@ import type { LobbyState, Member } from "./lobby-state.ts";
 import { findMember, roomRunning } from "./lobby-state.ts";
 import { armGrace, cancelGrace } from "./lobby-timers.ts";
 import { updateMember } from "./members.ts";
-import type { LobbyEnv } from "./transition.ts";
-import { reply, withEffects } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
+import { reply, withEffects } from "../runtime/index.ts";
 
 /** Sessions dropping and coming back: a dropped member keeps its place for a grace, then leaves. */
 

@@ -9,8 +9,8 @@ import type { LobbyState } from "./lobby-state.ts";
 import { findMember } from "./lobby-state.ts";
 import { armGrace, cancelGrace } from "./lobby-timers.ts";
 import { addMember, updateMember } from "./members.ts";
-import type { LobbyEnv } from "./transition.ts";
-import { refuse, reply, withEffects } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
+import { refuse, reply, withEffects } from "../runtime/index.ts";
 
 /** Joining, leaving, and what members change about themselves and the host role. */
 

@@ -9,8 +9,8 @@ import { findMember } from "./lobby-state.ts";
 import { returnTimerName } from "./lobby-timers.ts";
 import { updateMember } from "./members.ts";
 import { membersFit, seatMembers, teamOf } from "./seats.ts";
-import type { LobbyEnv } from "./transition.ts";
-import { refuse, reply, stops, andThen, withEffects } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
+import { refuse, reply, stops, andThen, withEffects } from "../runtime/index.ts";
 
 /** Starting a room for the whole lobby and coming back from it. */
 

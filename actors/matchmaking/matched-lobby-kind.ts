@@ -12,7 +12,7 @@ import { settle } from "./matched-lobby-start.ts";
 import { armTimetable, timetableFrom } from "./matched-lobby-timers.ts";
 import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import { pushView } from "./matched-lobby-frames.ts";
-import { andThen } from "./step.ts";
+import { andThen } from "../runtime/index.ts";
 
 /** The matched lobby kind (`mmlobby/<type>/<n>`), SPEC §3. */
 

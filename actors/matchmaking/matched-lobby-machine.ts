@@ -7,7 +7,7 @@ import type { LobbyStep, MatchedLobbyEnv } from "./matched-lobby-options.ts";
 import type { MatchedLobbyState } from "./matched-lobby-state.ts";
 import { nextRound, settle, spawnRoom } from "./matched-lobby-start.ts";
 import { acceptTimerName, startRetryTimerName } from "./matched-lobby-timers.ts";
-import { reply } from "./step.ts";
+import { reply } from "../runtime/index.ts";
 
 /** The matched lobby's transition function: one message in, the next state and its effects out. */
 

@@ -6,7 +6,7 @@ import type { LobbyStep, MatchedLobbyEnv } from "./matched-lobby-options.ts";
 import type { MatchedLobbyState, MatchedMember } from "./matched-lobby-state.ts";
 import { cancelAccept } from "./matched-lobby-accept.ts";
 import { settle } from "./matched-lobby-start.ts";
-import { andThen, pushTo, refuse, reply } from "./step.ts";
+import { andThen, pushTo, refuse, reply } from "../runtime/index.ts";
 
 /** Joining (groups the queue matched), leaving, and the ready flag. */
 

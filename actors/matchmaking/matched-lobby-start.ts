@@ -14,7 +14,7 @@ import {
   startRetryTimerName,
   timetableFrom,
 } from "./matched-lobby-timers.ts";
-import { andThen, pushTo } from "./step.ts";
+import { andThen, pushTo } from "../runtime/index.ts";
 
 /** The start rules of SPEC §3 and what follows a start: the accept phase, the room, the next round. */
 

@@ -17,7 +17,7 @@ import {
 import { runMatchStep } from "./queue-match-step.ts";
 import type { QueueEntry, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
-import { refuse, reply } from "./step.ts";
+import { refuse, reply } from "../runtime/index.ts";
 
 /**
  * The queue's transition function. Requests wait as entries; every `stepSeconds` the step timer searches

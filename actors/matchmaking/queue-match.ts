@@ -9,7 +9,7 @@ import { miss, regionFor } from "./queue-search.ts";
 import type { QueueEntry, QueueMatch, QueueState } from "./queue-state.ts";
 import { patchEntry, patchMatch } from "./queue-state.ts";
 import { admitter } from "./step-algorithm.ts";
-import { pushTo, refuse, reply } from "./step.ts";
+import { pushTo, refuse, reply } from "../runtime/index.ts";
 
 /**
  * The queue's accept phase (SPEC §4), for a lobby type with `queueAccept`: the queue matches full groups of

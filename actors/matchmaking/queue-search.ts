@@ -8,7 +8,7 @@ import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import type { QueueEntry, QueueLobby, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
 import { passes } from "./step-algorithm.ts";
-import { pushTo } from "./step.ts";
+import { pushTo } from "../runtime/index.ts";
 
 /** One search of one entry: candidates by the algorithm, filters last, then a place, a new lobby or a failure. */
 

@@ -7,7 +7,7 @@ import { pushRoom } from "./room-frames.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomSeat, RoomState } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import { reply } from "./room-transition.ts";
+import { reply } from "../runtime/index.ts";
 
 /** The two ways a room comes to be (SPEC §5): created directly by its host, or started by a lobby. */
 

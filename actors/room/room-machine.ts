@@ -10,7 +10,8 @@ import { restored, turnsReport } from "./room-recovery.ts";
 import { chat, checksum, command } from "./room-relay.ts";
 import { join, ready, setAi, setup } from "./room-setup.ts";
 import { seatOf, type RoomState } from "./room-state.ts";
-import { refuse, type Step } from "./room-transition.ts";
+import { type Step } from "./room-transition.ts";
+import { refuse } from "../runtime/index.ts";
 
 /** The relay room's transition function (SPEC §5): one message in, the next state and its effects out. */
 export function handleRoom(

@@ -1,6 +1,7 @@
 import type { ActorContext, Effect } from "../runtime/index.ts";
 import { pauseClock, resumeClock } from "./room-clock.ts";
-import { pausedFrame, pushRoom, pushTo, pushToHumans, roomFrame } from "./room-frames.ts";
+import { pausedFrame, pushRoom, pushToHumans, roomFrame } from "./room-frames.ts";
+import { pushTo } from "../runtime/index.ts";
 import { handToAi } from "./room-handover.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import { askForTurns, tryRecover, unreported } from "./room-recovery.ts";
@@ -9,15 +10,13 @@ import type { RoomState } from "./room-state.ts";
 import { missingPlayers, seatOf, withSeat } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
 import {
-  andThen,
   notSeated,
-  refuse,
   refuseUnlessHost,
   refuseUnlessPlaying,
-  reply,
   unchanged,
   withEffects,
 } from "./room-transition.ts";
+import { andThen, refuse, reply } from "../runtime/index.ts";
 
 /**
  * Missing players (SPEC §5): a human whose connection drops pauses the clock; the host resumes once
