@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { Restored, TimerFired } from "../runtime/index.ts";
-import { restoredSchema, timerFiredSchema } from "../runtime/index.ts";
+import { restoredSchema, timerFiredSchema, type Restored, type TimerFired } from "../runtime/index.ts";
 import { lobbyListingSchema, lobbyUnlistSchema, modeSchema } from "../shared/index.ts";
 import { roomListingSchema, roomUnlistSchema } from "../room/index.ts";
 

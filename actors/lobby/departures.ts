@@ -1,4 +1,4 @@
-import type { Effect, Transition } from "../runtime/index.ts";
+import { stops, andThen, withEffects, type Effect, type Transition } from "../runtime/index.ts";
 import { playerKey, roomKey } from "../shared/index.ts";
 import { pushState } from "./lobby-frames.ts";
 import type { LobbyState } from "./lobby-state.ts";
@@ -6,7 +6,6 @@ import { findMember, roomRunning } from "./lobby-state.ts";
 import { cancelGrace } from "./lobby-timers.ts";
 import { nextHost } from "./members.ts";
 import type { LobbyEnv } from "./lobby-env.ts";
-import { stops, andThen, withEffects } from "../runtime/index.ts";
 
 /** Members leaving the lobby, for whatever reason: the one place that moves the host and closes a lobby. */
 

@@ -1,4 +1,4 @@
-import type { Effect, Restored, Transition } from "../runtime/index.ts";
+import { reply, withEffects, type Effect, type Restored, type Transition } from "../runtime/index.ts";
 import { roomKey } from "../shared/index.ts";
 import { departAndPush } from "./departures.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
@@ -9,7 +9,6 @@ import { findMember, roomRunning } from "./lobby-state.ts";
 import { armGrace, cancelGrace } from "./lobby-timers.ts";
 import { updateMember } from "./members.ts";
 import type { LobbyEnv } from "./lobby-env.ts";
-import { reply, withEffects } from "../runtime/index.ts";
 
 /** Sessions dropping and coming back: a dropped member keeps its place for a grace, then leaves. */
 

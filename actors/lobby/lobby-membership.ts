@@ -1,4 +1,11 @@
-import type { ActorContext, Effect, Transition } from "../runtime/index.ts";
+import {
+  refuse,
+  reply,
+  withEffects,
+  type ActorContext,
+  type Effect,
+  type Transition,
+} from "../runtime/index.ts";
 import { playerKey, type PlayerRef } from "../shared/index.ts";
 import { departAndPush } from "./departures.ts";
 import { reconnect } from "./lobby-connection.ts";
@@ -10,7 +17,6 @@ import { findMember } from "./lobby-state.ts";
 import { armGrace, cancelGrace } from "./lobby-timers.ts";
 import { addMember, updateMember } from "./members.ts";
 import type { LobbyEnv } from "./lobby-env.ts";
-import { refuse, reply, withEffects } from "../runtime/index.ts";
 
 /** Joining, leaving, and what members change about themselves and the host role. */
 

@@ -1,4 +1,12 @@
-import type { Effect, Transition } from "../runtime/index.ts";
+import {
+  refuse,
+  reply,
+  stops,
+  andThen,
+  withEffects,
+  type Effect,
+  type Transition,
+} from "../runtime/index.ts";
 import { drawCode, roomKey, type RoomInit } from "../shared/index.ts";
 import { dropAbsentPlayers } from "./departures.ts";
 import { pushState } from "./lobby-frames.ts";
@@ -10,7 +18,6 @@ import { returnTimerName } from "./lobby-timers.ts";
 import { updateMember } from "./members.ts";
 import { membersFit, seatMembers, teamOf } from "./seats.ts";
 import type { LobbyEnv } from "./lobby-env.ts";
-import { refuse, reply, stops, andThen, withEffects } from "../runtime/index.ts";
 
 /** Starting a room for the whole lobby and coming back from it. */
 

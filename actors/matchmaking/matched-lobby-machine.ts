@@ -1,4 +1,4 @@
-import type { Restored, TimerFired } from "../runtime/index.ts";
+import { reply, type Restored, type TimerFired } from "../runtime/index.ts";
 import { roomKey } from "../shared/index.ts";
 import { accept, acceptExpired, decline } from "./matched-lobby-accept.ts";
 import type { MatchedLobbyMessage, MatchedLobbyMessageOf } from "./matched-lobby-messages.ts";
@@ -7,7 +7,6 @@ import type { LobbyStep, MatchedLobbyEnv } from "./matched-lobby-options.ts";
 import type { MatchedLobbyState } from "./matched-lobby-state.ts";
 import { nextRound, settle, spawnRoom } from "./matched-lobby-start.ts";
 import { acceptTimerName, startRetryTimerName } from "./matched-lobby-timers.ts";
-import { reply } from "../runtime/index.ts";
 
 /** The matched lobby's transition function: one message in, the next state and its effects out. */
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ActorContext } from "../runtime/index.ts";
+import { reply, type ActorContext } from "../runtime/index.ts";
 import { blobRefSchema, codeSchema, modeSchema, playerRefSchema, roomInitSchema } from "../shared/index.ts";
 import { startMatch } from "./room-clock.ts";
 import { mapSchema, roomOptionsSchema, turnDurabilitySchema, turnMsSchema } from "./room-fields.ts";
@@ -7,7 +7,6 @@ import { pushRoom } from "./room-frames.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomSeat, RoomState } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import { reply } from "../runtime/index.ts";
 
 /** The two ways a room comes to be (SPEC §5): created directly by its host, or started by a lobby. */
 

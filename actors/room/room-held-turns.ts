@@ -1,6 +1,5 @@
-import type { ActorContext } from "../runtime/index.ts";
+import { pushTo, andThen, refuse, reply, type ActorContext } from "../runtime/index.ts";
 import { turnFrame } from "./room-frames.ts";
-import { pushTo } from "../runtime/index.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import { tryRecover } from "./room-recovery.ts";
@@ -9,7 +8,6 @@ import type { RoomState, SentTurn } from "./room-state.ts";
 import { seatOf } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
 import { notSeated, refuseUnlessPlaying, unchanged, withEffects } from "./room-transition.ts";
-import { andThen, refuse, reply } from "../runtime/index.ts";
 import { turnsAfter } from "./room-window.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { ActorContext, Effect, Restored, TimerFired } from "../runtime/index.ts";
+import { refuse, type ActorContext, type Effect, type Restored, type TimerFired } from "../runtime/index.ts";
 import { sendTurn, turnTimerName } from "./room-clock.ts";
 import { leaveSeat } from "./room-departures.ts";
 import { catchUp, heldTurns } from "./room-held-turns.ts";
@@ -11,7 +11,6 @@ import { chat, checksum, command } from "./room-relay.ts";
 import { join, ready, setAi, setup } from "./room-setup.ts";
 import { seatOf, type RoomState } from "./room-state.ts";
 import { type Step } from "./room-transition.ts";
-import { refuse } from "../runtime/index.ts";
 
 /** The relay room's transition function (SPEC §5): one message in, the next state and its effects out. */
 export function handleRoom(

@@ -1,7 +1,6 @@
-import type { ActorContext, Effect } from "../runtime/index.ts";
+import { pushTo, andThen, refuse, reply, type ActorContext, type Effect } from "../runtime/index.ts";
 import { pauseClock, resumeClock } from "./room-clock.ts";
 import { pausedFrame, pushRoom, pushToHumans, roomFrame } from "./room-frames.ts";
-import { pushTo } from "../runtime/index.ts";
 import { handToAi } from "./room-handover.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import { askForTurns, tryRecover, unreported } from "./room-recovery.ts";
@@ -16,7 +15,6 @@ import {
   unchanged,
   withEffects,
 } from "./room-transition.ts";
-import { andThen, refuse, reply } from "../runtime/index.ts";
 
 /**
  * Missing players (SPEC §5): a human whose connection drops pauses the clock; the host resumes once
