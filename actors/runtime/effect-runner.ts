@@ -7,7 +7,10 @@ import type { AskResult, EventStamp, StudioEventName } from "./types.ts";
 /** What the effect runner hands back to the system: messages to deliver and spawns to make. */
 export interface EffectHost {
   deliver(key: string, envelope: Envelope): void;
-  /** See RunnerHost.spawnFromEffect. */
+  /**
+   * Creates the actor of a spawn effect (on `node` when it names another node). Resolves true once it
+   * is stored; false when it could not be created, after telling `from` `spawnFailed`.
+   */
   spawnFromEffect(key: string, init: unknown, from: string, node?: string): Promise<boolean>;
 }
 

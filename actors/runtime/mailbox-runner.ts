@@ -3,34 +3,19 @@ import type { ActorSystemOptions } from "./actor-system-options.ts";
 import { BatchFolder } from "./batch-fold.ts";
 import { afterSpawns, silenced, spawnsOf, type Outcome } from "./batch-outcome.ts";
 import { forgetFired, planTimers } from "./cell-timers.ts";
-import { EffectRunner } from "./effect-runner.ts";
-import type { Snapshot, SnapshotSpawn, SnapshotTimer } from "./ports.ts";
+import { EffectRunner, type EffectHost } from "./effect-runner.ts";
+import type { SnapshotSpawn, SnapshotTimer } from "./ports.ts";
 import { stampPushes } from "./push-stamps.ts";
 import { retryLaterMs, unavailable } from "./request-results.ts";
-import { SnapshotWrites } from "./snapshot-writes.ts";
+import { SnapshotWrites, type WriteHost } from "./snapshot-writes.ts";
 import { TimerArming } from "./timer-arming.ts";
 import type { ActorContext, AskResult, Effect } from "./types.ts";
 
 export type { Outcome } from "./batch-outcome.ts";
 
-/** What the runner needs from the system that owns the cells. */
-export interface RunnerHost {
-  deliver(key: string, envelope: Envelope): void;
-  /**
-   * Creates the actor of a spawn effect (on `node` when it names another node). Resolves true once it
-   * is stored; false when it could not be created, after telling `from` `spawnFailed`.
-   */
-  spawnFromEffect(key: string, init: unknown, from: string, node?: string): Promise<boolean>;
-  /** The actor is gone from this node (stopped or fenced): drop it and re-route its mailbox. */
-  forget(cell: ActorCell): void;
+/** What the runner needs from the system that owns the cells (see EffectHost and WriteHost). */
+export interface RunnerHost extends EffectHost, WriteHost {
   context(key: string, now: number): ActorContext;
-  snapshotOf(
-    cell: ActorCell,
-    state: unknown,
-    timers: readonly SnapshotTimer[],
-    epoch: number,
-    now: number,
-  ): Snapshot;
   isClosed(): boolean;
 }
 

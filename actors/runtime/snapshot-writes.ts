@@ -1,19 +1,15 @@
 import { flushMessage, type ActorCell, type Envelope } from "./actor-cell.ts";
 import type { ActorSystemOptions } from "./actor-system-options.ts";
-import { PersistError, type Snapshot, type SnapshotTimer } from "./ports.ts";
+import { PersistError, type SnapshotTimer } from "./ports.ts";
+import type { SnapshotMaker } from "./snapshot-maker.ts";
 
 /** What the writes need from the system that owns the cells. */
 export interface WriteHost {
   deliver(key: string, envelope: Envelope): void;
-  /** See RunnerHost.forget. */
+  /** The actor is gone from this node (stopped or fenced): drop it and re-route its mailbox. */
   forget(cell: ActorCell): void;
-  snapshotOf(
-    cell: ActorCell,
-    state: unknown,
-    timers: readonly SnapshotTimer[],
-    epoch: number,
-    now: number,
-  ): Snapshot;
+  /** The snapshot of `cell` with `state` and `timers`, under `epoch` (see SnapshotMaker). */
+  snapshotOf: SnapshotMaker["snapshotOf"];
 }
 
 /** Writes a live actor's snapshot (or its removal), and schedules the later write of volatile changes. */
