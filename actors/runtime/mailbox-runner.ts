@@ -27,7 +27,7 @@ export interface RunnerHost extends EffectHost, WriteHost {
  * its snapshot (`spawning`), creates them, and only once each is stored (or has failed, and its creator
  * was told `spawnFailed`) writes again without them and carries out its other effects. So a player is
  * never sent to a room that is not stored yet, and a creator restored from a snapshot written before its
- * spawns settled creates them again if they are missing (ActorSystem, `settleSpawns`). The second write
+ * spawns settled creates them again if they are missing (RestoredSpawns, `settleSpawns`). The second write
  * comes before anything reaches a player, so no child can have ended by then and be brought back.
  */
 export class MailboxRunner {
