@@ -1,11 +1,10 @@
-import type { Effect, Restored } from "../runtime/index.ts";
+import { reply, withEffects, type Effect, type Restored } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import type { ActivityLobbyMessageOf } from "./activity-lobby-messages.ts";
 import type { ActivityLobbyState } from "./activity-lobby-state.ts";
 import { findPlayer, updatePlayer } from "./activity-lobby-state.ts";
 import { armGrace, cancelGrace } from "./activity-timers.ts";
 import { depart, resync } from "./activity-membership.ts";
-import { reply, withEffects } from "./step.ts";
 
 /** Sessions dropping and coming back: a dropped player keeps its place for the grace, then leaves. */
 

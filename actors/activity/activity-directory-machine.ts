@@ -1,4 +1,12 @@
-import type { ActorContext, Effect, Restored, TimerFired, Transition } from "../runtime/index.ts";
+import {
+  refuse,
+  reply,
+  type ActorContext,
+  type Effect,
+  type Restored,
+  type TimerFired,
+  type Transition,
+} from "../runtime/index.ts";
 import type { ActivityDirectoryMessage, ActivityDirectoryMessageOf } from "./activity-directory-messages.ts";
 import type { ActivityDirectoryState, DirectoryLobby } from "./activity-directory-state.ts";
 import { hasRoom } from "./activity-directory-state.ts";
@@ -6,7 +14,6 @@ import { activityLobbyKey } from "./activity-keys.ts";
 import type { ActivityLobbyInit } from "./activity-lobby-messages.ts";
 import type { ActivitySettingsFile } from "./activity-settings.ts";
 import { capacity, findActivity } from "./activity-settings.ts";
-import { refuse, reply } from "./step.ts";
 
 /**
  * The directory's transition function. It sends each joining player to the oldest lobby of its activity

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { codeSchema, playerIdSchema, playerNameSchema } from "../lobby/index.ts";
-import type { Effect } from "../runtime/index.ts";
+import { codeSchema, playerIdSchema, playerNameSchema } from "../shared/index.ts";
+import { pushTo as pushFrame, type Effect } from "../runtime/index.ts";
 import { activityIdSchema } from "./activity-settings.ts";
 
 /**
@@ -101,7 +101,7 @@ export function phase(
   return { type: "activity", event, time: secondsOf(ms) };
 }
 
-/** A push of one frame; none when nobody is to receive it. */
+/** A push of one activity frame (the runtime's pushTo, typed to this kind's frames); none when nobody is to receive it. */
 export function pushTo(to: readonly string[], frame: ActivityFrame | ActivityTransferFrame): Effect[] {
-  return to.length === 0 ? [] : [{ type: "push", to, frame }];
+  return pushFrame(to, frame);
 }

@@ -1,4 +1,4 @@
-import type { Restored, TimerFired } from "../runtime/index.ts";
+import { reply, type Restored, type TimerFired } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import { connection, graceExpired, restored } from "./activity-connection.ts";
 import type { ActivityLobbyMessage } from "./activity-lobby-messages.ts";
@@ -7,7 +7,6 @@ import { join, leave, setReady } from "./activity-membership.ts";
 import { countdownFired, roomEnded, roomSpawnFailed, transferEnded } from "./activity-start.ts";
 import { graceTimerPlayer, transferTimerName } from "./activity-timers.ts";
 import { countdownTimerName } from "./countdown.ts";
-import { reply } from "./step.ts";
 
 /** The activity lobby's transition function: one message in, the next state and its effects out. */
 

@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/index.ts";
+import { andThen, refuse, reply, withEffects, type Effect } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import { phase, playerAdded, playerReadiness, playerRemoved, pushTo } from "./activity-frames.ts";
 import type { ActivityLobbyMessageOf } from "./activity-lobby-messages.ts";
@@ -8,7 +8,6 @@ import { capacity } from "./activity-settings.ts";
 import { transferPush } from "./activity-start.ts";
 import { cancelGrace } from "./activity-timers.ts";
 import { syncCountdown, timeLeft } from "./countdown.ts";
-import { andThen, refuse, reply, withEffects } from "./step.ts";
 
 /** Joining, leaving and ready states: the seed's MatchUpdate table, in its order and to its recipients. */
 

@@ -1,5 +1,4 @@
-import { drawCode, roomKey } from "../lobby/index.ts";
-import type { RoomInit, Seat } from "../lobby/index.ts";
+import { drawCode, roomKey, type RoomInit, type Seat } from "../shared/index.ts";
 import type { Effect, Random } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import { phase, pushTo } from "./activity-frames.ts";

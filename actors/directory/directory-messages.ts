@@ -1,12 +1,6 @@
 import { z } from "zod";
-import type { Restored, TimerFired } from "../runtime/index.ts";
-import {
-  lobbyListingSchema,
-  lobbyUnlistSchema,
-  modeSchema,
-  restoredSchema,
-  timerFiredSchema,
-} from "../lobby/index.ts";
+import { restoredSchema, timerFiredSchema, type Restored, type TimerFired } from "../runtime/index.ts";
+import { lobbyListingSchema, lobbyUnlistSchema, modeSchema } from "../shared/index.ts";
 import { roomListingSchema, roomUnlistSchema } from "../room/index.ts";
 
 /** What the directory accepts: public lobbies' and rooms' lines, and browse requests from gateways. */

@@ -1,12 +1,11 @@
-import type { Effect, Transition } from "../runtime/index.ts";
-import { playerKey, roomKey } from "./codes.ts";
+import { stops, andThen, withEffects, type Effect, type Transition } from "../runtime/index.ts";
+import { playerKey, roomKey } from "../shared/index.ts";
 import { pushState } from "./lobby-frames.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { findMember, roomRunning } from "./lobby-state.ts";
 import { cancelGrace } from "./lobby-timers.ts";
 import { nextHost } from "./members.ts";
-import type { LobbyEnv } from "./transition.ts";
-import { stops, andThen, withEffects } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
 
 /** Members leaving the lobby, for whatever reason: the one place that moves the host and closes a lobby. */
 

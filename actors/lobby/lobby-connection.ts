@@ -1,5 +1,5 @@
-import type { Effect, Restored, Transition } from "../runtime/index.ts";
-import { roomKey } from "./codes.ts";
+import { reply, withEffects, type Effect, type Restored, type Transition } from "../runtime/index.ts";
+import { roomKey } from "../shared/index.ts";
 import { departAndPush } from "./departures.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";
@@ -8,8 +8,7 @@ import type { LobbyState, Member } from "./lobby-state.ts";
 import { findMember, roomRunning } from "./lobby-state.ts";
 import { armGrace, cancelGrace } from "./lobby-timers.ts";
 import { updateMember } from "./members.ts";
-import type { LobbyEnv } from "./transition.ts";
-import { reply, withEffects } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
 
 /** Sessions dropping and coming back: a dropped member keeps its place for a grace, then leaves. */
 

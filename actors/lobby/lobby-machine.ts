@@ -6,7 +6,7 @@ import { join, kick, leave, makeHost, setProfile, setReady } from "./lobby-membe
 import { returnTimerFired, returnToLobby, roomEnded, roomSpawnFailed, start } from "./lobby-room.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { graceTimerPlayer, returnTimerName } from "./lobby-timers.ts";
-import type { LobbyEnv } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
 
 /** The lobby's transition function: one message in, the next state and its effects out. */
 

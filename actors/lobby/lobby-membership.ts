@@ -1,16 +1,22 @@
-import type { ActorContext, Effect, Transition } from "../runtime/index.ts";
-import { playerKey } from "./codes.ts";
+import {
+  refuse,
+  reply,
+  withEffects,
+  type ActorContext,
+  type Effect,
+  type Transition,
+} from "../runtime/index.ts";
+import { playerKey, type PlayerRef } from "../shared/index.ts";
 import { departAndPush } from "./departures.ts";
 import { reconnect } from "./lobby-connection.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
-import type { LobbyMessageOf, PlayerRef } from "./lobby-messages.ts";
+import type { LobbyMessageOf } from "./lobby-messages.ts";
 import { lobbyInitSchema } from "./lobby-messages.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { findMember } from "./lobby-state.ts";
 import { armGrace, cancelGrace } from "./lobby-timers.ts";
 import { addMember, updateMember } from "./members.ts";
-import type { LobbyEnv } from "./transition.ts";
-import { refuse, reply, withEffects } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
 
 /** Joining, leaving, and what members change about themselves and the host role. */
 

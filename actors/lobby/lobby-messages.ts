@@ -1,16 +1,17 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { codeSchema, metadataSchema, modeSchema, playerIdSchema, playerNameSchema } from "./fields.ts";
-import { blobRefSchema } from "./room-init.ts";
-import { listingCheckSchema } from "./visibility.ts";
+import {
+  blobRefSchema,
+  codeSchema,
+  listingCheckSchema,
+  modeSchema,
+  playerIdSchema,
+  playerNameSchema,
+  playerRefSchema,
+} from "../shared/index.ts";
+import { metadataSchema } from "./lobby-metadata.ts";
 
 /** What a lobby accepts: from the gateway (players' requests, connection changes) and from its room. */
-
-/** A player as the gateway knows it. */
-export const playerRefSchema = z.strictObject({ id: playerIdSchema, name: playerNameSchema });
-
-/** A player's id and display name. */
-export type PlayerRef = z.output<typeof playerRefSchema>;
 
 /**
  * The argument of the spawn that creates a lobby: its code, its host (first member) and visibility. A

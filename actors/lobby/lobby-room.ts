@@ -1,5 +1,13 @@
-import type { Effect, Transition } from "../runtime/index.ts";
-import { drawCode, roomKey } from "./codes.ts";
+import {
+  refuse,
+  reply,
+  stops,
+  andThen,
+  withEffects,
+  type Effect,
+  type Transition,
+} from "../runtime/index.ts";
+import { drawCode, roomKey, type RoomInit } from "../shared/index.ts";
 import { dropAbsentPlayers } from "./departures.ts";
 import { pushState } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";
@@ -7,11 +15,9 @@ import { teamSizeOf } from "./lobby-options.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { findMember } from "./lobby-state.ts";
 import { returnTimerName } from "./lobby-timers.ts";
-import type { RoomInit } from "./room-init.ts";
 import { updateMember } from "./members.ts";
 import { membersFit, seatMembers, teamOf } from "./seats.ts";
-import type { LobbyEnv } from "./transition.ts";
-import { refuse, reply, stops, andThen, withEffects } from "./transition.ts";
+import type { LobbyEnv } from "./lobby-env.ts";
 
 /** Starting a room for the whole lobby and coming back from it. */
 

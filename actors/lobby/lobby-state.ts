@@ -1,12 +1,6 @@
 import { z } from "zod";
-import {
-  codeSchema,
-  metadataSchema,
-  modeSchema,
-  playerIdSchema,
-  playerNameSchema,
-  seatSchema,
-} from "./fields.ts";
+import { codeSchema, modeSchema, playerIdSchema, playerNameSchema, seatSchema } from "../shared/index.ts";
+import { metadataSchema } from "./lobby-metadata.ts";
 
 /** The lobby's snapshot: plain data only, so it survives msgpack and a read by another node. */
 

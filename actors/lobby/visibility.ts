@@ -1,35 +1,9 @@
-import { z } from "zod";
 import type { Effect } from "../runtime/index.ts";
-import { directoryKey } from "./codes.ts";
-import { codeSchema } from "./fields.ts";
+import { directoryKey, type LobbyListing } from "../shared/index.ts";
 import type { LobbyOptions } from "./lobby-options.ts";
 import type { LobbyState } from "./lobby-state.ts";
 
 /** A public lobby keeps its line in the directory current; a private one is never listed anywhere. */
-
-/** What a public lobby tells the directory whenever a browse-list field changes. */
-export const lobbyListingSchema = z.strictObject({
-  type: z.literal("listing"),
-  code: codeSchema,
-  mode: z.string().max(64).nullable(),
-  map: z.string().max(256).nullable(),
-  freeSeats: z.number().int().min(0),
-  members: z.number().int().min(0),
-  playing: z.boolean(),
-});
-
-/** A lobby's line in the browse list. */
-export type LobbyListing = z.output<typeof lobbyListingSchema>;
-
-/** What a public lobby tells the directory when it closes. */
-export const lobbyUnlistSchema = z.strictObject({ type: z.literal("unlist"), code: codeSchema });
-
-/**
- * From the directory to a listed lobby or room it has not heard from for a while (or after its own
- * restore): the actor answers with its current listing, or its unlist. An actor that is gone never
- * answers, and the directory drops its line (docs/design.md, "The browse list").
- */
-export const listingCheckSchema = z.strictObject({ type: z.literal("listingCheck") });
 
 /** The listing message for a lobby's current state. */
 export function listingOf(state: LobbyState, options: LobbyOptions): LobbyListing {

@@ -5,7 +5,7 @@ import type { LobbyStep, MatchedLobbyEnv } from "./matched-lobby-options.ts";
 import type { MatchedLobbyState } from "./matched-lobby-state.ts";
 import { settle, spawnRoom } from "./matched-lobby-start.ts";
 import { acceptTimerName, armTimetable } from "./matched-lobby-timers.ts";
-import { andThen, pushTo, refuse, reply } from "./step.ts";
+import { andThen, pushTo, refuse, reply } from "../runtime/index.ts";
 
 /** The accept phase of a matched lobby (SPEC §3, §4): every member accepts in time, or the start is off. */
 

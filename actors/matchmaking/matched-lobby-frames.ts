@@ -1,7 +1,6 @@
-import type { Effect, PushFrame } from "../runtime/index.ts";
+import { pushTo, type Effect, type PushFrame } from "../runtime/index.ts";
 import { meanRating } from "./lobby-rules.ts";
 import type { MatchedLobbyState } from "./matched-lobby-state.ts";
-import { pushTo } from "./step.ts";
 
 /** The frames members of a matched lobby hear. */
 

@@ -1,4 +1,4 @@
-import type { ActorContext, ActorKind } from "../runtime/index.ts";
+import { andThen, type ActorContext, type ActorKind } from "../runtime/index.ts";
 import type { MatchedLobbyMessage } from "./matched-lobby-messages.ts";
 import { matchedLobbyInitSchema, parseMatchedLobbyMessage } from "./matched-lobby-messages.ts";
 import { membersOf } from "./matched-lobby-membership.ts";
@@ -12,7 +12,6 @@ import { settle } from "./matched-lobby-start.ts";
 import { armTimetable, timetableFrom } from "./matched-lobby-timers.ts";
 import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import { pushView } from "./matched-lobby-frames.ts";
-import { andThen } from "./step.ts";
 
 /** The matched lobby kind (`mmlobby/<type>/<n>`), SPEC §3. */
 

@@ -1,5 +1,5 @@
-import type { Restored, TimerFired } from "../runtime/index.ts";
-import { roomKey } from "../lobby/index.ts";
+import { reply, type Restored, type TimerFired } from "../runtime/index.ts";
+import { roomKey } from "../shared/index.ts";
 import { accept, acceptExpired, decline } from "./matched-lobby-accept.ts";
 import type { MatchedLobbyMessage, MatchedLobbyMessageOf } from "./matched-lobby-messages.ts";
 import { join, leave, setReady } from "./matched-lobby-membership.ts";
@@ -7,7 +7,6 @@ import type { LobbyStep, MatchedLobbyEnv } from "./matched-lobby-options.ts";
 import type { MatchedLobbyState } from "./matched-lobby-state.ts";
 import { nextRound, settle, spawnRoom } from "./matched-lobby-start.ts";
 import { acceptTimerName, startRetryTimerName } from "./matched-lobby-timers.ts";
-import { reply } from "./step.ts";
 
 /** The matched lobby's transition function: one message in, the next state and its effects out. */
 

@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/index.ts";
+import { andThen, pushTo, refuse, reply, type Effect } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import { pushView } from "./matched-lobby-frames.ts";
 import type { Group, JoinResult, MatchedLobbyMessageOf } from "./matched-lobby-messages.ts";
@@ -6,7 +6,6 @@ import type { LobbyStep, MatchedLobbyEnv } from "./matched-lobby-options.ts";
 import type { MatchedLobbyState, MatchedMember } from "./matched-lobby-state.ts";
 import { cancelAccept } from "./matched-lobby-accept.ts";
 import { settle } from "./matched-lobby-start.ts";
-import { andThen, pushTo, refuse, reply } from "./step.ts";
 
 /** Joining (groups the queue matched), leaving, and the ready flag. */
 

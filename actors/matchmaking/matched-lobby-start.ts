@@ -1,6 +1,5 @@
-import { drawCode, roomKey } from "../lobby/index.ts";
-import type { RoomInit, Seat } from "../lobby/index.ts";
-import type { Effect } from "../runtime/index.ts";
+import { drawCode, roomKey, type RoomInit, type Seat } from "../shared/index.ts";
+import { andThen, pushTo, type Effect } from "../runtime/index.ts";
 import { everyTeamAtMin, isFull, isReady } from "./lobby-rules.ts";
 import type { Team } from "./lobby-type.ts";
 import type { DisbandReason } from "./matched-lobby-frames.ts";
@@ -14,7 +13,6 @@ import {
   startRetryTimerName,
   timetableFrom,
 } from "./matched-lobby-timers.ts";
-import { andThen, pushTo } from "./step.ts";
 
 /** The start rules of SPEC §3 and what follows a start: the accept phase, the room, the next round. */
 

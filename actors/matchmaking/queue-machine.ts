@@ -1,4 +1,4 @@
-import type { Effect, Restored, TimerFired } from "../runtime/index.ts";
+import { refuse, reply, type Effect, type Restored, type TimerFired } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import type { QueueMessage, QueueMessageOf } from "./queue-messages.ts";
 import type { QueueEnv, QueueStep } from "./queue-options.ts";
@@ -17,7 +17,6 @@ import {
 import { runMatchStep } from "./queue-match-step.ts";
 import type { QueueEntry, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
-import { refuse, reply } from "./step.ts";
 
 /**
  * The queue's transition function. Requests wait as entries; every `stepSeconds` the step timer searches

@@ -1,6 +1,5 @@
-import { drawCode, playerKey, roomKey } from "../lobby/index.ts";
-import type { RoomInit } from "../lobby/index.ts";
-import type { Effect } from "../runtime/index.ts";
+import { drawCode, playerKey, roomKey, type RoomInit } from "../shared/index.ts";
+import { pushTo, refuse, reply, type Effect } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam, isFull } from "./lobby-rules.ts";
 import { seatsFor } from "./matched-lobby-start.ts";
 import type { QueueMessageOf } from "./queue-messages.ts";
@@ -9,7 +8,6 @@ import { miss, regionFor } from "./queue-search.ts";
 import type { QueueEntry, QueueMatch, QueueState } from "./queue-state.ts";
 import { patchEntry, patchMatch } from "./queue-state.ts";
 import { admitter } from "./step-algorithm.ts";
-import { pushTo, refuse, reply } from "./step.ts";
 
 /**
  * The queue's accept phase (SPEC §4), for a lobby type with `queueAccept`: the queue matches full groups of

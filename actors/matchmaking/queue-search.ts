@@ -1,4 +1,4 @@
-import type { Effect } from "../runtime/index.ts";
+import { pushTo, type Effect } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam, meanRating } from "./lobby-rules.ts";
 import type { Group, MatchedLobbyInit } from "./matched-lobby-messages.ts";
 import { filterKey, matchedLobbyKey } from "./matchmaking-keys.ts";
@@ -8,7 +8,6 @@ import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import type { QueueEntry, QueueLobby, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
 import { passes } from "./step-algorithm.ts";
-import { pushTo } from "./step.ts";
 
 /** One search of one entry: candidates by the algorithm, filters last, then a place, a new lobby or a failure. */
 

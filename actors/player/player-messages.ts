@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Restored, TimerFired } from "../runtime/index.ts";
-import { codeSchema, restoredSchema, timerFiredSchema } from "../lobby/index.ts";
+import { restoredSchema, timerFiredSchema, type Restored, type TimerFired } from "../runtime/index.ts";
+import { codeSchema } from "../shared/index.ts";
 
 /** What a player's registry entry accepts: membership news from lobbies, and questions from gateways. */
 

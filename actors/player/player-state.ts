@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { codeSchema } from "../lobby/index.ts";
+import { codeSchema } from "../shared/index.ts";
 
 /** A player's registry entry: which lobby it is in, and the lobby creates it asked for recently. */
 

@@ -1,6 +1,7 @@
 import type { RoomState } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import { refuse, refuseUnseated, reply } from "./room-transition.ts";
+import { refuseUnseated } from "./room-transition.ts";
+import { refuse, reply } from "../runtime/index.ts";
 
 /**
  * A room's document (docs/rooms.md "Large blobs"): the room keeps only its BlobStore reference, hands it

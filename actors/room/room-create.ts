@@ -1,13 +1,12 @@
 import { z } from "zod";
-import type { ActorContext } from "../runtime/index.ts";
-import { blobRefSchema, codeSchema, modeSchema, playerRefSchema, roomInitSchema } from "../lobby/index.ts";
+import { reply, type ActorContext } from "../runtime/index.ts";
+import { blobRefSchema, codeSchema, modeSchema, playerRefSchema, roomInitSchema } from "../shared/index.ts";
 import { startMatch } from "./room-clock.ts";
 import { mapSchema, roomOptionsSchema, turnDurabilitySchema, turnMsSchema } from "./room-fields.ts";
 import { pushRoom } from "./room-frames.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomSeat, RoomState } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import { reply } from "./room-transition.ts";
 
 /** The two ways a room comes to be (SPEC §5): created directly by its host, or started by a lobby. */
 
@@ -16,7 +15,7 @@ const clockChoices = {
   turnDurability: turnDurabilitySchema.optional(),
 };
 
-/** Started by a lobby: the lobby's seats and host (actors/lobby/room-init.ts), and it starts at once. */
+/** Started by a lobby: the lobby's seats and host (actors/shared/room-init.ts), and it starts at once. */
 export const lobbyRoomInitSchema = roomInitSchema.extend(clockChoices);
 
 /** Created directly: 1 to 4 seats, side 0 the creator and host; the match starts when every human is ready. */

@@ -1,9 +1,9 @@
-import type { Effect } from "../runtime/index.ts";
+import { reply, type Effect } from "../runtime/index.ts";
 import { pushRoom } from "./room-frames.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import type { RoomState } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import { refuseUnlessHost, refuseUnlessPlaying, refuseUnseated, reply } from "./room-transition.ts";
+import { refuseUnlessHost, refuseUnlessPlaying, refuseUnseated } from "./room-transition.ts";
 
 /** How a room ends: its lobby ends it, a player reports the match over, or the host aborts it. */
 

@@ -1,4 +1,4 @@
-import type { Effect, PushFrame } from "../runtime/index.ts";
+import { pushTo, type Effect, type PushFrame } from "../runtime/index.ts";
 import type { RoomState, SentTurn } from "./room-state.ts";
 import { missingPlayers, seatedPlayers } from "./room-state.ts";
 
@@ -35,11 +35,6 @@ export function roomFrame(state: RoomState): PushFrame {
     // Only a room with a document names it: `getRoomBlob` then streams it (docs/rooms.md "Large blobs").
     ...(state.blob === null ? {} : { blob: state.blob }),
   };
-}
-
-/** A frame for players; no effect when nobody is left to receive it. */
-export function pushTo(to: readonly string[], frame: PushFrame): Effect[] {
-  return to.length === 0 ? [] : [{ type: "push", to, frame }];
 }
 
 /** A frame for every seated human (disconnected ones too: a session may be coming back). */

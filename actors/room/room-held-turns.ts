@@ -1,5 +1,5 @@
-import type { ActorContext } from "../runtime/index.ts";
-import { pushTo, turnFrame } from "./room-frames.ts";
+import { pushTo, andThen, refuse, reply, type ActorContext } from "../runtime/index.ts";
+import { turnFrame } from "./room-frames.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import { tryRecover } from "./room-recovery.ts";
@@ -7,15 +7,7 @@ import { reportDesync } from "./room-relay.ts";
 import type { RoomState, SentTurn } from "./room-state.ts";
 import { seatOf } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import {
-  andThen,
-  notSeated,
-  refuse,
-  refuseUnlessPlaying,
-  reply,
-  unchanged,
-  withEffects,
-} from "./room-transition.ts";
+import { notSeated, refuseUnlessPlaying, unchanged, withEffects } from "./room-transition.ts";
 import { turnsAfter } from "./room-window.ts";
 
 /**

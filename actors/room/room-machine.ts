@@ -1,4 +1,4 @@
-import type { ActorContext, Effect, Restored, TimerFired } from "../runtime/index.ts";
+import { refuse, type ActorContext, type Effect, type Restored, type TimerFired } from "../runtime/index.ts";
 import { sendTurn, turnTimerName } from "./room-clock.ts";
 import { leaveSeat } from "./room-departures.ts";
 import { catchUp, heldTurns } from "./room-held-turns.ts";
@@ -10,7 +10,7 @@ import { restored, turnsReport } from "./room-recovery.ts";
 import { chat, checksum, command } from "./room-relay.ts";
 import { join, ready, setAi, setup } from "./room-setup.ts";
 import { seatOf, type RoomState } from "./room-state.ts";
-import { refuse, type Step } from "./room-transition.ts";
+import { type Step } from "./room-transition.ts";
 
 /** The relay room's transition function (SPEC §5): one message in, the next state and its effects out. */
 export function handleRoom(

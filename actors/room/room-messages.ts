@@ -6,7 +6,7 @@ import {
   playerIdSchema,
   playerRefSchema,
   transferTokenSchema,
-} from "../lobby/index.ts";
+} from "../shared/index.ts";
 import {
   chatChannelSchema,
   checksumValueSchema,

@@ -1,6 +1,6 @@
-import type { ActorContext, Effect } from "../runtime/index.ts";
+import { pushTo, andThen, refuse, reply, type ActorContext, type Effect } from "../runtime/index.ts";
 import { pauseClock, resumeClock } from "./room-clock.ts";
-import { pausedFrame, pushRoom, pushTo, pushToHumans, roomFrame } from "./room-frames.ts";
+import { pausedFrame, pushRoom, pushToHumans, roomFrame } from "./room-frames.ts";
 import { handToAi } from "./room-handover.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import { askForTurns, tryRecover, unreported } from "./room-recovery.ts";
@@ -9,12 +9,9 @@ import type { RoomState } from "./room-state.ts";
 import { missingPlayers, seatOf, withSeat } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
 import {
-  andThen,
   notSeated,
-  refuse,
   refuseUnlessHost,
   refuseUnlessPlaying,
-  reply,
   unchanged,
   withEffects,
 } from "./room-transition.ts";

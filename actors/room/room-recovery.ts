@@ -1,12 +1,20 @@
-import type { ActorContext, Effect, Restored } from "../runtime/index.ts";
+import {
+  pushTo,
+  andThen,
+  refuse,
+  reply,
+  type ActorContext,
+  type Effect,
+  type Restored,
+} from "../runtime/index.ts";
 import { pauseClock, resumeClock } from "./room-clock.ts";
-import { pushRoom, pushTo, roomFrame, turnFrame } from "./room-frames.ts";
+import { pushRoom, roomFrame, turnFrame } from "./room-frames.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import { reportDesync } from "./room-relay.ts";
 import type { Recovery, RoomState } from "./room-state.ts";
 import { humanSeats, seatOf } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import { andThen, notSeated, refuse, reply, withEffects } from "./room-transition.ts";
+import { notSeated, withEffects } from "./room-transition.ts";
 import { keepWindow, turnsAfter } from "./room-window.ts";
 
 /**

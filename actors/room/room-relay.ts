@@ -1,11 +1,11 @@
-import type { Effect } from "../runtime/index.ts";
-import { pushTo, pushToHumans } from "./room-frames.ts";
+import { pushTo, refuse, reply, type Effect } from "../runtime/index.ts";
+import { pushToHumans } from "./room-frames.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import type { RoomState } from "./room-state.ts";
 import { humanSeats, seatOf, seatedPlayers } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import { notSeated, refuse, refuseUnlessPlaying, reply, unchanged } from "./room-transition.ts";
+import { notSeated, refuseUnlessPlaying, unchanged } from "./room-transition.ts";
 
 /**
  * What the room relays during a match without reading it: commands into the next turn, checksums to the

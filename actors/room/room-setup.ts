@@ -1,12 +1,12 @@
-import type { ActorContext } from "../runtime/index.ts";
+import { pushTo, refuse, reply, type ActorContext } from "../runtime/index.ts";
 import { startMatch } from "./room-clock.ts";
-import { pushRoom, pushTo, roomFrame } from "./room-frames.ts";
+import { pushRoom, roomFrame } from "./room-frames.ts";
 import type { RoomMessageOf } from "./room-messages.ts";
 import { askForTurns } from "./room-recovery.ts";
 import type { RoomSeat, RoomState } from "./room-state.ts";
 import { humanSeats, seatOf, withSeat } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
-import { notSeated, refuse, refuseUnlessHost, reply, unchanged, withEffects } from "./room-transition.ts";
+import { notSeated, refuseUnlessHost, unchanged, withEffects } from "./room-transition.ts";
 
 /** Before the start of a room created directly: seats, the host's choices and the ready rule. */
 

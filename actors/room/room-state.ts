@@ -6,7 +6,7 @@ import {
   playerNameSchema,
   transferTokenSchema,
   blobRefSchema,
-} from "../lobby/index.ts";
+} from "../shared/index.ts";
 import {
   checksumValueSchema,
   commandDataSchema,

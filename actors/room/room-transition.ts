@@ -1,33 +1,21 @@
-import type { ErrorCode } from "../runtime/index.ts";
-import type { Effect, Transition } from "../runtime/index.ts";
+import { refuse, reply, type Effect, type Transition } from "../runtime/index.ts";
 import type { RoomState } from "./room-state.ts";
 import { seatOf } from "./room-state.ts";
 
-/** Small pieces every room handler is built from. */
+/** Small pieces every room handler is built from, besides the runtime's (refuse, reply, andThen). */
 
 /** One room transition. */
 export type Step = Transition<RoomState>;
-
-/** A refusal: the state untouched (same reference, so nothing is written) and exactly one reject. */
-export function refuse(state: RoomState, code: ErrorCode, message: string, retryAfterMs?: number): Step {
-  const reject: Effect =
-    retryAfterMs === undefined
-      ? { type: "reject", code, message }
-      : { type: "reject", code, message, retryAfterMs };
-  return { state, effects: [reject] };
-}
-
-/** A success answer, with a value when the caller needs one. */
-export function reply(value?: unknown): Effect {
-  return value === undefined ? { type: "reply" } : { type: "reply", value };
-}
 
 /** Nothing changes, and the asker hears success (a repeat, a stale report). */
 export function unchanged(state: RoomState): Step {
   return { state, effects: [reply()] };
 }
 
-/** The same transition with more effects after its own. */
+/**
+ * The same transition with more effects after its own. Unlike the runtime's withEffects it keeps the
+ * step's other fields, its `volatile` mark too (a volatile turn of the clock or the relay stays one).
+ */
 export function withEffects(step: Step, ...effects: Effect[]): Step {
   return { ...step, effects: [...step.effects, ...effects] };
 }
@@ -54,10 +42,4 @@ export function refuseUnlessHost(state: RoomState, player: string): Step | undef
   const unseated = refuseUnseated(state, player);
   if (unseated) return unseated;
   return state.host === player ? undefined : refuse(state, "NOT_HOST", "only the host may do this");
-}
-
-/** Runs `next` on the state `first` produced and joins their effects in order. */
-export function andThen(first: Step, next: (state: RoomState) => Step): Step {
-  const second = next(first.state);
-  return { state: second.state, effects: [...first.effects, ...second.effects] };
 }

@@ -35,6 +35,7 @@ export {
 export { seededRandom } from "./seeded-random.ts";
 export { defaultResultSessions, maxResultsPerSession } from "./request-results.ts";
 export { armGrace, cancelGrace, graceTimerName, graceTimerPlayer } from "./grace-timers.ts";
+export { andThen, pushTo, refuse, reply, stops, withEffects } from "./transition.ts";
 export type {
   ActorContext,
   ActorKind,

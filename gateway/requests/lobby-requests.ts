@@ -6,7 +6,8 @@ import {
   type Random,
   type RequestId,
 } from "../../actors/runtime/index.ts";
-import { drawCode, normalizeCode, roomKey, type LobbyOptions } from "../../actors/lobby/index.ts";
+import type { LobbyOptions } from "../../actors/lobby/index.ts";
+import { drawCode, normalizeCode, roomKey } from "../../actors/shared/index.ts";
 import type { LobbyRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "../sessions/index.ts";

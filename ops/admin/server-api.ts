@@ -1,13 +1,12 @@
 import { z } from "zod";
+import { metadataSchema, type LobbyOptions } from "../../actors/lobby/index.ts";
 import {
   codeSchema,
   drawCode,
-  metadataSchema,
   normalizeCode,
   playerIdSchema,
   playerNameSchema,
-  type LobbyOptions,
-} from "../../actors/lobby/index.ts";
+} from "../../actors/shared/index.ts";
 import { roomResultSchema } from "../../actors/room/index.ts";
 import {
   isRetryable,

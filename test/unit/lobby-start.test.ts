@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { drawCode, lobbyFrame } from "../../actors/lobby/index.ts";
+import { lobbyFrame } from "../../actors/lobby/index.ts";
+import { drawCode } from "../../actors/shared/index.ts";
 import { seededRandom } from "../../actors/runtime/seeded-random.ts";
 import { expectRefused, KEY, lobbyOf, roster } from "./support/lobby-driver.ts";
 

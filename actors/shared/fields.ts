@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The field schemas shared by lobby state, lobby messages and the kinds that talk to lobbies. */
+/** The field schemas every kind's state and messages are built from. */
 
 /** A player id as the gateway authenticated it. */
 export const playerIdSchema = z.string().min(1).max(128);
@@ -14,22 +14,6 @@ export const modeSchema = z.string().min(1).max(64);
 /** A lobby or room code, already normalised (upper-case letters and digits). */
 export const codeSchema = z.string().regex(/^[A-Z0-9]{1,16}$/);
 
-/** A value a game may put in public-lobby metadata. */
-export const metadataValueSchema = z.union([z.string().max(256), z.number(), z.boolean()]);
-
-/** What a public lobby shows in browse lists: mode and map, plus whatever small facts the game adds. */
-export const metadataSchema = z
-  .object({ mode: z.string().max(64).optional(), map: z.string().max(256).optional() })
-  .catchall(metadataValueSchema)
-  .refine((value) => Object.keys(value).length <= 32, "at most 32 metadata fields")
-  .refine(
-    (value) => Object.keys(value).every((name) => name.length <= 32),
-    "metadata field names are at most 32 characters",
-  );
-
-/** Public-lobby metadata. */
-export type LobbyMetadata = z.output<typeof metadataSchema>;
-
 /** A seat of a room: its id (a member id, or a bot id from `botSeatIdBase`), its team and its player. */
 export const seatSchema = z.strictObject({
   seat: z.number().int().min(0),
@@ -40,3 +24,9 @@ export const seatSchema = z.strictObject({
 
 /** One seat of a room. */
 export type Seat = z.output<typeof seatSchema>;
+
+/** A player as the gateway knows it. */
+export const playerRefSchema = z.strictObject({ id: playerIdSchema, name: playerNameSchema });
+
+/** A player's id and display name. */
+export type PlayerRef = z.output<typeof playerRefSchema>;

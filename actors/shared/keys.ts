@@ -1,21 +1,8 @@
-import type { Random } from "../runtime/index.ts";
-
-/** Lobby codes: how players type them and how new ones are drawn. */
-
-/** A code as a player typed it, made comparable: surrounding blanks dropped, letters upper-cased. */
-export function normalizeCode(raw: string): string {
-  return raw.trim().toUpperCase();
-}
-
 /**
- * A new code of `length` characters from `alphabet`. Uniqueness is not checked here: the claim in the
- * cluster decides, and a collision is answered by drawing again.
+ * The actor keys of the kinds every other kind addresses (lobbies, rooms, player entries, the public
+ * directory), in one place so every kind builds them alike. Activity and matchmaking keys live with
+ * their kinds (activity-keys.ts, matchmaking-keys.ts).
  */
-export function drawCode(random: Random, length: number, alphabet: string): string {
-  let code = "";
-  for (let i = 0; i < length; i++) code += alphabet.charAt(random.int(alphabet.length));
-  return code;
-}
 
 /** The actor key of the lobby with this code. */
 export function lobbyKey(code: string): string {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { codeSchema, modeSchema, playerIdSchema, seatSchema } from "./fields.ts";
 
-/** The contract between a lobby and the room it spawns. */
+/** The contract between a lobby (private, activity or matched) and the room it spawns. */
 
 /** A transfer token: what an activity lobby hands each player it sends to a room. */
 export const transferTokenSchema = z.string().regex(/^[A-Za-z0-9]{16,64}$/);

@@ -1,14 +1,10 @@
-import type { ActorContext, Effect, Transition } from "../runtime/index.ts";
-import type { ErrorCode } from "../runtime/index.ts";
-import type { LobbyOptions } from "./lobby-options.ts";
+import type { ErrorCode } from "./error-codes.ts";
+import type { Effect, PushFrame, Transition } from "./types.ts";
 
-/** Small pieces every lobby handler is built from. */
-
-/** What a lobby handler reads besides its state and message. */
-export interface LobbyEnv {
-  readonly options: LobbyOptions;
-  readonly ctx: ActorContext;
-}
+/**
+ * Small pieces every kind's handlers are built from, generic over the kind's state. Helpers that know a
+ * kind's state (a room's seat checks, its own `withEffects`) stay with that kind.
+ */
 
 /** A refusal: the state untouched (same reference, so nothing is persisted) and exactly one reject. */
 export function refuse<S>(state: S, code: ErrorCode, message: string, retryAfterMs?: number): Transition<S> {
@@ -30,7 +26,7 @@ export function andThen<S>(first: Transition<S>, next: (state: S) => Transition<
   return { state: second.state, effects: [...first.effects, ...second.effects] };
 }
 
-/** The same transition with more effects after its own. */
+/** The same transition with more effects after its own (and without its `volatile` mark). */
 export function withEffects<S>(transition: Transition<S>, ...effects: Effect[]): Transition<S> {
   return { state: transition.state, effects: [...transition.effects, ...effects] };
 }
@@ -38,4 +34,9 @@ export function withEffects<S>(transition: Transition<S>, ...effects: Effect[]):
 /** True when the transition closes the actor. */
 export function stops<S>(transition: Transition<S>): boolean {
   return transition.effects.some((e) => e.type === "stop");
+}
+
+/** A push of one frame to some players; no effect when nobody is to receive it. */
+export function pushTo(to: readonly string[], frame: PushFrame): Effect[] {
+  return to.length === 0 ? [] : [{ type: "push", to, frame }];
 }
