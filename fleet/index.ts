@@ -130,7 +130,18 @@ export { MemoryBlobStore } from "./memory-blob-store.ts";
 export { NatsBlobStore, blobBucketName, type NatsBlobStoreOptions } from "./nats-blob-store.ts";
 export { PushRelay, pushRelaySubject, relayedKeyPrefixes } from "./push-relay.ts";
 export type { PushRelayOptions } from "./push-relay.ts";
-export { chooseRoomHost } from "./room-host.ts";
-export type { HostCandidate } from "./room-host.ts";
+export { chooseRoomHost, liveTargets, placeNewLobby, regionsOf, roomHostAmong } from "./placement.ts";
+export type { HostCandidate, RegionUrl } from "./placement.ts";
 export { busEventPublisher, eventPayload, eventSubject, eventSubjectPrefix } from "./event-publisher.ts";
 export type { EventPayload } from "./event-publisher.ts";
+export { FleetNode } from "./fleet-node.ts";
+export type {
+  FleetBuckets,
+  FleetEvents,
+  FleetLog,
+  FleetNodeHooks,
+  FleetNodePorts,
+  FleetNodeSettings,
+} from "./fleet-node-ports.ts";
+export type { DrainAnswer } from "./fleet-node-drain.ts";
+export type { FailoverRecord } from "./takeover-records.ts";
