@@ -10,7 +10,8 @@ import { refusedDrain, startFilters, startNodeAdmin } from "./node-admin.ts";
 import { NodeCapacity } from "./node-capacity.ts";
 import { buildGateway } from "./node-gateway.ts";
 import { lobbyOptionsOf } from "./node-kinds.ts";
-import { startRuntime, type NodeRuntime } from "./node-runtime.ts";
+import type { NodeRuntime } from "./node-runtime.ts";
+import { startRuntime } from "./start-runtime.ts";
 import { queueDepthsOf, runtimeEventsOf } from "./runtime-events.ts";
 
 /** A running node: its URLs, its parts (for tests and the bench) and how to stop it. */
