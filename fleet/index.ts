@@ -155,5 +155,16 @@ export type {
   Tombstone,
 } from "./protocol/index.ts";
 
-export { chooseRoomHost } from "./room-host.ts";
-export type { HostCandidate } from "./room-host.ts";
+export { chooseRoomHost, liveTargets, placeNewLobby, regionsOf, roomHostAmong } from "./placement.ts";
+export type { HostCandidate, RegionUrl } from "./placement.ts";
+export { FleetNode } from "./fleet-node.ts";
+export type {
+  FleetBuckets,
+  FleetEvents,
+  FleetLog,
+  FleetNodeHooks,
+  FleetNodePorts,
+  FleetNodeSettings,
+} from "./fleet-node-ports.ts";
+export type { DrainAnswer } from "./fleet-node-drain.ts";
+export type { FailoverRecord } from "./takeover-records.ts";

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { lobbyOptionsSchema } from "../actors/lobby/index.ts";
 import { defaultResultSessions } from "../actors/runtime/index.ts";
 import { readActivities } from "./activities.ts";
-import { isLoopbackHost } from "./node/dev-mode.ts";
+import { isLoopbackHost } from "./node/loopback-host.ts";
 import { readLobbyTypes } from "./lobby-types.ts";
 import { settings, type NodeConfig, type SettingValues } from "./settings.ts";
 

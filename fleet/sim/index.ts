@@ -18,6 +18,6 @@ export { faultKinds, planFaults } from "./sim-faults.ts";
 export type { Fault, FaultKind, FaultPlanOptions } from "./sim-faults.ts";
 export { SimKv, kvTimeoutMs } from "./sim-kv.ts";
 export type { KvFaultRates, KvReachability, LandedWrite } from "./sim-kv.ts";
-export type { NodeVariant } from "./sim-node.ts";
+export type { NodeVariant } from "./sim-node-ports.ts";
 export { NodeClock, VirtualLoop } from "./virtual-loop.ts";
 export type { SimHost } from "./virtual-loop.ts";

@@ -1,5 +1,4 @@
-import { decodeSnapshot } from "../protocol/index.ts";
-import { decodeClaim } from "../protocol/index.ts";
+import { decodeSnapshot, decodeClaim } from "../protocol/index.ts";
 import {
   type AckRecord,
   type FinalKey,
@@ -9,7 +8,9 @@ import {
 } from "./sim-checks.ts";
 import { type Fault, type FaultKind, describeFault, faultKinds, planFaults } from "./sim-faults.ts";
 import { type KvFaultRates, SimKv } from "./sim-kv.ts";
-import { type NodeVariant, type OpAnswer, type QueuedOp, SimNode } from "./sim-node.ts";
+import type { OpAnswer, QueuedOp } from "./sim-counter.ts";
+import type { NodeVariant } from "./sim-node-ports.ts";
+import { SimNode } from "./sim-node.ts";
 import { SimRandom } from "./sim-random.ts";
 import { NodeClock, type SimHost, VirtualLoop } from "./virtual-loop.ts";
 import { SimClients } from "./sim-clients.ts";

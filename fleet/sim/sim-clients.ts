@@ -1,5 +1,6 @@
 import type { MoveRecord } from "./sim-checks.ts";
-import { type OpAnswer, type SimNode, joinOp, moveOp } from "./sim-node.ts";
+import { type OpAnswer, joinOp, moveOp } from "./sim-counter.ts";
+import type { SimNode } from "./sim-node.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { VirtualLoop } from "./virtual-loop.ts";
 

@@ -1,129 +1,38 @@
-import { PersistError, type Scheduler, type Snapshot } from "../../actors/runtime/index.ts";
-import { KvActorStore } from "../protocol/index.ts";
-import type { Bus } from "../bus.ts";
-import { Drain, type DrainProgress, type DrainTarget } from "../protocol/index.ts";
-import { Migrations } from "../protocol/index.ts";
-import { type NodeIdentity, decodeClaim } from "../protocol/index.ts";
-import { Failover, type ClaimView } from "../protocol/index.ts";
-import type { KvBucket } from "../kv.ts";
+import { PersistError } from "../../actors/runtime/index.ts";
+import {
+  Drain,
+  Failover,
+  KvActorStore,
+  Membership,
+  Migrations,
+  type ClaimView,
+  type DrainProgress,
+  type NodeIdentity,
+} from "../protocol/index.ts";
 import { isKvError } from "../kv-error.ts";
-import { Membership } from "../protocol/index.ts";
+import { liveTargets } from "../placement.ts";
+import {
+  type CounterActor,
+  type OpAnswer,
+  type QueuedOp,
+  abandon,
+  counterSnapshot,
+  describe,
+  newActor,
+} from "./sim-counter.ts";
+import type { SimNodePorts } from "./sim-node-ports.ts";
+import { readClaimsView } from "./sim-claims-view.ts";
+import { joinUntilDone } from "./sim-join.ts";
+import { type RegistryDriveHost, driveLeaves } from "./sim-registry-drive.ts";
 import type { SimHost } from "./virtual-loop.ts";
-
-/**
- * How a node behaves. `correct` follows FLEET-PROTOCOL; the others are deliberately broken, to prove the
- * checks catch what they break.
- */
-export type NodeVariant =
-  | "correct"
-  /** Acknowledges a write that succeeded without asking whether its lease still holds. */
-  | "acks-without-lease"
-  /** A registry that records a move but never drives the leave of the old lobby. */
-  | "registry-never-leaves";
-
-/** The snapshot kind of the simulation's actor: its state is the list of applied op ids. */
-export const counterKind = "sim-counter";
-
-/** What a node needs from the world it runs in. */
-export interface SimNodePorts {
-  readonly node: string;
-  readonly incarnation: string;
-  readonly host: SimHost;
-  readonly scheduler: Scheduler;
-  readonly monotonic: () => number;
-  readonly buckets: { readonly nodes: KvBucket; readonly claims: KvBucket; readonly lobbies: KvBucket };
-  /** This process's connection to the simulated bus (adoptions). */
-  readonly bus: Bus;
-  /**
-   * Sends ops for `key` to the process the router names now, in order, in one delivery: a handed-over
-   * buffer, or a registry's `leave` to a lobby. Each op's answer comes back to its own callback.
-   */
-  readonly forward: (key: string, ops: readonly QueuedOp[]) => void;
-  readonly variant: NodeVariant;
-  /** A fresh incarnation id, for rejoining after being declared dead. */
-  readonly newIncarnation: () => string;
-  /** A unique write id. */
-  readonly newWriteId: () => string;
-  /** The node acknowledged `op` of `key` at `epoch`. */
-  readonly acked: (key: string, op: string, epoch: number) => void;
-  readonly trace: (line: string) => void;
-}
-
-/** How an op sent to a node ended, as the client hears it. */
-export type OpAnswer = "acked" | "refused";
-
-export interface QueuedOp {
-  readonly op: string;
-  readonly answer: (answer: OpAnswer) => void;
-}
-
-/** The tiny actor of a key: the op ids it applied, and where its chain stands. */
-interface CounterActor {
-  readonly key: string;
-  readonly epoch: number;
-  revision: number;
-  ops: readonly string[];
-  readonly queue: QueuedOp[];
-  busy: boolean;
-  dropped: boolean;
-  /** Frozen for a migration: ops wait in `queue` until the hand-over sends them on. */
-  frozen: boolean;
-  /** Waiting for the op in flight to finish (a freeze). */
-  readonly idle: (() => void)[];
-  /** A registry key's intent driver is armed. */
-  driving: boolean;
-}
 
 /** How long an adoption request may go unanswered. */
 const adoptTimeoutMs = 1_500;
-/** How often a registry drives an unconfirmed leave. */
-const leaveRetryMs = 400;
 /** A drain's deadline: what is left then is taken over by failover after the node leaves. */
 const drainDeadlineMs = 6_000;
 
-/** The op a registry key's state holds while its player moves away from `lobby` (the intent). */
-export function moveOp(lobby: string): string {
-  return `move:${lobby}`;
-}
-
-/** The op a registry key's state holds once `lobby` confirmed the player left. */
-export function leftOp(lobby: string): string {
-  return `left:${lobby}`;
-}
-
-/** The ops a lobby's state holds for a member joining and leaving. */
-export function joinOp(player: string): string {
-  return `join:${player}`;
-}
-export function leaveOp(player: string): string {
-  return `leave:${player}`;
-}
-
-/** The lobbies a registry's ops still have to leave: moves not confirmed `left`. */
-export function pendingLeaves(ops: readonly string[]): string[] {
-  return ops
-    .filter((op) => op.startsWith("move:"))
-    .map((op) => op.slice("move:".length))
-    .filter((lobby) => !ops.includes(leftOp(lobby)));
-}
-
-function newActor(key: string, epoch: number, revision: number, ops: readonly string[]): CounterActor {
-  return {
-    key,
-    epoch,
-    revision,
-    ops,
-    queue: [],
-    busy: false,
-    dropped: false,
-    frozen: false,
-    idle: [],
-    driving: false,
-  };
-}
-
 /**
- * One process of a simulated node, wired like ops/node/fleet-runtime.ts but with a counter actor per
+ * One process of a simulated node, wired like fleet/fleet-node.ts but with a counter actor per
  * key instead of the ActorSystem: the real Membership, KvActorStore and Failover over the world's buckets
  * and clocks. A restart is a new SimNode under the same node id.
  */
@@ -141,6 +50,7 @@ export class SimNode {
   private readonly migrations: Migrations;
   private draining = false;
   private started: Promise<void> | undefined;
+  private readonly registryHost: RegistryDriveHost;
   private refreshing = false;
 
   constructor(ports: SimNodePorts) {
@@ -153,14 +63,32 @@ export class SimNode {
       identity: this.identity,
       scheduler: ports.scheduler,
     });
-    this.membership = new Membership({
-      nodes: ports.buckets.nodes,
-      node: ports.node,
-      incarnation: ports.incarnation,
+    this.registryHost = {
+      live: (actor) => !actor.dropped && this.actors.get(actor.key) === actor && !this.ports.host.stopped,
+      mayAct: () => this.membership.mayAct(),
+      stopped: () => this.ports.host.stopped,
+      forward: (key, ops) => {
+        this.ports.forward(key, ops);
+      },
+      receive: (key, op, answer) => {
+        this.receive(key, op, answer);
+      },
       scheduler: ports.scheduler,
-      monotonic: ports.monotonic,
+    };
+    this.membership = this.newMembership();
+    this.failover = this.newFailover();
+    this.migrations = this.newMigrations();
+  }
+
+  private newMembership(): Membership {
+    return new Membership({
+      nodes: this.ports.buckets.nodes,
+      node: this.ports.node,
+      incarnation: this.ports.incarnation,
+      scheduler: this.ports.scheduler,
+      monotonic: this.ports.monotonic,
       facts: () => ({
-        url: "",
+        url: `sim://${this.ports.node}`,
         region: "sim",
         load: this.actors.size,
         draining: this.draining,
@@ -169,7 +97,7 @@ export class SimNode {
       }),
       events: {
         peerDead: (peer) => {
-          this.ports.trace(`${this.ports.node} sees ${peer.node}/${peer.incarnation} dead`);
+          this.say(`sees ${peer.node}/${peer.incarnation} dead`);
           this.failover.sweep();
         },
         ticked: () => {
@@ -180,32 +108,36 @@ export class SimNode {
         },
       },
     });
-    this.failover = new Failover({
-      node: ports.node,
+  }
+
+  private newFailover(): Failover {
+    return new Failover({
+      node: this.ports.node,
       claims: () => this.claimsView.values(),
       ownerState: (owner) => this.membership.ownerState(owner),
       liveNodes: () => this.membership.claimantNodes(),
       takeOver: async (key, revision) => {
         const result = await this.store.takeOver(key, revision);
-        this.ports.trace(
-          `${this.ports.node} takeover of ${key} from revision ${revision}: ${result.outcome}`,
-        );
+        this.say(`takeover of ${key} from revision ${revision}: ${result.outcome}`);
         return result;
       },
       taken: (key, epoch) => {
-        this.ports.trace(`${this.ports.node} took ${key} at epoch ${epoch}`);
+        this.say(`took ${key} at epoch ${epoch}`);
         void this.restore(key);
       },
       failed: (key, error) => {
-        this.ports.trace(`${this.ports.node} takeover of ${key} failed: ${describe(error)}`);
+        this.say(`takeover of ${key} failed: ${describe(error)}`);
       },
-      scheduler: ports.scheduler,
+      scheduler: this.ports.scheduler,
       fallbackAfterMs: 3_000,
     });
-    this.migrations = new Migrations(
+  }
+
+  private newMigrations(): Migrations {
+    return new Migrations(
       {
         identity: this.identity,
-        bus: ports.bus,
+        bus: this.ports.bus,
         freeze: (key) => this.freeze(key),
         isLive: (key) => this.actors.has(key),
         handOver: (key) => {
@@ -217,14 +149,14 @@ export class SimNode {
           this.claimsView.set(key, { key, owner: { ...owner }, revision });
         },
         adopted: (key) => {
-          this.ports.trace(`${this.ports.node} adopted ${key}`);
+          this.say(`adopted ${key}`);
           void this.restore(key);
         },
         moved: () => undefined,
         mayAdopt: () => this.membership.mayAct() && !this.draining && !this.ports.host.stopped,
       },
       adoptTimeoutMs,
-      ports.scheduler,
+      this.ports.scheduler,
     );
   }
 
@@ -240,14 +172,14 @@ export class SimNode {
   }
 
   private async joinAndServe(): Promise<void> {
-    await this.joinUntilDone(() => this.membership.join());
+    await joinUntilDone(() => this.membership.join(), this.ports.scheduler, this.joinFailed);
     this.ports.trace(`${this.ports.node}/${this.identity.incarnation} joined`);
     await this.migrations.serve(this.ports.node);
     this.membership.start();
   }
 
   /**
-   * Drains this node as fleet-runtime does: marked draining (no adoptions, no creates), every key it owns
+   * Drains this node as FleetNode does: marked draining (no adoptions, no creates), every key it owns
    * moved to the least-loaded live peer by the real Drain and Migrations, then a clean leave.
    */
   async drain(): Promise<DrainProgress | null> {
@@ -261,10 +193,10 @@ export class SimNode {
     const drain = new Drain({
       identity: this.identity,
       claims: () => this.claimsView.values(),
-      targets: () => this.drainTargets(),
+      targets: () => liveTargets(this.membership.peerViews()),
       move: async (key, revision, target) => {
         const outcome = await this.migrations.move(key, revision, target);
-        this.ports.trace(`${this.ports.node} move of ${key} to ${target.node}: ${outcome}`);
+        this.say(`move of ${key} to ${target.node}: ${outcome}`);
         return outcome;
       },
       pinned: () => false,
@@ -272,19 +204,11 @@ export class SimNode {
       deadlineMs: drainDeadlineMs,
     });
     const progress = await drain.run();
-    this.ports.trace(
-      `${this.ports.node} drain ${progress.state}: moved ${progress.moved}, left ${progress.left}, failed ${progress.failed}`,
+    this.say(
+      `drain ${progress.state}: moved ${progress.moved}, left ${progress.left}, failed ${progress.failed}`,
     );
     await this.membership.leave();
     return progress;
-  }
-
-  private drainTargets(): DrainTarget[] {
-    return this.membership.peerViews().flatMap((peer) => {
-      const beat = peer.heartbeat;
-      if (peer.state !== "live" || beat === null || beat.draining) return [];
-      return [{ node: peer.node, url: `sim://${peer.node}`, load: beat.load }];
-    });
   }
 
   /** Creates `key` here; true when the create succeeded (the client was told it exists). */
@@ -292,13 +216,15 @@ export class SimNode {
     if (this.draining) return false; // the runtime redirects it to a peer; the client tries elsewhere
     const incarnation = this.identity.incarnation;
     try {
-      const { epoch, revision } = await this.store.create(key, (e) => this.snapshot(key, e, []));
+      const { epoch, revision } = await this.store.create(key, (e) =>
+        counterSnapshot(this.ports.newWriteId, key, e, []),
+      );
       // Fenced meanwhile: the claim names the dropped incarnation, whose keys are taken over.
       if (this.ports.host.stopped || this.identity.incarnation !== incarnation) return false;
       this.actors.set(key, newActor(key, epoch, revision, []));
       return this.membership.mayAct();
     } catch (error) {
-      this.ports.trace(`${this.ports.node} create ${key} failed: ${describe(error)}`);
+      this.say(`create ${key} failed: ${describe(error)}`);
       return false;
     }
   }
@@ -332,7 +258,7 @@ export class SimNode {
     actor.frozen = true;
     if (actor.busy) await new Promise<void>((resolve) => actor.idle.push(resolve));
     if (!this.isCurrent(actor)) return null; // dropped meanwhile (a failed write, a fence)
-    this.ports.trace(`${this.ports.node} froze ${key} at epoch ${actor.epoch}`);
+    this.say(`froze ${key} at epoch ${actor.epoch}`);
     return { epoch: actor.epoch, revision: actor.revision };
   }
 
@@ -354,9 +280,7 @@ export class SimNode {
     const claim = this.claimsView.get(key);
     const mine =
       claim?.owner.node === this.identity.node && claim.owner.incarnation === this.identity.incarnation;
-    this.ports.trace(
-      `${this.ports.node} hands ${key} over (${buffered.length} buffered)${mine ? ", kept" : ""}`,
-    );
+    this.say(`hands ${key} over (${buffered.length} buffered)${mine ? ", kept" : ""}`);
     if (mine) void this.restore(key);
     if (buffered.length > 0) this.ports.forward(key, buffered);
   }
@@ -389,7 +313,7 @@ export class SimNode {
       try {
         actor.revision = await this.store.write(
           actor.key,
-          this.snapshot(actor.key, actor.epoch, ops),
+          counterSnapshot(this.ports.newWriteId, actor.key, actor.epoch, ops),
           actor.revision,
         );
         actor.ops = ops;
@@ -398,7 +322,7 @@ export class SimNode {
         if (!(error instanceof PersistError)) throw error;
         // Fenced: another epoch owns it. Unavailable: the chain's state is unknown here. Either way the
         // actor goes; the owner of its claim restores it from the store.
-        this.ports.trace(`${this.ports.node} drops ${actor.key}: ${error.failure}`);
+        this.say(`drops ${actor.key}: ${error.failure}`);
         this.drop(actor);
         answer("refused");
         return;
@@ -413,46 +337,13 @@ export class SimNode {
   }
 
   private drop(actor: CounterActor): void {
-    actor.dropped = true;
     if (this.actors.get(actor.key) === actor) this.actors.delete(actor.key);
-    for (const queued of actor.queue.splice(0)) queued.answer("refused");
-    for (const resolve of actor.idle.splice(0)) resolve();
+    abandon(actor);
   }
 
-  /**
-   * The player registry's move intent (actors/player/player-machine.ts): while a registry key's state
-   * holds a move not confirmed `left`, its live owner tells the old lobby `leave` on a timer until the
-   * lobby acknowledges, then records `left`. Driven again by whoever restores the key.
-   */
+  /** A registry key's move intents are driven (unless this variant never leaves). */
   private drive(actor: CounterActor): void {
-    if (!actor.key.startsWith("player/") || actor.driving) return;
-    if (this.ports.variant === "registry-never-leaves") return;
-    if (pendingLeaves(actor.ops).length === 0) return;
-    actor.driving = true;
-    const player = actor.key.slice("player/".length);
-    const tick = (): void => {
-      if (actor.dropped || this.actors.get(actor.key) !== actor || this.ports.host.stopped) return;
-      const pending = pendingLeaves(actor.ops);
-      if (pending.length === 0) {
-        actor.driving = false;
-        return;
-      }
-      if (this.membership.mayAct() && !actor.frozen) {
-        for (const lobby of pending) {
-          this.ports.forward(lobby, [
-            {
-              op: leaveOp(player),
-              answer: (answer) => {
-                if (answer !== "acked" || this.ports.host.stopped) return;
-                this.receive(actor.key, leftOp(lobby), () => undefined);
-              },
-            },
-          ]);
-        }
-      }
-      this.ports.scheduler.at(this.ports.scheduler.now() + leaveRetryMs, tick);
-    };
-    tick();
+    if (this.ports.variant !== "registry-never-leaves") driveLeaves(actor, this.registryHost);
   }
 
   /** Reads the claims (as the router's watch would keep them), takes over dead owners' keys, restores ours. */
@@ -460,15 +351,7 @@ export class SimNode {
     if (this.refreshing) return;
     this.refreshing = true;
     try {
-      const claims = this.ports.buckets.claims;
-      const keys = await claims.keys();
-      const entries = await Promise.all(keys.map((k) => claims.get(k)));
-      const view = new Map<string, ClaimView>();
-      for (const entry of entries) {
-        if (entry === null) continue;
-        view.set(entry.key, { key: entry.key, owner: decodeClaim(entry.value), revision: entry.revision });
-      }
-      this.claimsView = view;
+      this.claimsView = await readClaimsView(this.ports.buckets.claims);
     } catch (error) {
       if (!isKvError(error)) throw error;
       return; // the last view stands
@@ -496,11 +379,11 @@ export class SimNode {
       if (!Array.isArray(ops)) throw new TypeError(`${key}: not a counter snapshot`);
       const actor = newActor(key, stored.epoch, stored.revision, ops.map(String));
       this.actors.set(key, actor);
-      this.ports.trace(`${this.ports.node} restored ${key} at epoch ${stored.epoch} (${ops.length} ops)`);
+      this.say(`restored ${key} at epoch ${stored.epoch} (${ops.length} ops)`);
       this.drive(actor);
     } catch (error) {
       if (!(error instanceof PersistError)) throw error;
-      this.ports.trace(`${this.ports.node} restore of ${key} failed: ${error.failure}`);
+      this.say(`restore of ${key} failed: ${error.failure}`);
     } finally {
       this.restoring.delete(key);
       const held = this.held.get(key) ?? [];
@@ -513,47 +396,25 @@ export class SimNode {
     }
   }
 
-  /** Declared dead: drop every actor at once and come back as a new incarnation (as fleet-runtime does). */
+  /** A line of the world's trace about this node. */
+  private say(line: string): void {
+    this.ports.trace(`${this.ports.node} ${line}`);
+  }
+
+  private readonly joinFailed = (error: unknown): void => {
+    this.say(`join failed: ${describe(error)}`);
+  };
+
+  /** Declared dead: drop every actor at once and come back as a new incarnation (as FleetNode does). */
   private async restartEmpty(): Promise<void> {
     for (const actor of [...this.actors.values()]) this.drop(actor);
     this.claimsView = new Map();
     this.identity.incarnation = this.ports.newIncarnation();
-    this.ports.trace(`${this.ports.node} fenced; rejoins as ${this.identity.incarnation}`);
-    await this.joinUntilDone(() => this.membership.rejoin(this.identity.incarnation));
+    this.say(`fenced; rejoins as ${this.identity.incarnation}`);
+    await joinUntilDone(
+      () => this.membership.rejoin(this.identity.incarnation),
+      this.ports.scheduler,
+      this.joinFailed,
+    );
   }
-
-  private async joinUntilDone(join: () => Promise<void>): Promise<void> {
-    for (let delay = 200; ; delay = Math.min(delay * 2, 2_000)) {
-      try {
-        await join();
-        return;
-      } catch (error) {
-        this.ports.trace(`${this.ports.node} join failed: ${describe(error)}`);
-        await new Promise<void>((resolve) => {
-          this.ports.scheduler.at(this.ports.scheduler.now() + delay, resolve);
-        });
-      }
-    }
-  }
-
-  private snapshot(key: string, epoch: number, ops: readonly string[]): Snapshot {
-    return {
-      format: 1,
-      kind: counterKind,
-      schemaVersion: 1,
-      key,
-      epoch,
-      seq: ops.length,
-      writeId: this.ports.newWriteId(),
-      state: ops,
-      timers: [],
-      results: [],
-    };
-  }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof PersistError) return error.failure;
-  if (isKvError(error)) return error.code;
-  return error instanceof Error ? error.name : String(error);
 }

@@ -2,7 +2,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { FoyerClient } from "../../gateway/index.ts";
 import { loadConfig } from "../config.ts";
-import { lobbyOptionsOf } from "../node/start-node.ts";
+import { lobbyOptionsOf } from "../node/node-kinds.ts";
 import { lobbyKind } from "../../actors/lobby/index.ts";
 import { playerKind } from "../../actors/player/index.ts";
 import { ActorSystem, settle } from "../../actors/runtime/index.ts";

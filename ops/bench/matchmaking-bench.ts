@@ -1,7 +1,7 @@
 import { lobbyTypesFileSchema, type LobbyTypeInput } from "../../actors/matchmaking/index.ts";
 import type { ActorSystem, NodeState, Outbox } from "../../actors/runtime/index.ts";
 import { loadConfig } from "../config.ts";
-import { buildEmbeddedRuntime } from "../node/start-node.ts";
+import { buildEmbeddedRuntime } from "../node/embedded-runtime.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
 
 /** Options of `foyer bench --scenario matchmaking`. */

@@ -1,22 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { isIP } from "node:net";
 import type { Logger } from "pino";
 import type { TokenKey } from "../../gateway/index.ts";
 import type { NodeConfig } from "../config.ts";
+import { isLoopbackHost } from "./loopback-host.ts";
 
 /** True when the node runs in dev mode: not production and no token keys, so it signs tokens for anyone. */
 export function isDevMode(config: Pick<NodeConfig, "production" | "tokenKeys" | "devTokens">): boolean {
   // A local cluster shares one key between its nodes and still hands out dev tokens (`--dev-tokens`).
   return !config.production && (config.tokenKeys.length === 0 || config.devTokens);
-}
-
-/** True for a listen address only this machine can reach (`127.x.x.x`, `::1`, `localhost`). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (bare === "localhost" || bare.endsWith(".localhost")) return true;
-  if (isIP(bare) === 4) return bare.startsWith("127.");
-  if (bare === "::1") return true;
-  return bare.startsWith("::ffff:127.");
 }
 
 /**

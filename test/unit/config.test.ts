@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../ops/config.ts";
-import { lobbyOptionsOf } from "../../ops/node/start-node.ts";
+import { lobbyOptionsOf } from "../../ops/node/node-kinds.ts";
 
 function refusal(flags: Record<string, string>, env: Record<string, string> = {}): ConfigError {
   try {

@@ -2,7 +2,8 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../ops/config.ts";
-import { isDevMode, isLoopbackHost, tokenKeysOf } from "../../ops/node/dev-mode.ts";
+import { isDevMode, tokenKeysOf } from "../../ops/node/dev-mode.ts";
+import { isLoopbackHost } from "../../ops/node/loopback-host.ts";
 
 /** A logger whose lines the test reads: level and message of each. */
 function capturingLogger() {

@@ -1,0 +1,395 @@
+import { ActorSystem, type NodeState, type OwnerLocation, type RoomHost } from "../actors/runtime/index.ts";
+import {
+  KvActorStore,
+  type NodeIdentity,
+  type DrainProgress,
+  type DrainTarget,
+  busEventPublisher,
+  type Failover,
+  FleetRouter,
+  Membership,
+  type PeerView,
+  Migrations,
+  migrationHostOf,
+  NodeEndpoint,
+  PushRelay,
+} from "./protocol/index.ts";
+import { type DrainAnswer, NodeDrain } from "./fleet-node-drain.ts";
+import type { FleetNodePorts } from "./fleet-node-ports.ts";
+import { heartbeatUrl } from "./heartbeat-url.ts";
+import { nodeFailover } from "./node-failover.ts";
+import { liveTargets, placeNewLobby, type RegionUrl, regionsOf, roomHostAmong } from "./placement.ts";
+import { type FailoverRecord, TakeoverRecords } from "./takeover-records.ts";
+
+/** Where players reach this node, as its heartbeat announces it (empty until the gateway listens). */
+class NodeAddress {
+  url = "";
+  admin: string | undefined;
+}
+
+/**
+ * One node of a fleet, assembled from its ports (docs/fleet.md tells the whole protocol): the
+ * ActorSystem over KvActorStore, a FleetRouter that forwards messages for keys other nodes own, a
+ * NodeEndpoint that serves theirs for ours, heartbeats and a lease (Membership), the takeover of dead
+ * nodes' keys (Failover), live migration (Migrations) and drain, and the push relay. `foyer node` builds
+ * it over NATS; the simulation over its own bus, KV and clock.
+ */
+export class FleetNode {
+  /** This process as it signs its claims; a fenced node takes a new incarnation in place. */
+  readonly identity: NodeIdentity;
+  readonly system: ActorSystem;
+  /** The runtime's view of this node: the lease decides whether it may act. */
+  readonly state: NodeState;
+  private readonly store: KvActorStore;
+  private readonly membership: Membership;
+  private readonly router: FleetRouter;
+  private readonly failover: Failover;
+  private readonly relay: PushRelay;
+  private readonly endpoint: NodeEndpoint;
+  private readonly migrations: Migrations;
+  private readonly drainer: NodeDrain;
+  private readonly takeovers = new TakeoverRecords();
+  private readonly address = new NodeAddress();
+  /** What `start` started that `close` stops, last first. */
+  private readonly running: { stop(): void }[] = [];
+
+  /**
+   * Wires the parts. Their callbacks into the system and into each other run only once `start` joined
+   * the fleet, so each part reaches the others through this node's fields, all set here.
+   */
+  constructor(private readonly ports: FleetNodePorts) {
+    const { settings, hooks, buckets, scheduler } = ports;
+    this.identity = { node: settings.nodeId, incarnation: ports.newIncarnation() };
+    this.store = new KvActorStore({
+      claims: buckets.claims,
+      snapshots: buckets.lobbies,
+      identity: this.identity,
+      scheduler,
+      sealedByRead: (key) => {
+        this.sealedByRead(key);
+      },
+    });
+    this.membership = this.newMembership();
+    this.router = new FleetRouter({
+      claims: buckets.claims,
+      bus: ports.bus,
+      identity: this.identity,
+      scheduler,
+      ownerState: (owner) => this.membership.ownerState(owner),
+      // A key a resuming member asks for is taken over here at once, not in its turn (docs/fleet.md).
+      deadOwner: (claim) => {
+        this.failover.want(claim);
+      },
+      takingOver: (key) => this.failover.taking(key),
+    });
+    this.drainer = this.newDrain();
+    this.state = {
+      canOpenRoom: () => this.canOpenRoom(),
+      draining: () => this.drainer.draining,
+      // A queue match's room goes to the least-loaded node that can take it (docs/matchmaking.md).
+      roomHost: () => this.roomHost(),
+      mayAct: () => this.membership.mayAct(),
+      leaseSettled: () => this.membership.leaseSettled(),
+    };
+    this.failover = nodeFailover({
+      node: settings.nodeId,
+      store: this.store,
+      router: this.router,
+      membership: this.membership,
+      takeovers: this.takeovers,
+      taken: (key, epoch) => {
+        this.taken(key, epoch);
+      },
+      log: hooks.log,
+      scheduler,
+      fallbackAfterMs: settings.failureTimeoutMs,
+    });
+    // Frames of queues and matched lobbies reach players on every gateway (docs/matchmaking.md).
+    this.relay = new PushRelay({
+      bus: ports.bus,
+      node: settings.nodeId,
+      local: hooks.outbox,
+      here: hooks.connectedHere,
+      now: ports.monotonic,
+    });
+    this.system = this.newSystem();
+    hooks.register(this.system);
+    // A disconnect another node tells about a player in the key here is stale (NodeEndpoint.staleDisconnect).
+    this.endpoint = new NodeEndpoint({
+      bus: ports.bus,
+      node: settings.nodeId,
+      system: this.system,
+      // A room another node placed here is taken only while this node can open one.
+      maySpawn: (key) => !key.startsWith("room/") || this.canOpenRoom(),
+      inKeyHere: hooks.inKeyHere,
+    });
+    this.migrations = this.newMigrations();
+  }
+
+  /** Builds a node and joins the fleet with it. */
+  static async start(ports: FleetNodePorts): Promise<FleetNode> {
+    const node = new FleetNode(ports);
+    await node.start();
+    return node;
+  }
+
+  /** Joins the fleet, then serves: heartbeats, the claims' watch, relayed pushes, peers' asks, adoptions. */
+  async start(): Promise<void> {
+    await this.membership.join();
+    this.membership.start();
+    this.running.push(this.router.start());
+    await this.relay.start();
+    this.running.push(this.relay);
+    await this.endpoint.start();
+    this.running.push(this.endpoint, await this.migrations.serve(this.ports.settings.nodeId));
+  }
+
+  /** Where the owner of `key` is: here (or nobody yet), another node's public URL, or not reachable now. */
+  async locateOwner(key: string): Promise<OwnerLocation> {
+    const location = await this.router.locate(key);
+    if (location.kind === "unavailable") return { kind: "waiting", retryAfterMs: location.retryAfterMs };
+    if (location.kind !== "remote") return { kind: "here" };
+    const peer = this.membership.peerViews().find((p) => p.node === location.node);
+    // A peer whose heartbeat this node has not read yet (it just joined): read its record now.
+    const peerUrl = peer?.heartbeat?.url ?? (await heartbeatUrl(this.ports.buckets.nodes, location.node));
+    return peerUrl ? { kind: "elsewhere", url: peerUrl } : { kind: "waiting", retryAfterMs: 200 };
+  }
+
+  /** Resolves when this node sees the claim of `key` change, or after `maxMs` (a wait for a takeover). */
+  ownerChanged(key: string, maxMs: number): Promise<void> {
+    return this.router.changed(key, maxMs);
+  }
+
+  /** Publishes this node's public URL (and its admin API's) in its heartbeat, so peers can redirect to it. */
+  async announce(url: string, admin?: string): Promise<void> {
+    this.address.url = url;
+    this.address.admin = admin;
+    await this.membership.tick();
+  }
+
+  /** Where a new lobby goes: here, or a peer's URL while this node drains. */
+  placeNew(): OwnerLocation {
+    return placeNewLobby(this.drainer.draining, this.targets());
+  }
+
+  /** One public URL per region of the live fleet (this node's for its own), for the SDK's ping. */
+  regions(): RegionUrl[] {
+    return regionsOf(
+      { region: this.ports.settings.region, url: this.address.url },
+      this.membership.peerViews(),
+    );
+  }
+
+  /** Starts draining (idempotent): refused when no live peer could take the keys. */
+  drain(): DrainAnswer {
+    return this.drainer.start();
+  }
+
+  /** The running or finished drain, or null. */
+  drainProgress(): DrainProgress | null {
+    return this.drainer.progress();
+  }
+
+  /** Resolves when a started drain ends (nothing left, or its deadline). */
+  get drained(): Promise<DrainProgress> {
+    return this.drainer.drained;
+  }
+
+  /** The keys this node owns now (its claims), counted by kind (`lobby`, `player`, …). */
+  owned(): Map<string, number> {
+    return this.router.ownedBy(this.identity);
+  }
+
+  /** The keys this node owns by its claims, with the claim's revision (the lobby's epoch). */
+  ownedKeys(): { key: string; epoch: number }[] {
+    const { node, incarnation } = this.identity;
+    return [...this.router.claimViews()]
+      .filter((c) => c.owner.node === node && c.owner.incarnation === incarnation)
+      .map((claim) => ({ key: claim.key, epoch: claim.revision }));
+  }
+
+  /** The takeovers this node made since it started: how many, and the latest (newest last). */
+  failovers(): { count: number; recent: readonly FailoverRecord[] } {
+    return this.takeovers.failovers();
+  }
+
+  /** The peers as this node sees them (their last heartbeats). */
+  peerViews(): PeerView[] {
+    return this.membership.peerViews();
+  }
+
+  /** Acts no more, then says so: peers take whatever is left here at once. The ports stay open. */
+  async close(): Promise<void> {
+    this.system.close();
+    await this.membership.leave();
+    for (const part of this.running.splice(0).reverse()) part.stop();
+  }
+
+  private newMembership(): Membership {
+    const { settings, buckets, scheduler } = this.ports;
+    return new Membership({
+      nodes: buckets.nodes,
+      node: settings.nodeId,
+      incarnation: this.identity.incarnation,
+      scheduler,
+      monotonic: this.ports.monotonic,
+      timing: {
+        heartbeatMs: settings.heartbeatMs,
+        failureTimeoutMs: settings.failureTimeoutMs,
+        leaseMarginMs: Math.max(settings.heartbeatMs, Math.round(settings.failureTimeoutMs / 3)),
+      },
+      facts: () => ({
+        url: this.address.url,
+        ...(this.address.admin === undefined ? {} : { admin: this.address.admin }),
+        region: settings.region,
+        load: this.system.liveCount,
+        draining: this.drainer.draining,
+        version: settings.version,
+        protocol: settings.protocol,
+      }),
+      events: {
+        peerDead: (peer) => {
+          this.ports.hooks.log.warn({ peer }, "peer declared dead; its lobbies are taken over");
+          this.takeovers.peerDied(peer.node, scheduler.now());
+          this.failover.sweep();
+          // Members waiting for its keys ask again now: each key they ask for is taken over at once.
+          this.router.wakeAll();
+        },
+        ticked: () => {
+          this.failover.sweep();
+        },
+        fenced: () => {
+          void this.restartEmpty();
+        },
+      },
+    });
+  }
+
+  private newSystem(): ActorSystem {
+    const { settings, hooks } = this.ports;
+    return new ActorSystem({
+      store: this.store,
+      outbox: this.relay,
+      scheduler: this.ports.scheduler,
+      random: this.ports.random,
+      node: this.state,
+      events: hooks.events,
+      resultSessions: settings.resultSessions,
+      router: this.router,
+      blobs: this.ports.blobs,
+      publisher: busEventPublisher(this.ports.bus, settings.nodeId, (event, error) => {
+        hooks.events.publishFailed?.(event.key, error);
+      }),
+    });
+  }
+
+  private newMigrations(): Migrations {
+    const { hooks } = this.ports;
+    const host = migrationHostOf({
+      identity: this.identity,
+      bus: this.ports.bus,
+      system: this.system,
+      store: this.store,
+      router: this.router,
+      playersHere: hooks.playersHere,
+      moved: hooks.moved,
+      mayAdopt: () => this.membership.mayAct() && !this.drainer.draining,
+      onAdopted: (key) => {
+        this.relay.relayAfterMove(key);
+        hooks.fleetEvents?.migrated?.("in", "adopted");
+      },
+      frozeFor: (key, ms) => {
+        hooks.fleetEvents?.frozeFor?.(key, ms);
+      },
+    });
+    return new Migrations(host, undefined, this.ports.scheduler);
+  }
+
+  private newDrain(): NodeDrain {
+    const { settings, hooks } = this.ports;
+    return new NodeDrain({
+      identity: this.identity,
+      claims: () => this.router.claimViews(),
+      targets: () => this.targets(),
+      move: async (key, revision, target) => {
+        const outcome = await this.migrations.move(key, revision, target);
+        hooks.fleetEvents?.migrated?.("out", outcome);
+        return outcome;
+      },
+      pinned: (key) => this.system.pinned(key),
+      scheduler: this.ports.scheduler,
+      deadlineMs: settings.drainDeadlineMs,
+      concurrency: settings.drainConcurrency,
+      log: hooks.log,
+      started: () => {
+        hooks.draining();
+        void this.membership.tick(); // peers learn at once that no new lobby should come here
+      },
+    });
+  }
+
+  private canOpenRoom(): boolean {
+    return this.ports.hooks.capacity.canOpenRoom() && !this.drainer.draining;
+  }
+
+  /** Live peers that are not draining, with the load their heartbeats report. */
+  private targets(): DrainTarget[] {
+    return liveTargets(this.membership.peerViews());
+  }
+
+  /** The least-loaded node that can open a room now: this one while it can, or a live peer. */
+  private roomHost(): RoomHost | undefined {
+    const self = this.ports.hooks.capacity.roomHost?.();
+    const here =
+      self !== undefined && this.canOpenRoom() ? { ...self, load: this.system.liveCount } : undefined;
+    return roomHostAmong(here, this.targets(), (peer) => this.router.refusedRecently(peer));
+  }
+
+  private taken(key: string, epoch: number): void {
+    const { hooks, scheduler } = this.ports;
+    const sinceDeathMs = this.takeovers.taken(key, epoch, this.ports.wallClock(), scheduler.now());
+    this.router.learn(key, this.identity, epoch);
+    hooks.fleetEvents?.tookOver?.(key, sinceDeathMs);
+    hooks.log.info({ key, epoch }, "taken over");
+    // Restores the actor now (its timers run again) and tells it whose sessions are here.
+    this.tellRestored(key);
+  }
+
+  /**
+   * A takeover that failed after its claim CAS leaves the key to the next read, which seals it: that
+   * actor is told `restored` too (behind the messages that made it load), or its absent members would
+   * count as connected and never get a grace.
+   */
+  private sealedByRead(key: string): void {
+    // A takeover or adoption still sealing tells the actor itself once it finds this seal.
+    if (this.failover.taking(key) || this.migrations.adopting(key)) return;
+    this.ports.hooks.log.info({ key }, "sealed by the read that restores it");
+    this.tellRestored(key);
+  }
+
+  private tellRestored(key: string): void {
+    const connected = [...this.ports.hooks.playersHere(key)];
+    this.system.tell(key, { type: "restored", reason: "failover", connected });
+  }
+
+  /** Declared dead: drop everything, close every socket, and come back as a new incarnation. */
+  private async restartEmpty(): Promise<void> {
+    const { hooks, scheduler } = this.ports;
+    const dropped = this.system.dropAll();
+    hooks.reset();
+    this.identity.incarnation = this.ports.newIncarnation();
+    hooks.log.error(
+      { dropped, incarnation: this.identity.incarnation },
+      "this node was declared dead: dropped its actors, rejoining as a new incarnation",
+    );
+    for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        await this.membership.rejoin(this.identity.incarnation);
+        return;
+      } catch (err) {
+        hooks.log.warn({ err }, "rejoin failed; trying again");
+        await new Promise<void>((resolve) => scheduler.at(scheduler.now() + delay, resolve));
+      }
+    }
+  }
+}
