@@ -45,6 +45,7 @@ import {
   type GatewayOptions,
   type TokenKey,
   BlobRequests,
+  playerTokenVerifierOf,
 } from "../../gateway/index.ts";
 import { NodeMetrics, startAdmin, type FleetSource } from "../admin/index.ts";
 import { resultSessionsOf, type NodeConfig } from "../config.ts";
@@ -297,6 +298,7 @@ function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): 
     }),
     sessions,
     tokenKeys,
+    tokenVerifier: playerTokenVerifierOf(config, tokenKeys, logger.child({ component: "auth" })),
     sessionSecret: config.sessionSecret || randomBytes(32).toString("base64url"),
     protocol: PROTOCOL_VERSION + config.protocolBump,
     limits: {
