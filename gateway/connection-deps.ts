@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { ActorSystem } from "../actors/runtime/index.ts";
-import type { TokenKey } from "./auth/player-token.ts";
+import type { PlayerTokenVerifier, TokenKey } from "./auth/index.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
 import type { RequestRouter } from "./requests/index.ts";
 import type { SessionRegistry } from "./sessions/index.ts";
@@ -28,6 +28,8 @@ export interface ConnectionDeps {
   readonly requests: RequestRouter;
   readonly sessions: SessionRegistry;
   readonly tokenKeys: readonly TokenKey[];
+  /** Checks hello tokens (`tokenKeys` and a provider's key set); absent: `tokenKeys` alone. */
+  readonly tokenVerifier?: PlayerTokenVerifier;
   readonly sessionSecret: string;
   readonly limits: ConnectionLimits;
   /**

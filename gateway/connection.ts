@@ -1,6 +1,6 @@
 import type WebSocket from "ws";
 import type { AskResult, ErrorCode } from "../actors/runtime/index.ts";
-import { verifyPlayerToken } from "./auth/player-token.ts";
+import { verifyPlayerToken } from "./auth/index.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
 import type { CloseReason } from "./protocol/close-codes.ts";
@@ -36,6 +36,8 @@ export class Connection implements SessionSocket {
   private readonly out: SocketSender;
   private readonly limiter: RateLimiter;
   private readonly helloTimer: NodeJS.Timeout;
+  /** The hello whose token is being checked: frames that arrive meanwhile wait for it, in order. */
+  private hello: Promise<void> | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -147,9 +149,25 @@ export class Connection implements SessionSocket {
       return;
     }
     const data = isBinary ? bytes : Buffer.from(bytes).toString("utf8");
+    if (this.hello) {
+      // Behind a hello whose token is still being checked: handled after it (and counted against the rate).
+      if (this.limiter.take() === "close") {
+        this.closeWith("RATE_LIMITED");
+        return;
+      }
+      void this.hello.then(() => {
+        this.onMessage(bytes, isBinary);
+      });
+      return;
+    }
     if (!this.session) {
       this.encoding = isBinary ? "msgpack" : "json";
-      this.onHello(data);
+      this.hello = this.onHello(data)
+        .catch((error: unknown) => {
+          this.deps.logger.error({ err: error }, "hello failed");
+          this.terminate();
+        })
+        .finally(() => (this.hello = undefined));
       return;
     }
     const admitted = this.limiter.take();
@@ -191,7 +209,7 @@ export class Connection implements SessionSocket {
     session.send(answerFrame(frame.id, result));
   }
 
-  private onHello(data: Uint8Array | string): void {
+  private async onHello(data: Uint8Array | string): Promise<void> {
     const decoded = decodeClientFrame(data);
     // A region probe (SPEC §3 ping): the SDK measures a node it is not connected to with pings before any
     // hello, then closes. A few are answered; the hello timeout still ends a socket that never says hello.
@@ -209,7 +227,12 @@ export class Connection implements SessionSocket {
       this.closeWith("PROTOCOL");
       return;
     }
-    const verified = verifyPlayerToken(hello.token, this.deps.tokenKeys, this.deps.now());
+    const verified = await verifyPlayerToken(
+      hello.token,
+      this.deps.tokenVerifier ?? this.deps.tokenKeys,
+      this.deps.now(),
+    );
+    if (this.closed) return;
     if (!verified.ok) {
       this.deps.logger.info({ why: verified.why }, "token refused");
       this.refuse("UNAUTHORIZED", `token refused: ${verified.why}`);

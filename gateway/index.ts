@@ -25,7 +25,14 @@ export {
 } from "./sessions/index.ts";
 export { errorFrame, defaultRetryAfterMs } from "./protocol/error-mapping.ts";
 export { FoyerError, isFoyerError } from "./protocol/foyer-error.ts";
-export { signPlayerToken, verifyPlayerToken, type PlayerClaims, type TokenKey } from "./auth/player-token.ts";
+export {
+  PlayerTokenVerifier,
+  playerTokenVerifierOf,
+  signPlayerToken,
+  verifyPlayerToken,
+  type PlayerClaims,
+  type TokenKey,
+} from "./auth/index.ts";
 export { CloseCodes, type CloseReason } from "./protocol/close-codes.ts";
 export { clientFrameSchema, type RequestFrame } from "./protocol/client-frames.ts";
 export { PROTOCOL_VERSION, serverFrameSchema, type RedirectReason } from "./protocol/server-frames.ts";

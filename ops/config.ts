@@ -48,6 +48,36 @@ function checkLobbyLimits(config: NodeConfig): void {
 }
 
 /**
+ * A node needs a way to check player tokens in production; a provider's keys come from one place, over
+ * TLS, and with an issuer to check (a provider's key set, Firebase's for one, signs for many tenants).
+ */
+function checkPlayerTokenKeys(config: NodeConfig): void {
+  const jwks = config.jwksUrl !== undefined || config.jwksFile !== undefined;
+  if (config.jwksUrl !== undefined && config.jwksFile !== undefined) {
+    throw new ConfigError(
+      "jwksFile",
+      "give --jwks-url (FOYER_JWKS_URL) or --jwks-file (FOYER_JWKS_FILE), not both",
+    );
+  }
+  if (!config.production) return;
+  if (config.tokenKeys.length === 0 && !jwks) {
+    throw new ConfigError(
+      "tokenKeys",
+      "production mode needs --token-keys (FOYER_TOKEN_KEYS) or --jwks-url/--jwks-file: refusing to start without a key to check player tokens",
+    );
+  }
+  if (config.jwksUrl?.startsWith("http:") && !isLoopbackHost(new URL(config.jwksUrl).hostname)) {
+    throw new ConfigError("jwksUrl", "production mode needs an https:// --jwks-url (FOYER_JWKS_URL)");
+  }
+  if (jwks && config.tokenIssuer.length === 0) {
+    throw new ConfigError(
+      "tokenIssuer",
+      "production mode with a JWKS needs --token-issuer (FOYER_TOKEN_ISSUER): the provider's keys may sign for others too",
+    );
+  }
+}
+
+/**
  * How many sessions' answers each actor keeps for retries (docs/protocol.md, "Exactly once"): the
  * runtime's default, or twice `maxMembers` when lobbies are larger, so that every member of a full lobby
  * acting at once, and as many others, still find their answers.
@@ -109,13 +139,8 @@ export function loadConfig(flags: Partial<Record<string, string>>, env: NodeJS.P
       );
     }
   }
+  checkPlayerTokenKeys(config);
   if (config.production) {
-    if (config.tokenKeys.length === 0) {
-      throw new ConfigError(
-        "tokenKeys",
-        "production mode needs --token-keys (FOYER_TOKEN_KEYS): refusing to start without a key to check player tokens",
-      );
-    }
     if (config.sessionSecret.length < 16) {
       throw new ConfigError(
         "sessionSecret",

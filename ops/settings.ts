@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ActivitySettingsFile } from "../actors/activity/index.ts";
 import type { LobbyTypesFile } from "../actors/matchmaking/index.ts";
+import { playerTokenSettings } from "./player-token-settings.ts";
 
 /**
  * The settings of a node, one table: each with its zod schema, its `FOYER_*` variable, its default and
@@ -71,6 +72,7 @@ export const settings = {
     def: "",
     help: "player token keys, kid:secret[,kid:secret] (rotation: list several)",
   },
+  ...playerTokenSettings,
   sessionSecret: {
     schema: z.string(),
     env: "FOYER_SESSION_SECRET",

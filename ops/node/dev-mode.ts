@@ -5,9 +5,16 @@ import type { NodeConfig } from "../config.ts";
 import { isLoopbackHost } from "./loopback-host.ts";
 
 /** True when the node runs in dev mode: not production and no token keys, so it signs tokens for anyone. */
-export function isDevMode(config: Pick<NodeConfig, "production" | "tokenKeys" | "devTokens">): boolean {
+export function isDevMode(
+  config: Pick<NodeConfig, "production" | "tokenKeys" | "devTokens" | "jwksUrl" | "jwksFile">,
+): boolean {
   // A local cluster shares one key between its nodes and still hands out dev tokens (`--dev-tokens`).
-  return !config.production && (config.tokenKeys.length === 0 || config.devTokens);
+  return !config.production && ((config.tokenKeys.length === 0 && !hasKeySet(config)) || config.devTokens);
+}
+
+/** True when the node checks tokens with a provider's keys (`--jwks-url`, `--jwks-file`). */
+function hasKeySet(config: Pick<NodeConfig, "jwksUrl" | "jwksFile">): boolean {
+  return config.jwksUrl !== undefined || config.jwksFile !== undefined;
 }
 
 /**
@@ -20,7 +27,8 @@ export function tokenKeysOf(config: NodeConfig, log: Logger): TokenKey[] {
     const at = pair.indexOf(":");
     return { id: pair.slice(0, at), secret: pair.slice(at + 1) };
   });
-  if (keys.length > 0) return keys;
+  // A node that checks its provider's tokens needs no key of its own, and makes none up.
+  if (keys.length > 0 || hasKeySet(config)) return keys;
   log.warn(
     "DEV MODE: no --token-keys given, so this node made up a key and issues player tokens to anyone at GET /dev/token. " +
       "Never expose it; production nodes (--production) refuse to start without keys.",

@@ -12,6 +12,7 @@ import {
   type GatewayOptions,
   type SessionRegistry,
   type TokenKey,
+  playerTokenVerifierOf,
 } from "../../gateway/index.ts";
 import type { NodeMetrics } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
@@ -89,6 +90,7 @@ export function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayP
     requests: requestRouterOf(config, parts),
     sessions,
     tokenKeys,
+    tokenVerifier: playerTokenVerifierOf(config, tokenKeys, logger.child({ component: "auth" })),
     sessionSecret: config.sessionSecret || randomBytes(32).toString("base64url"),
     protocol: PROTOCOL_VERSION + config.protocolBump,
     limits: {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { signPlayerToken, verifyPlayerToken } from "../../gateway/auth/player-token.ts";
+import { signPlayerToken } from "../../gateway/auth/player-token.ts";
+import { verifyPlayerToken } from "../../gateway/auth/player-token-verifier.ts";
 import { signResumeToken, verifyResumeToken } from "../../gateway/auth/resume-token.ts";
 import { EpochFilter } from "../../gateway/client/epoch-filter.ts";
 import {
@@ -60,31 +61,33 @@ describe("wire codec", () => {
 describe("player tokens", () => {
   const claims = { sub: "p1", name: "Ann", exp: now / 1000 + 60 };
 
-  it("verifies a token signed with an accepted key", () => {
-    expect(verifyPlayerToken(signPlayerToken(claims, key), [key], now)).toEqual({ ok: true, claims });
+  it("verifies a token signed with an accepted key", async () => {
+    expect(await verifyPlayerToken(signPlayerToken(claims, key), [key], now)).toEqual({ ok: true, claims });
   });
 
-  it("accepts any of several keys, so keys can be rotated", () => {
+  it("accepts any of several keys, so keys can be rotated", async () => {
     const next = { id: "k2", secret: "another-secret-0123456789" };
-    expect(verifyPlayerToken(signPlayerToken(claims, next), [key, next], now).ok).toBe(true);
+    expect((await verifyPlayerToken(signPlayerToken(claims, next), [key, next], now)).ok).toBe(true);
   });
 
-  it("refuses expired, forged, unknown-key and malformed tokens with the reason", () => {
-    expect(verifyPlayerToken(signPlayerToken({ ...claims, exp: now / 1000 - 1 }, key), [key], now)).toEqual({
+  it("refuses expired, forged, unknown-key and malformed tokens with the reason", async () => {
+    expect(
+      await verifyPlayerToken(signPlayerToken({ ...claims, exp: now / 1000 - 1 }, key), [key], now),
+    ).toEqual({
       ok: false,
       why: "expired",
     });
     const forged = signPlayerToken(claims, { id: "k1", secret: "guessed-secret-000000000" });
-    expect(verifyPlayerToken(forged, [key], now)).toEqual({ ok: false, why: "bad signature" });
+    expect(await verifyPlayerToken(forged, [key], now)).toEqual({ ok: false, why: "bad signature" });
     const other = signPlayerToken(claims, { id: "k9", secret: key.secret });
-    expect(verifyPlayerToken(other, [key], now)).toEqual({ ok: false, why: "unknown key" });
-    expect(verifyPlayerToken("a.b", [key], now)).toEqual({ ok: false, why: "malformed" });
+    expect(await verifyPlayerToken(other, [key], now)).toEqual({ ok: false, why: "unknown key" });
+    expect(await verifyPlayerToken("a.b", [key], now)).toEqual({ ok: false, why: "malformed" });
   });
 
-  it("refuses a token whose claims were edited after signing", () => {
+  it("refuses a token whose claims were edited after signing", async () => {
     const [head, , sig] = signPlayerToken(claims, key).split(".");
     const body = Buffer.from(JSON.stringify({ ...claims, sub: "admin" })).toString("base64url");
-    expect(verifyPlayerToken(`${head}.${body}.${sig}`, [key], now)).toEqual({
+    expect(await verifyPlayerToken(`${head}.${body}.${sig}`, [key], now)).toEqual({
       ok: false,
       why: "bad signature",
     });

@@ -1,0 +1,96 @@
+import { jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
+import { z } from "zod";
+import type { PlayerClaims, TokenKey } from "./player-token.ts";
+import { refusalOf, UnknownKeyError, type TokenRefusal } from "./token-refusal.ts";
+
+/** What a token check says: the player's claims, or why the token was refused. Never thrown. */
+export type TokenCheck = { ok: true; claims: PlayerClaims } | { ok: false; why: TokenRefusal };
+
+/** How player tokens are checked: which keys, which issuer and audience, which claims name the player. */
+export interface PlayerTokenPolicy {
+  /** HS256 keys by `kid` (`--token-keys`): a studio backend's own tokens. */
+  readonly keys: readonly TokenKey[];
+  /** A provider's public keys (a JWKS URL or file): RS256, ES256 and EdDSA tokens. */
+  readonly keySet?: JWTVerifyGetKey;
+  /** Accepted `iss` values; empty or absent: not checked. */
+  readonly issuer?: readonly string[];
+  /** Accepted `aud` values (one is enough); empty or absent: not checked. */
+  readonly audience?: readonly string[];
+  /** The claim holding the player id (default `sub`). */
+  readonly playerClaim?: string;
+  /** The claim holding the display name (default `name`). */
+  readonly nameClaim?: string;
+  /** Seconds a token may be past `exp` or before `nbf` and still pass, for clocks that drift. */
+  readonly clockSkewS?: number;
+}
+
+/** The algorithms of a provider's keys. `none` and HMAC are never taken from a key set. */
+const publicKeyAlgorithms = ["RS256", "ES256", "EdDSA", "Ed25519"];
+
+const playerIdSchema = z.string().min(1).max(128);
+const nameSchema = z.string().min(1).max(32);
+const expSchema = z.number().int();
+
+/**
+ * Checks player tokens with jose: HS256 against the node's own keys, public-key algorithms against the
+ * provider's key set, each only with its own kind of key, so an HS256 token "signed" with a public key's
+ * bytes finds no key. The claims are read from the names the provider uses; `exp` is required.
+ */
+export class PlayerTokenVerifier {
+  private readonly secrets: ReadonlyMap<string, Uint8Array>;
+  private readonly options: JWTVerifyOptions;
+
+  constructor(private readonly policy: PlayerTokenPolicy) {
+    const encoder = new TextEncoder();
+    this.secrets = new Map(policy.keys.map((k) => [k.id, encoder.encode(k.secret)]));
+    this.options = {
+      algorithms: [
+        ...(policy.keys.length > 0 ? ["HS256"] : []),
+        ...(policy.keySet ? publicKeyAlgorithms : []),
+      ],
+      requiredClaims: ["exp"],
+      clockTolerance: policy.clockSkewS ?? 0,
+      ...(policy.issuer?.length ? { issuer: [...policy.issuer] } : {}),
+      ...(policy.audience?.length ? { audience: [...policy.audience] } : {}),
+    };
+  }
+
+  /** Checks a token at `nowMs`. Never throws. */
+  async verify(token: string, nowMs: number): Promise<TokenCheck> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.getKey, { ...this.options, currentDate: new Date(nowMs) }));
+    } catch (error) {
+      return { ok: false, why: refusalOf(error) };
+    }
+    const sub = playerIdSchema.safeParse(payload[this.policy.playerClaim ?? "sub"]);
+    const name = nameSchema.safeParse(payload[this.policy.nameClaim ?? "name"]);
+    const exp = expSchema.safeParse(payload.exp);
+    if (!sub.success || !name.success || !exp.success) return { ok: false, why: "malformed" };
+    return { ok: true, claims: { sub: sub.data, name: name.data, exp: exp.data } };
+  }
+
+  /** An HS256 token's key is one of the node's secrets; any other's comes from the key set. */
+  private readonly getKey: JWTVerifyGetKey = (header, token) => {
+    if (header.alg !== "HS256") {
+      if (!this.policy.keySet) throw new UnknownKeyError();
+      return this.policy.keySet(header, token);
+    }
+    const secret = header.kid === undefined ? undefined : this.secrets.get(header.kid);
+    if (!secret) throw new UnknownKeyError();
+    return secret;
+  };
+}
+
+/**
+ * Verifies a token at `nowMs`: against HS256 keys (`sub`, `name` and `exp` claims, no issuer or audience),
+ * or with a node's verifier, which may also know a provider's key set. Never throws.
+ */
+export function verifyPlayerToken(
+  token: string,
+  keys: readonly TokenKey[] | PlayerTokenVerifier,
+  nowMs: number,
+): Promise<TokenCheck> {
+  const verifier = keys instanceof PlayerTokenVerifier ? keys : new PlayerTokenVerifier({ keys });
+  return verifier.verify(token, nowMs);
+}
