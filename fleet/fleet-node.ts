@@ -18,6 +18,7 @@ import { type DrainAnswer, NodeDrain } from "./fleet-node-drain.ts";
 import type { FleetNodePorts } from "./fleet-node-ports.ts";
 import { heartbeatUrl } from "./heartbeat-url.ts";
 import { nodeFailover } from "./node-failover.ts";
+import { ownerReachable, staleOwnerRetryMs } from "./owner-reachable.ts";
 import { liveTargets, placeNewLobby, type RegionUrl, regionsOf, roomHostAmong } from "./placement.ts";
 import { type FailoverRecord, TakeoverRecords } from "./takeover-records.ts";
 
@@ -150,6 +151,9 @@ export class FleetNode {
     if (location.kind === "unavailable") return { kind: "waiting", retryAfterMs: location.retryAfterMs };
     if (location.kind !== "remote") return { kind: "here" };
     const peer = this.membership.peerViews().find((p) => p.node === location.node);
+    // An owner gone quiet (a `kill -9`?) is not redirected to: players wait for the takeover instead.
+    if (peer && !ownerReachable(peer, this.ports.monotonic(), this.ports.settings.failureTimeoutMs))
+      return { kind: "waiting", retryAfterMs: staleOwnerRetryMs };
     // A peer whose heartbeat this node has not read yet (it just joined): read its record now.
     const peerUrl = peer?.heartbeat?.url ?? (await heartbeatUrl(this.ports.buckets.nodes, location.node));
     return peerUrl ? { kind: "elsewhere", url: peerUrl } : { kind: "waiting", retryAfterMs: 200 };

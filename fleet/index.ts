@@ -157,6 +157,7 @@ export type {
 
 export { chooseRoomHost, liveTargets, placeNewLobby, regionsOf, roomHostAmong } from "./placement.ts";
 export type { HostCandidate, RegionUrl } from "./placement.ts";
+export { ownerReachable } from "./owner-reachable.ts";
 export { FleetNode } from "./fleet-node.ts";
 export type {
   FleetBuckets,

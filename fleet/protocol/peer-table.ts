@@ -28,6 +28,11 @@ export interface PeerView {
   /** The last heartbeat read, or null once tombstoned. */
   readonly heartbeat: Heartbeat | null;
   readonly state: OwnerState;
+  /**
+   * Monotonic time its heartbeat was last heard (or its silence started being counted), on the clock
+   * membership counts silence on: a gateway redirects to no owner whose heartbeat went stale.
+   */
+  readonly heardAt?: number;
 }
 
 interface Peer {
@@ -204,6 +209,7 @@ export class PeerTable {
       incarnation: peer.incarnation,
       heartbeat: peer.heartbeat,
       state: this.stateOf({ node, incarnation: peer.incarnation }),
+      heardAt: peer.heardAt,
     }));
   }
 
