@@ -123,6 +123,10 @@ export abstract class ClientConnection extends ClientSockets {
     return true;
   }
 
+  protected callDeadline(): number | undefined {
+    return this.pending.firstDeadline();
+  }
+
   protected endForGood(error: FoyerError, code: number, reason: string): void {
     this.waiters.fail(error);
     this.pending.failAll(error);

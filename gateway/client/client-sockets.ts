@@ -7,10 +7,12 @@ import type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types
 import { Emitter } from "./emitter.ts";
 import { defaultLivenessMs, LivenessWatch } from "./liveness-watch.ts";
 import { backoffMs, finalCloses, noWelcomeCode } from "./reconnect-policy.ts";
+import { RedirectBackoff } from "./redirect-backoff.ts";
 
 /**
  * The SDK's sockets: connects with bootstrap URLs, says hello with the player's token, resumes its
- * session after any drop (with a backoff, spread over the URLs), follows a `redirect` at once, moves over
+ * session after any drop (with a backoff, spread over the URLs), follows a `redirect` (at once, unless
+ * the same URL keeps coming back: see RedirectBackoff), moves over
  * to the node a `moved` names (make before break), and leaves a node that fell silent. What the frames
  * say is `ClientConnection`'s.
  */
@@ -35,6 +37,7 @@ export abstract class ClientSockets extends Emitter<FoyerEvents> {
   protected attempts = 0;
   protected closedByUser = false;
   private redirectTo: string | undefined;
+  private readonly redirects = new RedirectBackoff();
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   protected attemptTimer: ReturnType<typeof setTimeout> | undefined;
   protected readonly Socket: new (url: string) => SocketLike;
@@ -272,9 +275,10 @@ export abstract class ClientSockets extends Emitter<FoyerEvents> {
   }
 
   /**
-   * Goes to the node a `redirect` names (or a `moved`, when the client cannot move over) at once — no backoff, no waiting for the old socket's
-   * close handshake: the old one is silenced and closed, and unanswered requests are re-sent after the
-   * new welcome, as after any reconnect.
+   * Goes to the node a `redirect` names (or a `moved`, when the client cannot move over) without waiting
+   * for the old socket's close handshake: the old one is silenced and closed, and unanswered requests are
+   * re-sent after the new welcome, as after any reconnect. At once, unless the same URL came back a
+   * moment ago: then after a growing wait (RedirectBackoff), never past the first pending call's deadline.
    */
   protected follow(url: string): void {
     this.dropStandby();
@@ -287,7 +291,22 @@ export abstract class ClientSockets extends Emitter<FoyerEvents> {
     this.socket = null;
     this.welcomed = false;
     clearTimeout(this.attemptTimer);
-    this.open();
+    const wait = this.redirectWait(url);
+    if (wait <= 0) {
+      this.open();
+      return;
+    }
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => {
+      this.open();
+    }, wait);
+  }
+
+  private redirectWait(url: string): number {
+    const now = Date.now();
+    const wait = this.redirects.next(url, now);
+    const deadline = this.callDeadline();
+    return deadline === undefined ? wait : Math.min(wait, Math.max(0, deadline - now));
   }
 
   /**
@@ -326,7 +345,9 @@ export abstract class ClientSockets extends Emitter<FoyerEvents> {
   private onFrame(data: unknown): void {
     this.liveness.heard();
     const frame = this.read(data);
-    if (frame !== null) this.dispatch(frame);
+    if (frame === null) return;
+    if (frame.type === "result") this.redirects.served();
+    this.dispatch(frame);
   }
 
   /** A socket's message as a server frame (checked against its schema with `validate`), or null. */
@@ -335,6 +356,9 @@ export abstract class ClientSockets extends Emitter<FoyerEvents> {
     const decoded = this.options.validate === true ? decodeServerFrame(raw) : readServerFrame(raw);
     return decoded.ok ? decoded.frame : null;
   }
+
+  /** The deadline (epoch ms) of the pending call due first, or undefined when none is pending. */
+  protected abstract callDeadline(): number | undefined;
 
   /** A frame of the current socket (or of one left behind by a move). */
   protected abstract dispatch(frame: ServerFrame): void;

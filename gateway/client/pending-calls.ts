@@ -58,6 +58,14 @@ export class PendingCalls {
     });
   }
 
+  /** The deadline (epoch ms) of the unsettled call due first, or undefined when none is. */
+  firstDeadline(): number | undefined {
+    let first: number | undefined;
+    for (const entry of this.calls.values())
+      if (first === undefined || entry.deadline < first) first = entry.deadline;
+    return first;
+  }
+
   /** A result answered a call; a call already settled is ignored. */
   settle(id: number, outcome: { value: unknown }): void {
     const entry = this.calls.get(id);
