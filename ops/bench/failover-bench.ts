@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { FoyerClient } from "../../gateway/index.ts";
 import { benchToken, benchTokenKeys } from "./bench-key.ts";
 import { watchClaims } from "./claim-watch.ts";
-import { connectFleetClient } from "./fleet-client.ts";
-import { holds, makeLobby, type Lobby } from "./failover-lobbies.ts";
+import { holds, makeLobby, type Lobby, type Member } from "./failover-lobbies.ts";
+import { connectCountingClient, redirectFigures, type RedirectFigures } from "./failover-redirects.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
@@ -60,6 +60,11 @@ export interface FailoverBenchResult {
    * with the same code, members, host and ready flags, itself shown connected.
    */
   readonly memberResumed: RecoveryFigures;
+  /**
+   * Per member, the `redirect` frames it received from the kill until it was back (a survivor that
+   * still believes the dead node owns the lobby sends it there).
+   */
+  readonly redirectsUntilBack: RedirectFigures;
   /** Lobbies by the survivor whose frame served them again. */
   readonly servedBy: Record<string, number>;
   readonly target: {
@@ -90,20 +95,33 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
   );
   const fleet = await startFleet(options.failureTimeoutMs);
   const clients: FoyerClient[] = [];
+  let killedAt = Number.POSITIVE_INFINITY;
+  const memberOf = new Map<string, Member>();
+  const redirected = (player: string): void => {
+    const member = memberOf.get(player);
+    if (member !== undefined && performance.now() >= killedAt && member.resumedAt === undefined)
+      member.redirects += 1;
+  };
   try {
     const connect = (player: string): Promise<FoyerClient> =>
-      connectFleetClient(clients, {
-        // n1 first, so every member lands on the node that will die; the others to resume through.
-        urls: fleet.urls,
-        token: benchToken(player),
-        callTimeoutMs: 60_000,
-        connectTimeoutMs: 30_000,
-      });
+      connectCountingClient(
+        clients,
+        {
+          // n1 first, so every member lands on the node that will die; the others to resume through.
+          urls: fleet.urls,
+          token: benchToken(player),
+          callTimeoutMs: 60_000,
+          connectTimeoutMs: 30_000,
+        },
+        () => {
+          redirected(player);
+        },
+      );
     const setupStarted = performance.now();
     const lobbies = await pool(options.lobbies, setupConcurrency, (i) => makeLobby(connect, i, members));
     const setupMs = Math.round(performance.now() - setupStarted);
     say(`  ${lobbies.length} lobbies with ${lobbies.length * members} members on n1 in ${setupMs} ms`);
-    let killedAt = Number.POSITIVE_INFINITY;
+    for (const member of lobbies.flatMap((l) => l.members)) memberOf.set(member.player, member);
     const recovery = trackRecovery(lobbies, members, () => killedAt);
     const victim = fleet.nodes[0];
     if (victim === undefined) throw new Error("no node to kill");
@@ -230,6 +248,7 @@ function resultOf(
     servedAgain,
     claimedBySurvivor,
     memberResumed,
+    redirectsUntilBack: redirectFigures(lobbies.flatMap((l) => l.members.map((m) => m.redirects))),
     servedBy,
     target: { limitMs, met: servedAgain.missing === 0 && servedAgain.maxMs <= limitMs },
   };
@@ -241,6 +260,10 @@ function printResult(say: (line: string) => void, result: FailoverBenchResult): 
   say(line("lobby served again", result.servedAgain, failureTimeoutMs));
   say(line("claimed by survivor", result.claimedBySurvivor, failureTimeoutMs));
   say(line("member resumed", result.memberResumed, failureTimeoutMs));
+  const r = result.redirectsUntilBack;
+  say(
+    `  redirects until back  p50 ${r.p50}  p99 ${r.p99}  max ${r.max}  (${r.total} in all, ${r.members} members)`,
+  );
   say(`  served again by: ${JSON.stringify(result.servedBy)}`);
   say(
     `  target: every lobby served again within failure timeout + 1 s (${result.target.limitMs} ms): ${result.target.met ? "met" : "NOT met"}`,

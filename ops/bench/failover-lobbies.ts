@@ -10,6 +10,8 @@ export interface Member {
   /** The node of its latest welcome. */
   node?: string;
   resumedAt?: number;
+  /** `redirect` frames it received from the kill until it was back. */
+  redirects: number;
 }
 
 /** One lobby of the failover bench: the state its members must find again, and when it was served. */
@@ -35,7 +37,7 @@ export async function makeLobby(
 ): Promise<Lobby> {
   const players = Array.from({ length: count }, (_, m) => (m === 0 ? `fo-host-${i}` : `fo-m${m}-${i}`));
   const members: Member[] = [];
-  for (const player of players) members.push({ player, client: await connect(player) });
+  for (const player of players) members.push({ player, client: await connect(player), redirects: 0 });
   const [host] = members;
   if (host === undefined) throw new RangeError("a lobby needs a member");
   const { code } = await host.client.create();
