@@ -1,11 +1,12 @@
 // Foyer's side of crash.js: a fleet of 3 nats-servers (R3 buckets) and 3 Foyer node processes; lobbies
 // of N members are created through node n1 (so n1 owns them), then n1 gets SIGKILL. For every client:
 // the time from the kill to its socket's drop, and to its lobby being served again by a survivor (a lobby
-// frame of a newer epoch with every member seated); a lobby not served again within 60 s counts as lost.
+// frame of a newer epoch with every member seated), and the redirects it was sent meanwhile; a lobby not
+// served again within 60 s counts as lost.
 // Uses only the root's code and dependencies, so it runs from the repository root:
 //   npx tsx ops/bench/peers/foyer-crash.ts [--lobbies 100] [--members 8] [--failure-timeout-ms 3000]
 import type { FoyerClient } from "../../../gateway/index.ts";
-import { connectFleetClient } from "../fleet-client.ts";
+import { connectCountingClient, redirectFigures } from "../failover-redirects.ts";
 import { benchToken, benchTokenKeys } from "../bench-key.ts";
 import { startNats } from "../../../ops/nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../../../ops/node/node-process.ts";
@@ -34,6 +35,7 @@ process.on("unhandledRejection", (error) => {
   void cleanUp().finally(() => process.exit(1));
 });
 const urls: string[] = [];
+let killedAt = 0;
 for (const id of ["n1", "n2", "n3"]) {
   const node = startNodeProcess({
     id,
@@ -47,11 +49,18 @@ for (const id of ["n1", "n2", "n3"]) {
   urls.push(await node.url);
 }
 
+/** `redirect` frames each client received from the kill until it was served again. */
+const redirects = new Map<string, number>();
+const servedIds = new Set<string>();
 function player(id: string): Promise<FoyerClient> {
-  return connectFleetClient(clients, { urls, token: benchToken(id), callTimeoutMs: 60_000 });
+  redirects.set(id, 0);
+  return connectCountingClient(clients, { urls, token: benchToken(id), callTimeoutMs: 60_000 }, () => {
+    if (killedAt !== 0 && !servedIds.has(id)) redirects.set(id, (redirects.get(id) ?? 0) + 1);
+  });
 }
 
 interface Seat {
+  readonly id: string;
   readonly client: FoyerClient;
   readonly code: string;
   readonly epoch: number;
@@ -69,9 +78,10 @@ for (let start = 0; start < lobbies; start += 10) {
         await guest.join(code);
         guests.push(guest);
       }
-      for (const client of [host, ...guests]) {
+      const ids = [`h${i}`, ...guests.map((_, m) => `g${i}-${m + 1}`)];
+      for (const [n, client] of [host, ...guests].entries()) {
         while ((client.lobby?.members.length ?? 0) < members) await new Promise((r) => setTimeout(r, 10));
-        seats.push({ client, code, epoch: client.lobby?.epoch ?? 0 });
+        seats.push({ id: ids[n] ?? "", client, code, epoch: client.lobby?.epoch ?? 0 });
       }
     }),
   );
@@ -79,7 +89,6 @@ for (let start = 0; start < lobbies; start += 10) {
 
 const dropMs: number[] = [];
 const servedMs: number[] = [];
-let killedAt = 0;
 const served = seats.map(
   (seat) =>
     new Promise<void>((resolve) => {
@@ -89,6 +98,7 @@ const served = seats.map(
         if (done || killedAt === 0) return;
         if (lobby.code === seat.code && lobby.epoch > seat.epoch && lobby.members.length === members) {
           done = true;
+          servedIds.add(seat.id);
           servedMs.push(performance.now() - killedAt);
           resolve();
         }
@@ -126,6 +136,7 @@ console.log(
       p99Ms: back.p99Ms,
       maxMs: Number(Math.max(...servedMs).toFixed(1)),
     },
+    redirectsUntilServed: redirectFigures([...redirects.values()]),
     lobbiesLost: lobbies - servedAgain.size,
     readyAfterFailover: liveAfter,
   }),
