@@ -34,6 +34,7 @@ export {
 } from "./ports.ts";
 export { seededRandom } from "./seeded-random.ts";
 export { defaultResultSessions, maxResultsPerSession } from "./request-results.ts";
+export { resultChunksOf } from "./result-chunks.ts";
 export { armGrace, cancelGrace, graceTimerName, graceTimerPlayer } from "./grace-timers.ts";
 export { andThen, pushTo, refuse, reply, stops, withEffects } from "./transition.ts";
 export type {

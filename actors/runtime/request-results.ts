@@ -1,5 +1,6 @@
 import type { ErrorCode } from "./error-codes.ts";
 import type { SnapshotResult } from "./ports.ts";
+import { ResultChunks, type ChunkedSession } from "./result-chunks.ts";
 import type { AskResult, Effect, RequestId } from "./types.ts";
 
 /**
@@ -84,7 +85,7 @@ export function unavailable(message: string, retryAfterMs = retryLaterMs): AskRe
 }
 
 /** One session's results, oldest first, and when it was last answered. */
-interface SessionResults {
+interface SessionResults extends ChunkedSession {
   readonly byId: Map<number, SnapshotResult>;
   last: number;
   /** Answered since the last trim (listed in `ResultTable.touched`). */
@@ -99,6 +100,9 @@ interface SessionResults {
  * The order is the order of the answers' times, so it needs no field of its own in the snapshot: `list`
  * writes it and adding the results again in that order rebuilds it. A snapshot of the old code lists
  * results in the order they were answered, which rebuilds it too.
+ *
+ * The sessions are also kept in chunks (`ResultChunks`), so that a snapshot write packs again only the
+ * chunks an answer changed, not the whole table.
  */
 export class ResultTable {
   /** Made on the first answer: most actors (a player's entry, a directory) never keep one. */
@@ -106,6 +110,7 @@ export class ResultTable {
   /** Sessions answered since the last trim: only their own bounds may be exceeded. */
   private touched: string[] = [];
   private count = 0;
+  private readonly chunks = new ResultChunks();
 
   constructor(private readonly bounds: ResultBounds) {}
 
@@ -128,8 +133,9 @@ export class ResultTable {
   add(result: SnapshotResult): void {
     this.sessions ??= new Map();
     let entry = this.sessions.get(result.session);
-    if (entry === undefined) entry = { byId: new Map(), last: result.at, touched: false };
+    if (entry === undefined) entry = { byId: new Map(), last: result.at, touched: false, chunk: undefined };
     else this.sessions.delete(result.session);
+    this.chunks.moveToEnd(entry);
     this.sessions.set(result.session, entry);
     if (entry.byId.delete(result.id)) this.count--;
     entry.byId.set(result.id, result);
@@ -157,18 +163,20 @@ export class ResultTable {
       const entry = sessions.get(session);
       if (entry === undefined) continue;
       entry.touched = false;
+      const before = dropped.length;
       for (const [id, result] of entry.byId) {
         if (entry.byId.size <= this.bounds.perSession && result.at >= oldest) break;
         entry.byId.delete(id);
         this.count--;
         dropped.push(result);
       }
-      if (entry.byId.size === 0) sessions.delete(session);
+      if (dropped.length > before) this.changedOrGone(session, entry);
     }
     if (this.touched.length > 0) this.touched = [];
     for (const [session, entry] of sessions) {
       if (sessions.size <= this.bounds.maxSessions && entry.last >= oldest) break;
       sessions.delete(session);
+      this.chunks.remove(entry);
       this.count -= entry.byId.size;
       for (const result of entry.byId.values()) dropped.push(result);
     }
@@ -189,8 +197,18 @@ export class ResultTable {
       this.count--;
       dropped.push(result);
     }
-    if (entry.byId.size === 0) this.sessions?.delete(session);
+    if (dropped.length > 0) this.changedOrGone(session, entry);
     return dropped;
+  }
+
+  /** Some of `entry`'s results went: it goes too when none is left. */
+  private changedOrGone(session: string, entry: SessionResults): void {
+    if (entry.byId.size > 0) {
+      this.chunks.changed(entry);
+      return;
+    }
+    this.sessions?.delete(session);
+    this.chunks.remove(entry);
   }
 
   /**
@@ -204,17 +222,17 @@ export class ResultTable {
       .filter((result) => !gone.has(requestKey(result)))
       .sort((a, b) => a.at - b.at);
     this.sessions = undefined;
+    this.chunks.clear();
     this.touched = [];
     this.count = 0;
     for (const result of kept) this.add(result);
   }
 
-  /** Every result, least recently answered session first, each session's results oldest first. */
+  /**
+   * Every result, least recently answered session first, each session's results oldest first; the
+   * snapshot's list, whose unchanged chunks the codec does not pack again (`resultChunksOf`).
+   */
   list(): SnapshotResult[] {
-    const results: SnapshotResult[] = [];
-    if (this.sessions === undefined) return results;
-    for (const entry of this.sessions.values())
-      for (const result of entry.byId.values()) results.push(result);
-    return results;
+    return this.chunks.list();
   }
 }

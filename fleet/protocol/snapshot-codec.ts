@@ -1,6 +1,11 @@
 import { pack } from "msgpackr";
 import { z } from "zod";
-import { errorCodeList, type Snapshot, type SnapshotResult } from "../../actors/runtime/index.ts";
+import {
+  errorCodeList,
+  resultChunksOf,
+  type Snapshot,
+  type SnapshotResult,
+} from "../../actors/runtime/index.ts";
 import { decodeValue } from "./decode-value.ts";
 
 // exactOptional, not optional: under exactOptionalPropertyTypes the runtime's Snapshot never holds an
@@ -55,6 +60,13 @@ type _SchemaIsSnapshot = Assert<Same<z.infer<typeof snapshotSchema>, Snapshot>>;
  */
 const packedResults = new WeakMap<SnapshotResult, Uint8Array>();
 
+/**
+ * The packed bytes of each chunk of a table's results (`resultChunksOf`), by the chunk: a chunk is a frozen
+ * list that stays the same object until one of its sessions is answered or trimmed, so a write packs only
+ * the chunks that changed since the last and copies the others' bytes.
+ */
+const packedChunks = new WeakMap<readonly SnapshotResult[], Uint8Array>();
+
 /** From this many results on, a snapshot reuses their packed bytes (below it, packing is cheap). */
 export const reusePackedResultsFrom = 64;
 
@@ -63,19 +75,21 @@ const resultsKey = Uint8Array.from(pack("results"));
 
 /**
  * Packs a snapshot for the KV store. A snapshot with many results (a lobby many sessions went through)
- * is packed without them, and their bytes, packed once each, are appended as its `results` field: the
+ * is packed without them, and their bytes, packed once each (and once per chunk of the runtime's table,
+ * so an op copies the bytes of the chunks it did not change), are appended as its `results` field: the
  * same msgpack map any release decodes, at a fraction of the cost of packing every answer again on every
  * write (docs/design.md, "Request results live in the snapshot").
  */
 export function encodeSnapshot(snapshot: Snapshot): Uint8Array {
   if (snapshot.results.length < reusePackedResultsFrom) return pack(snapshot);
-  const results = snapshot.results.map(packedResult);
+  const chunks = resultChunksOf(snapshot.results);
+  const results = chunks === undefined ? snapshot.results.map(packedResult) : chunks.map(packedChunk);
   const { results: _results, ...rest } = snapshot;
   const head = pack(rest);
   // msgpackr writes a plain object as a map16 (0xde, then its entry count): one more entry follows.
   if (head[0] !== 0xde) return pack(snapshot);
   const count = ((head[1] ?? 0) << 8) + (head[2] ?? 0) + 1;
-  const header = arrayHeader(results.length);
+  const header = arrayHeader(snapshot.results.length);
   let size = head.length + resultsKey.length + header.length;
   for (const bytes of results) size += bytes.length;
   const out = new Uint8Array(size);
@@ -98,6 +112,29 @@ function packedResult(result: SnapshotResult): Uint8Array {
     packedResults.set(result, bytes);
   }
   return bytes;
+}
+
+/** A chunk's packed results, one after the other (no array header: the snapshot's list has one). */
+function packedChunk(chunk: readonly SnapshotResult[]): Uint8Array {
+  let bytes = packedChunks.get(chunk);
+  if (bytes === undefined) {
+    bytes = concat(chunk.map(packedResult));
+    packedChunks.set(chunk, bytes);
+  }
+  return bytes;
+}
+
+/** The parts, one after the other, in a new array. */
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const part of parts) size += part.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** A msgpack array header. */

@@ -7,6 +7,7 @@ import { lobbyKind } from "../../actors/lobby/index.ts";
 import { playerKind } from "../../actors/player/index.ts";
 import { ActorSystem, settle } from "../../actors/runtime/index.ts";
 import { KvActorStore, MemoryKvServer, cryptoRandom, realScheduler } from "../../fleet/index.ts";
+import { busyLobbyCost, type BusyLobbyCost } from "./busy-lobby-cost.ts";
 import { echoFloor } from "./echo-floor.ts";
 import { startEmbeddedBenchNode } from "./embedded-bench-node.ts";
 import { summarize, timed, type LatencySummary } from "./latency.ts";
@@ -32,12 +33,14 @@ export interface LobbyBenchResult {
   readonly idleLobbies: number;
   readonly bytesPerIdleLobby: number;
   readonly bytesPerPlayerEntry: number;
+  readonly busyLobby: BusyLobbyCost;
 }
 
 /**
  * N clients loop create / join / ready / leave against an embedded node over real sockets; in the same
  * run, the floor (a raw `ws` echo round trip at the same concurrency) and the heap bytes per idle lobby
- * of 8 members (lobby state, measured on the runtime without sockets).
+ * of 8 members (lobby state, measured on the runtime without sockets), and what an op costs on a lobby
+ * that 1,000 sessions passed through against a fresh one (the answers it keeps for retries).
  */
 export async function runLobbyBench(options: LobbyBenchOptions): Promise<LobbyBenchResult> {
   const say = (line: string): void => {
@@ -64,6 +67,13 @@ export async function runLobbyBench(options: LobbyBenchOptions): Promise<LobbyBe
   say(
     `  player registry entry: ${memory.player.toFixed(0)} heap bytes per player while live (passivates when idle)`,
   );
+  const busy = await busyLobbyCost(1000, 2000);
+  say(
+    `  op on a fresh lobby      ${busy.fresh.microsPerOp.toFixed(1)} µs/op  snapshot ${busy.fresh.snapshotBytes} bytes`,
+  );
+  say(
+    `  op after ${busy.sessions} sessions ${busy.busy.microsPerOp.toFixed(1)} µs/op  snapshot ${busy.busy.snapshotBytes} bytes  (${busy.ratio}× fresh, target ≤ 1.2)`,
+  );
   const result: LobbyBenchResult = {
     scenario: "lobby",
     clients: options.clients,
@@ -76,6 +86,7 @@ export async function runLobbyBench(options: LobbyBenchOptions): Promise<LobbyBe
     idleLobbies: options.idleLobbies,
     bytesPerIdleLobby: Math.round(bytesPerIdleLobby),
     bytesPerPlayerEntry: Math.round(memory.player),
+    busyLobby: busy,
   };
   say(`  p50 / echo p50 = ${result.p50VsEcho} (target ≤ 1.5); bytes per idle lobby target ≤ 4096`);
   if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
