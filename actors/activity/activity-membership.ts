@@ -5,7 +5,7 @@ import type { ActivityLobbyMessageOf } from "./activity-lobby-messages.ts";
 import type { ActivityLobbyState, ActivityPlayer } from "./activity-lobby-state.ts";
 import { everyone, findPlayer, updatePlayer } from "./activity-lobby-state.ts";
 import { capacity } from "./activity-settings.ts";
-import { transferPush } from "./activity-start.ts";
+import { transferPush } from "./transfer-push.ts";
 import { cancelGrace } from "./activity-timers.ts";
 import { syncCountdown, timeLeft } from "./countdown.ts";
 
