@@ -1,22 +1,22 @@
 import { andThen, refuse, reply, withEffects, type Effect } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
-import { phase, playerAdded, playerReadiness, playerRemoved, pushTo } from "./activity-frames.ts";
+import { playerAdded, playerReadiness, playerRemoved, pushTo } from "./activity-frames.ts";
 import type { ActivityLobbyMessageOf } from "./activity-lobby-messages.ts";
 import type { ActivityLobbyState, ActivityPlayer } from "./activity-lobby-state.ts";
 import { everyone, findPlayer, updatePlayer } from "./activity-lobby-state.ts";
 import { capacity } from "./activity-settings.ts";
-import { transferPush } from "./activity-start.ts";
+import { transferPush } from "./transfer-push.ts";
 import { cancelGrace } from "./activity-timers.ts";
-import { syncCountdown, timeLeft } from "./countdown.ts";
+import { countdownLine, syncCountdown } from "./countdown.ts";
 
 /** Joining, leaving and ready states: the seed's MatchUpdate table, in its order and to its recipients. */
 
 /**
  * What a player hears on joining, in the seed's order: PLAYER_ADDED for itself, then for each other
- * player in join order PLAYER_ADDED followed by PLAYER_READY only if that player is ready, then
- * PHASE_WAIT_READY with the time left when the countdown runs. A player's own PLAYER_READY follows its
- * line only when it is ready, which a fresh joiner never is: the same sequence is the full picture a
- * returning session is sent again.
+ * player in join order PLAYER_ADDED followed by PLAYER_READY only if that player is ready, then the
+ * countdown's time left: PHASE_WAIT_READY when it runs, PHASE_WAIT_PAUSED when it paused. A player's own
+ * PLAYER_READY follows its line only when it is ready, which a fresh joiner never is: the same sequence is
+ * the full picture a returning session is sent again.
  */
 export function welcome(state: ActivityLobbyState, id: string, now: number): Effect[] {
   const self = findPlayer(state, id);
@@ -26,10 +26,8 @@ export function welcome(state: ActivityLobbyState, id: string, now: number): Eff
     ...(p.ready ? pushTo([id], playerReadiness(p.id, true)) : []),
   ];
   const effects = [...lines(self), ...state.players.filter((p) => p.id !== id).flatMap(lines)];
-  if (state.stage.phase === "waiting" && state.stage.countdown.running) {
-    effects.push(...pushTo([id], phase("PHASE_WAIT_READY", timeLeft(state.stage.countdown, now))));
-  }
-  return effects;
+  const clock = countdownLine(state, now);
+  return clock === null ? effects : [...effects, ...pushTo([id], clock)];
 }
 
 /** The full picture for a player already in the lobby: the welcome while waiting, its transfer once started. */

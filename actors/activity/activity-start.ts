@@ -1,12 +1,17 @@
 import { drawCode, roomKey, type RoomInit, type Seat } from "../shared/index.ts";
-import type { Effect, Random } from "../runtime/index.ts";
+import { andThen, stops, withEffects, type Effect, type Random } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import { phase, pushTo } from "./activity-frames.ts";
 import { everyone, type ActivityLobbyState, type Transfer } from "./activity-lobby-state.ts";
+import { depart } from "./activity-membership.ts";
 import { transferTimerName } from "./activity-timers.ts";
 import { countdownTimerName, syncCountdown } from "./countdown.ts";
+import { makesTeam, transferPush } from "./transfer-push.ts";
 
-/** The countdown at 0: every player of the lobby goes to one new room, with a token of its own. */
+/**
+ * The countdown at 0: every player of the lobby who is there goes to one new room, with a token of its
+ * own; players away on their grace are not seated and leave.
+ */
 
 /** How soon a start the node could not take is tried again; the countdown stays at 0 meanwhile. */
 export const startRetryMs = 1000;
@@ -21,11 +26,6 @@ function drawToken(random: Random): string {
   return token;
 }
 
-/** True when the players of a match are made a team: 2 or 3 of them, as the seed's worlds could hold. */
-export function makesTeam(players: number): boolean {
-  return players >= 2 && players <= 3;
-}
-
 /**
  * The seats of the match, in join order with seat ids 1, 2, 3…: one team (0) when the players are made a
  * team or there is one player, otherwise each player on a team of its own.
@@ -35,27 +35,34 @@ export function activitySeats(transfers: readonly Transfer[]): Seat[] {
   return transfers.map((t, i) => ({ seat: i + 1, team: teamed ? 0 : i, player: t.player }));
 }
 
-/** The transfer frame for one player of a started lobby (none for a player who is not in it). */
-export function transferPush(state: ActivityLobbyState, player: string): Effect[] {
-  if (state.stage.phase !== "started") return [];
-  const transfer = state.stage.transfers.find((t) => t.player === player);
-  if (transfer === undefined) return [];
-  const team = makesTeam(state.stage.transfers.length) ? state.stage.transfers.map((t) => t.player) : null;
-  return pushTo([player], {
-    type: "activityTransfer",
-    activity: state.settings.id,
-    map: state.settings.map,
-    room: state.stage.room,
-    token: transfer.token,
-    team,
+/**
+ * Players away on their grace at 0 leave, as a leave would take them out: everyone hears PLAYER_REMOVED
+ * and the countdown follows the count. This is a step of its own, before the start's, because a start
+ * whose room cannot be created sends none of its frames, and these must be heard either way. With the
+ * minimum still there the countdown timer is armed again at its deadline, already due, so the start
+ * follows at once; below it the countdown pauses at 0, and the last player out closes the lobby.
+ */
+function awayLeave(state: ActivityLobbyState, away: readonly string[], env: ActivityEnv): Step {
+  let step: Step = { state, effects: [] };
+  for (const id of away) {
+    if (stops(step)) return step;
+    step = andThen(step, (s) => depart(s, id, "leave", env));
+  }
+  const { stage } = step.state;
+  if (stops(step) || stage.phase !== "waiting" || !stage.countdown.running) return step;
+  return withEffects(step, {
+    type: "timer",
+    name: countdownTimerName,
+    at: stage.countdown.deadline,
+    kind: "game",
   });
 }
 
 /**
- * The countdown timer fired. With a room to be had, the room is spawned for every player (host: the
- * first in join order), each player is sent its transfer, and the lobby waits `transferSeconds` for
- * them to load into it. A node that cannot open a room now (full, draining) holds the countdown at 0 and
- * tries again shortly.
+ * The countdown timer fired. With a room to be had, players away on their grace leave first (above);
+ * then the room is spawned for every player (host: the first in join order), each player is sent its
+ * transfer, and the lobby waits `transferSeconds` for them to load into it. A node that cannot open a
+ * room now (full, draining) holds the countdown at 0 and tries again shortly, with everyone still listed.
  */
 export function countdownFired(state: ActivityLobbyState, env: ActivityEnv): Step {
   const { ctx, options } = env;
@@ -68,6 +75,8 @@ export function countdownFired(state: ActivityLobbyState, env: ActivityEnv): Ste
   // A fire before the deadline (not one the runtime sends) keeps the deadline.
   if (deadline > ctx.now) return rearm(deadline);
   if (!ctx.node.canOpenRoom || ctx.node.draining) return rearm(ctx.now + startRetryMs);
+  const away = state.players.filter((p) => !p.connected).map((p) => p.id);
+  if (away.length > 0) return awayLeave(state, away, env);
   const host = state.players[0];
   if (host === undefined) return { state, effects: [] };
   const code = drawCode(ctx.random, options.roomCodeLength, options.roomCodeAlphabet);

@@ -1,5 +1,5 @@
 import type { Effect } from "../runtime/index.ts";
-import { phase, pushTo } from "./activity-frames.ts";
+import { phase, pushTo, type ActivityFrame } from "./activity-frames.ts";
 import type { Step } from "./activity-env.ts";
 import type { ActivityLobbyState, Countdown } from "./activity-lobby-state.ts";
 import { everyone } from "./activity-lobby-state.ts";
@@ -22,6 +22,22 @@ export function msOf(seconds: number): number {
 /** The time the countdown has left at `now`. */
 export function timeLeft(countdown: Countdown, now: number): number {
   return countdown.running ? Math.max(0, countdown.deadline - now) : countdown.remainingMs;
+}
+
+/**
+ * What a player joining or coming back is told of the countdown, after the lobby's players: the time left
+ * of a running one (PHASE_WAIT_READY), or the time kept by a paused one (PHASE_WAIT_PAUSED, as the others
+ * heard when it paused), so every player sees the same clock. A countdown still at the full `waitTime`
+ * never ran (or paused the moment it started): nothing to tell, as in a new lobby. Nor when the lobby
+ * has its minimum with the countdown held: the join's own sync starts it and tells everyone.
+ */
+export function countdownLine(state: ActivityLobbyState, now: number): ActivityFrame | null {
+  if (state.stage.phase !== "waiting") return null;
+  const { countdown } = state.stage;
+  if (countdown.running) return phase("PHASE_WAIT_READY", timeLeft(countdown, now));
+  const paused =
+    countdown.remainingMs < msOf(state.settings.waitTime) && state.players.length < minimum(state.settings);
+  return paused ? phase("PHASE_WAIT_PAUSED", countdown.remainingMs) : null;
 }
 
 /** A new lobby's countdown: held at `waitTime` until the minimum is there. */

@@ -75,8 +75,9 @@ export type {
   ActivitySettingsFileInput,
   ActivitySettingsInput,
 } from "./activity-settings.ts";
-export { activitySeats, makesTeam, startRetryMs } from "./activity-start.ts";
+export { activitySeats, startRetryMs } from "./activity-start.ts";
 export { graceTimerName, transferTimerName } from "./activity-timers.ts";
 export { countdownTimerName } from "./countdown.ts";
+export { makesTeam } from "./transfer-push.ts";
 export { lobbyClosedSchema, lobbyStatusSchema } from "./lobby-status.ts";
 export type { LobbyStatus } from "./lobby-status.ts";

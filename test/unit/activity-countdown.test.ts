@@ -82,6 +82,34 @@ describe("activity lobby countdown", () => {
     expect(d.state.stage).toEqual({ phase: "waiting", countdown: { running: true, deadline: T0 + 10_000 } });
   });
 
+  it("a player joining a paused lobby is told the time kept: PHASE_WAIT_PAUSED after the players, as the others heard it", () => {
+    const d = activityLobbyOf(["alice", "bob", "carol"], { minTeams: 3 });
+    d.wait(20);
+    d.leave("carol"); // paused with 40 s left
+    d.leave("bob");
+    d.wait(100);
+    const effects = d.join("dave");
+    expect(framesTo(effects, "dave")).toEqual([ev.added("dave"), ev.added("alice"), ev.paused(40)]);
+    // The others hear only the newcomer: nothing changed on their clock.
+    expect(framesTo(effects, "alice")).toEqual([ev.added("dave")]);
+    expect(d.state.stage).toEqual({ phase: "waiting", countdown: { running: false, remainingMs: 40_000 } });
+    expect(effects.filter((e) => e.type === "timer")).toEqual([]);
+  });
+
+  it("a player back on a paused lobby gets the time kept in its full picture too; a countdown that never ran says nothing", () => {
+    const d = activityLobbyOf(["alice", "bob", "carol"], { minTeams: 3 });
+    d.wait(15);
+    d.leave("carol"); // 45 s left
+    d.send({ type: "connection", player: "bob", connected: false });
+    expect(framesTo(d.send({ type: "connection", player: "bob", connected: true }), "bob")).toEqual([
+      ev.added("bob"),
+      ev.added("alice"),
+      ev.paused(45),
+    ]);
+    const fresh = activityLobbyOf(["alice"], { minTeams: 3 });
+    expect(framesTo(fresh.join("bob"), "bob")).toEqual([ev.added("bob"), ev.added("alice")]);
+  });
+
   it("solo play: one player starts the countdown, and being ready cuts it", () => {
     const d = activityLobbyOf([], { minTeams: 3, soloPlay: true });
     expect(framesTo(d.join("alice"), "alice")).toEqual([ev.added("alice"), ev.waitReady(60)]);

@@ -133,6 +133,28 @@ describe("activity lobbies on the runtime", () => {
     expect(h.reported).toEqual([]);
   });
 
+  it("a racer away on its grace at 0 is left out: the others hear it go, and they alone get the room at the deadline", async () => {
+    const h = cluster();
+    const t0 = h.clock.now();
+    for (const p of ["alice", "bob", "carol"]) await joinActivity(h, "race", p);
+    // carol drops 5 s before 0: her grace (10 s) is still running when the countdown ends.
+    await h.clock.advance(55_000);
+    await h.system.ask("activityLobby/race/1", { type: "connection", player: "carol", connected: false });
+    const before = h.framesOf("alice").length;
+    await h.clock.advance(5_000);
+    expect(h.clock.now()).toBe(t0 + 60_000);
+    expect(h.rooms).toHaveLength(1);
+    expect(h.rooms[0]!.init).toMatchObject({
+      seats: [
+        { seat: 1, team: 0, player: "alice" },
+        { seat: 2, team: 0, player: "bob" },
+      ],
+    });
+    expect(plain(h.framesOf("alice").slice(before, before + 1))).toEqual([ev.removed("carol")]);
+    expect(h.lastOf("alice", "activityTransfer")).toMatchObject({ team: ["alice", "bob"] });
+    expect(h.lastOf("carol", "activityTransfer")).toBeUndefined();
+  });
+
   it("the overflow race is safe: a lobby that filled meanwhile refuses FULL and the next ask goes elsewhere", async () => {
     const h = cluster();
     for (const p of ["a", "b", "c"]) await joinActivity(h, "race", p);

@@ -177,17 +177,86 @@ describe("activity lobby start", () => {
     ]);
   });
 
-  it("a player away at the start still gets its transfer when it comes back", () => {
+  it("a player away on its grace at 0 is not seated: it leaves (everyone hears it), and the start follows with the others", () => {
+    const d = activityLobbyOf(["alice", "bob", "carol"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    d.ctx.now = T0 + 60_000;
+    // First bob leaves, in a step of its own; the countdown is armed again at its deadline, already due.
+    expect(d.fire("countdown")).toEqual([
+      { type: "cancelTimer", name: "grace:bob" },
+      { type: "push", to: ["alice", "bob", "carol"], frame: ev.removed("bob") },
+      { type: "timer", name: "countdown", at: T0 + 60_000, kind: "game" },
+      {
+        type: "tell",
+        to: "activity/race",
+        message: { type: "lobbyStatus", lobby: KEY, players: 2, open: true, version: 4 },
+      },
+      left("bob"),
+    ]);
+    expect(d.state.players.map((p) => p.id)).toEqual(["alice", "carol"]);
+    // Then the start: two seats, made a team of two, no transfer for bob.
+    const effects = d.fire("countdown");
+    const [spawn] = ofType(effects, "spawn");
+    expect(spawn!.init).toMatchObject({
+      host: "alice",
+      seats: [
+        { seat: 1, team: 0, player: "alice" },
+        { seat: 2, team: 0, player: "carol" },
+      ],
+    });
+    expect(Object.keys((spawn!.init as { tokens: object }).tokens)).toEqual(["alice", "carol"]);
+    for (const p of ["alice", "carol"])
+      expect(framesTo(effects, p)).toMatchObject([{ type: "activityTransfer", team: ["alice", "carol"] }]);
+    expect(framesTo(effects, "bob")).toEqual([]);
+    // bob coming back finds no place and no transfer; a join of his is refused, the lobby started.
+    expect(d.send({ type: "connection", player: "bob", connected: true })).toEqual([{ type: "reply" }]);
+    expectRefused(d, { type: "join", player: { id: "bob", name: "BOB" } }, "FULL");
+  });
+
+  it("too few left once the away players leave: the countdown pauses at 0, and the next player to bring the minimum starts it at once", () => {
     const d = activityLobbyOf(["alice", "bob"]);
     d.send({ type: "connection", player: "bob", connected: false });
     d.ctx.now = T0 + 60_000;
-    const effects: readonly Effect[] = d.fire("countdown");
-    const bobs = ofType(effects, "push").filter((p) => p.to[0] === "bob");
-    expect(d.send({ type: "connection", player: "bob", connected: true })).toEqual([
-      { type: "cancelTimer", name: "grace:bob" },
-      ...bobs,
-      { type: "reply" },
+    const effects = d.fire("countdown");
+    expect(ofType(effects, "spawn")).toEqual([]);
+    expect(framesTo(effects, "alice")).toEqual([ev.removed("bob"), ev.paused(0)]);
+    expect(stageOf(d.state)).toEqual({ phase: "waiting", countdown: { running: false, remainingMs: 0 } });
+    d.wait(30);
+    const joined = d.join("carol");
+    expect(framesTo(joined, "carol")).toEqual([ev.added("carol"), ev.added("alice"), ev.waitReady(0)]);
+    expect(joined).toContainEqual({ type: "timer", name: "countdown", at: d.ctx.now, kind: "game" });
+    const [spawn] = ofType(d.fire("countdown"), "spawn");
+    expect(spawn!.init).toMatchObject({ seats: [{ player: "alice" }, { player: "carol" }] });
+  });
+
+  it("everyone away at 0: they all leave, and the lobby closes without a room", () => {
+    const d = activityLobbyOf(["alice", "bob"]);
+    d.send({ type: "connection", player: "alice", connected: false });
+    d.send({ type: "connection", player: "bob", connected: false });
+    d.ctx.now = T0 + 60_000;
+    const effects = d.fire("countdown");
+    expect(ofType(effects, "spawn")).toEqual([]);
+    expect(ofType(effects, "tell")).toEqual([
+      { type: "tell", to: "activity/race", message: { type: "lobbyClosed", lobby: KEY } },
+      left("alice"),
+      left("bob"),
     ]);
+    expect(effects.at(-1)).toEqual({ type: "stop" });
+  });
+
+  it("a node that cannot open a room yet keeps its away players listed: they may still come back", () => {
+    const d = activityLobbyOf(["alice", "bob"]);
+    d.send({ type: "connection", player: "bob", connected: false });
+    d.ctx.now = T0 + 60_000;
+    d.ctx.node = { canOpenRoom: false, draining: false };
+    expect(d.fire("countdown")).toEqual([
+      { type: "timer", name: "countdown", at: T0 + 61_000, kind: "game" },
+    ]);
+    d.send({ type: "connection", player: "bob", connected: true });
+    d.ctx.now = T0 + 61_000;
+    d.ctx.node = { canOpenRoom: true, draining: false };
+    const [spawn] = ofType(d.fire("countdown"), "spawn");
+    expect(spawn!.init).toMatchObject({ seats: [{ player: "alice" }, { player: "bob" }] });
   });
 });
 
