@@ -169,6 +169,12 @@ export const settings = {
     def: undefined,
     help: "file holding this node's NATS NKey seed (the SU… line of `nk -gen user`)",
   },
+  natsCreds: {
+    schema: z.string().min(1).optional(),
+    env: "FOYER_NATS_CREDS",
+    def: undefined,
+    help: "`.creds` file of this node's NATS user (its JWT and NKey seed), for servers in operator mode",
+  },
   natsTlsCa: {
     schema: z.string().min(1).optional(),
     env: "FOYER_NATS_TLS_CA",

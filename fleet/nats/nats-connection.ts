@@ -4,6 +4,7 @@ import {
   Events,
   type NatsConnection,
   connect,
+  credsAuthenticator,
   nkeyAuthenticator,
 } from "nats";
 import { NatsVersionError, assertNatsVersion } from "./nats-version.ts";
@@ -23,14 +24,20 @@ export interface NatsTls {
 }
 
 /**
- * The credentials a NATS server may ask for: a user and password, a token, or an NKey seed (the `SU…`
- * line of `nk -gen user`); and the TLS to reach it with, when it takes TLS.
+ * The credentials a NATS server may ask for: a user and password, a token, an NKey seed (the `SU…`
+ * line of `nk -gen user`), or a `.creds` file's text (operator mode); and the TLS to reach it with, when
+ * it takes TLS.
  */
 export interface NatsAuth {
   readonly user?: string;
   readonly pass?: string;
   readonly token?: string;
   readonly nkeySeed?: string;
+  /**
+   * The text of a `.creds` file, for servers in operator mode: a user JWT (sent to the server, which
+   * checks its account's signature and revocations) and the user's NKey seed (signs the server's nonce).
+   */
+  readonly creds?: string;
   /** Set: the connection must be TLS (a server that offers none is refused), verified against `ca`. */
   readonly tls?: NatsTls;
 }
@@ -129,8 +136,14 @@ function connectionOptionsOf(options: NatsConnectOptions): ConnectionOptions {
   };
 }
 
-/** An NKey seed signs the server's nonce; user, password and token go as they are. */
+/**
+ * A `.creds` file's user JWT goes to the server and its seed signs the nonce; an NKey seed signs the
+ * nonce alone; user, password and token go as they are.
+ */
 function authenticatorOption(auth: NatsAuth): { authenticator?: Authenticator } {
+  if (auth.creds !== undefined) {
+    return { authenticator: credsAuthenticator(new TextEncoder().encode(auth.creds)) };
+  }
   if (auth.nkeySeed === undefined) return {};
   return { authenticator: nkeyAuthenticator(new TextEncoder().encode(auth.nkeySeed.trim())) };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { NatsAuth, NatsTls } from "../../fleet/index.ts";
+import { checkCreds } from "./nats-creds.ts";
 
 /** The NATS credential and TLS settings of a node (flags or `FOYER_NATS_*` variables). */
 export interface NatsAuthSettings {
@@ -7,6 +8,7 @@ export interface NatsAuthSettings {
   readonly natsPass?: string | undefined;
   readonly natsToken?: string | undefined;
   readonly natsNkeyFile?: string | undefined;
+  readonly natsCreds?: string | undefined;
   readonly natsTlsCa?: string | undefined;
   readonly natsTlsCert?: string | undefined;
   readonly natsTlsKey?: string | undefined;
@@ -58,6 +60,7 @@ function credentialsOf(settings: NatsAuthSettings): NatsAuth {
     settings.natsUser !== undefined || settings.natsPass !== undefined ? "--nats-user/--nats-pass" : "",
     settings.natsToken === undefined ? "" : "--nats-token",
     settings.natsNkeyFile === undefined ? "" : "--nats-nkey-file",
+    settings.natsCreds === undefined ? "" : "--nats-creds",
   ].filter((kind) => kind !== "");
   if (kinds.length > 1)
     throw new NatsAuthError(`NATS credentials: set one of ${kinds.join(", ")}, not several`);
@@ -70,11 +73,24 @@ function credentialsOf(settings: NatsAuthSettings): NatsAuth {
     }
     return { nkeySeed: seed };
   }
+  if (settings.natsCreds !== undefined) return { creds: readCreds(settings.natsCreds) };
   return {
     ...(settings.natsUser === undefined ? {} : { user: settings.natsUser }),
     ...(settings.natsPass === undefined ? {} : { pass: settings.natsPass }),
     ...(settings.natsToken === undefined ? {} : { token: settings.natsToken }),
   };
+}
+
+/**
+ * A `.creds` file's text, checked now: nats.js would read a malformed one only at the first connect, and
+ * the server would refuse a wrong one with no more than "authorization violation". Windows line ends
+ * become LF, which is all nats.js reads.
+ */
+function readCreds(path: string): string {
+  const text = readCredential(path, "--nats-creds").replace(/\r\n/g, "\n");
+  const checked = checkCreds(text, Date.now());
+  if (typeof checked === "string") throw new NatsAuthError(`--nats-creds ${path}: ${checked}`);
+  return text;
 }
 
 function readCredential(path: string, flag: string): string {

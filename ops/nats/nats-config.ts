@@ -14,6 +14,8 @@ export interface NatsServerConfig {
   readonly users?: readonly NatsServerUser[];
   /** TLS for clients: when given, a client must speak TLS (routes are not affected). */
   readonly tls?: NatsServerTls;
+  /** Operator mode (JWT auth): a client must present a user JWT of one of these accounts. Not with `users`. */
+  readonly operator?: NatsServerOperator;
   /** Present for a member of a cluster. */
   readonly cluster?: {
     readonly name: string;
@@ -31,6 +33,18 @@ export interface NatsServerTls {
   readonly caFile?: string;
   /** Clients must present a certificate signed by `caFile`. */
   readonly verify?: boolean;
+}
+
+/**
+ * A server in operator mode: the operator JWT it trusts, and the account JWTs (signed by that operator)
+ * preloaded into a `MEMORY` resolver, by account public key. A user JWT of any other account is refused,
+ * as is one its account's JWT lists under `revocations`.
+ */
+export interface NatsServerOperator {
+  readonly jwt: string;
+  /** The account the server's own events and requests (`$SYS`) go to; it needs no JetStream. */
+  readonly systemAccount?: string;
+  readonly accounts: Readonly<Record<string, string>>;
 }
 
 /** A client account of a server's `authorization` block: a user and password, or an NKey's public key. */
@@ -68,6 +82,7 @@ export function natsConfigText(config: NatsServerConfig): string {
     );
     lines.push("authorization {", `  users: [${users.join(", ")}]`, "}");
   }
+  if (config.operator !== undefined) lines.push(...operatorLines(config.operator));
   if (config.tls !== undefined) {
     const { tls } = config;
     lines.push(
@@ -92,6 +107,19 @@ export function natsConfigText(config: NatsServerConfig): string {
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** The operator, its accounts in a `MEMORY` resolver, and the system account (JWTs inline: no files). */
+function operatorLines(operator: NatsServerOperator): string[] {
+  const accounts = Object.entries(operator.accounts).map(([key, jwt]) => `  ${quote(key)}: ${quote(jwt)}`);
+  return [
+    `operator: ${quote(operator.jwt)}`,
+    ...(operator.systemAccount === undefined ? [] : [`system_account: ${quote(operator.systemAccount)}`]),
+    "resolver: MEMORY",
+    "resolver_preload: {",
+    ...accounts,
+    "}",
+  ];
 }
 
 /** A double-quoted config string (paths may hold characters the config parser would otherwise read). */

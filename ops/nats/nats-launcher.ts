@@ -9,6 +9,7 @@ import { nkeyPublicKey } from "./nkey.ts";
 import { freePorts } from "./free-ports.ts";
 import {
   type NatsServerConfig,
+  type NatsServerOperator,
   type NatsServerTls,
   type NatsServerUser,
   natsConfigText,
@@ -36,6 +37,39 @@ export interface StartNatsOptions {
   readonly users?: readonly NatsLocalUser[];
   /** Clients must speak TLS: the servers' side, and the TLS the launcher's own probe connects with. */
   readonly tls?: { readonly server: NatsServerTls; readonly client: NatsTls };
+  /** Operator mode (JWT auth), instead of `users`. */
+  readonly operator?: NatsLocalOperator;
+}
+
+/**
+ * Servers in operator mode: the operator and accounts they trust, and the `.creds` text the launcher's
+ * own probe logs in with (a user of an account whose limits allow JetStream).
+ */
+export interface NatsLocalOperator extends NatsServerOperator {
+  readonly probeCreds: string;
+}
+
+/** The operator part of a server's config (the probe's creds stay with the launcher). */
+function serverOperator(operator: NatsLocalOperator): NatsServerOperator {
+  return {
+    jwt: operator.jwt,
+    accounts: operator.accounts,
+    ...(operator.systemAccount === undefined ? {} : { systemAccount: operator.systemAccount }),
+  };
+}
+
+/** What the launcher's readiness probe logs in with: the first user, or the operator's probe user. */
+function probeAuth(options: StartNatsOptions): NatsAuth {
+  const first = options.users?.[0];
+  const credentials: NatsAuth =
+    options.operator !== undefined
+      ? { creds: options.operator.probeCreds }
+      : first === undefined
+        ? {}
+        : "nkeySeed" in first
+          ? first
+          : { user: first.user, pass: first.password };
+  return { ...credentials, ...(options.tls === undefined ? {} : { tls: options.tls.client }) };
 }
 
 /** A client account of a local server: a user and password, or an NKey user given by its seed. */
@@ -111,6 +145,9 @@ export class NatsLauncher {
   static async prepare(bin: string, options: StartNatsOptions): Promise<NatsLauncher> {
     const count = options.servers ?? 1;
     if (!Number.isInteger(count) || count < 1) throw new TypeError(`invalid server count ${count}`);
+    if (options.users !== undefined && options.operator !== undefined) {
+      throw new TypeError("users and operator mode exclude each other");
+    }
     const host = options.host ?? "127.0.0.1";
     const monitoring = options.monitoring === true;
     const clustered = count > 1;
@@ -138,6 +175,7 @@ export class NatsLauncher {
         ...(plan.httpPort === undefined ? {} : { httpPort: plan.httpPort }),
         ...(options.users === undefined ? {} : { users: options.users.map(serverUser) }),
         ...(options.tls === undefined ? {} : { tls: options.tls.server }),
+        ...(options.operator === undefined ? {} : { operator: serverOperator(options.operator) }),
         ...(options.syncAlways === true ? { syncAlways: true } : {}),
         ...(plan.routePort === undefined
           ? {}
@@ -156,16 +194,7 @@ export class NatsLauncher {
         log: [],
       });
     }
-    const first = options.users?.[0];
-    const auth: NatsAuth = {
-      ...(first === undefined
-        ? {}
-        : "nkeySeed" in first
-          ? first
-          : { user: first.user, pass: first.password }),
-      ...(options.tls === undefined ? {} : { tls: options.tls.client }),
-    };
-    return new NatsLauncher(bin, dir, slots, options.readyTimeoutMs ?? 30_000, auth);
+    return new NatsLauncher(bin, dir, slots, options.readyTimeoutMs ?? 30_000, probeAuth(options));
   }
 
   /** Client URLs, one per server, in order. */
