@@ -1,10 +1,10 @@
 import { PersistError } from "../../actors/runtime/index.ts";
 import {
   Drain,
-  Failover,
+  type Failover,
   KvActorStore,
-  Membership,
-  Migrations,
+  type Membership,
+  type Migrations,
   type ClaimView,
   type DrainProgress,
   type NodeIdentity,
@@ -23,11 +23,10 @@ import {
 import type { SimNodePorts } from "./sim-node-ports.ts";
 import { readClaimsView } from "./sim-claims-view.ts";
 import { joinUntilDone } from "./sim-join.ts";
+import { wireSimNode } from "./sim-node-wiring.ts";
 import { type RegistryDriveHost, driveLeaves } from "./sim-registry-drive.ts";
 import type { SimHost } from "./virtual-loop.ts";
 
-/** How long an adoption request may go unanswered. */
-const adoptTimeoutMs = 1_500;
 /** A drain's deadline: what is left then is taken over by failover after the node leaves. */
 const drainDeadlineMs = 6_000;
 
@@ -75,89 +74,37 @@ export class SimNode {
       },
       scheduler: ports.scheduler,
     };
-    this.membership = this.newMembership();
-    this.failover = this.newFailover();
-    this.migrations = this.newMigrations();
-  }
-
-  private newMembership(): Membership {
-    return new Membership({
-      nodes: this.ports.buckets.nodes,
-      node: this.ports.node,
-      incarnation: this.ports.incarnation,
-      scheduler: this.ports.scheduler,
-      monotonic: this.ports.monotonic,
-      facts: () => ({
-        url: `sim://${this.ports.node}`,
-        region: "sim",
-        load: this.actors.size,
-        draining: this.draining,
-        version: "sim",
-        protocol: 1,
-      }),
-      events: {
-        peerDead: (peer) => {
-          this.say(`sees ${peer.node}/${peer.incarnation} dead`);
-          this.failover.sweep();
-        },
-        ticked: () => {
-          void this.afterTick();
-        },
-        fenced: () => {
-          void this.restartEmpty();
-        },
-      },
-    });
-  }
-
-  private newFailover(): Failover {
-    return new Failover({
-      node: this.ports.node,
+    const wiring = wireSimNode({
+      ports,
+      identity: this.identity,
+      store: this.store,
+      load: () => this.actors.size,
+      draining: () => this.draining,
       claims: () => this.claimsView.values(),
-      ownerState: (owner) => this.membership.ownerState(owner),
-      liveNodes: () => this.membership.claimantNodes(),
-      takeOver: async (key, revision) => {
-        const result = await this.store.takeOver(key, revision);
-        this.say(`takeover of ${key} from revision ${revision}: ${result.outcome}`);
-        return result;
+      learn: (view) => {
+        this.claimsView.set(view.key, view);
       },
-      taken: (key, epoch) => {
-        this.say(`took ${key} at epoch ${epoch}`);
+      isLive: (key) => this.actors.has(key),
+      freeze: (key) => this.freeze(key),
+      handOver: (key) => {
+        this.handOver(key);
+      },
+      restore: (key) => {
         void this.restore(key);
       },
-      failed: (key, error) => {
-        this.say(`takeover of ${key} failed: ${describe(error)}`);
+      afterTick: () => {
+        void this.afterTick();
       },
-      scheduler: this.ports.scheduler,
-      fallbackAfterMs: 3_000,
+      restartEmpty: () => {
+        void this.restartEmpty();
+      },
+      say: (line) => {
+        this.say(line);
+      },
     });
-  }
-
-  private newMigrations(): Migrations {
-    return new Migrations(
-      {
-        identity: this.identity,
-        bus: this.ports.bus,
-        freeze: (key) => this.freeze(key),
-        isLive: (key) => this.actors.has(key),
-        handOver: (key) => {
-          this.handOver(key);
-        },
-        takeOver: (key, revision) => this.store.takeOver(key, revision),
-        readClaim: (key) => this.store.readClaim(key),
-        learn: (key, owner, revision) => {
-          this.claimsView.set(key, { key, owner: { ...owner }, revision });
-        },
-        adopted: (key) => {
-          this.say(`adopted ${key}`);
-          void this.restore(key);
-        },
-        moved: () => undefined,
-        mayAdopt: () => this.membership.mayAct() && !this.draining && !this.ports.host.stopped,
-      },
-      adoptTimeoutMs,
-      this.ports.scheduler,
-    );
+    this.membership = wiring.membership;
+    this.failover = wiring.failover;
+    this.migrations = wiring.migrations;
   }
 
   /** The simulated process this node runs as. */
