@@ -1,6 +1,6 @@
 import type WebSocket from "ws";
 import type { AskResult, ErrorCode } from "../actors/runtime/index.ts";
-import { verifyPlayerToken } from "./auth/index.ts";
+import { isTemporaryRefusal, verifyPlayerToken } from "./auth/index.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
 import type { RequestFrame } from "./protocol/client-frames.ts";
 import type { CloseReason } from "./protocol/close-codes.ts";
@@ -235,8 +235,10 @@ export class Connection implements SessionSocket {
     if (this.closed) return;
     if (!verified.ok) {
       this.deps.logger.info({ why: verified.why }, "token refused");
-      this.refuse("UNAUTHORIZED", `token refused: ${verified.why}`);
-      this.closeWith("UNAUTHORIZED");
+      // Keys the node could not fetch yet say nothing about the token: the client tries again later.
+      const temporary = isTemporaryRefusal(verified.why);
+      this.refuse(temporary ? "UNAVAILABLE" : "UNAUTHORIZED", `token refused: ${verified.why}`);
+      this.closeWith(temporary ? "KEYS_UNAVAILABLE" : "UNAUTHORIZED");
       return;
     }
     clearTimeout(this.helloTimer);

@@ -27,6 +27,9 @@ export interface PlayerTokenPolicy {
 /** The algorithms of a provider's keys. `none` and HMAC are never taken from a key set. */
 const publicKeyAlgorithms = ["RS256", "ES256", "EdDSA", "Ed25519"];
 
+/** How an HS256 secret is imported for WebCrypto, which jose checks every signature with. */
+const hmacSha256 = { name: "HMAC", hash: "SHA-256" } as const;
+
 const playerIdSchema = z.string().min(1).max(128);
 const nameSchema = z.string().min(1).max(32);
 const expSchema = z.number().int();
@@ -35,9 +38,15 @@ const expSchema = z.number().int();
  * Checks player tokens with jose: HS256 against the node's own keys, public-key algorithms against the
  * provider's key set, each only with its own kind of key, so an HS256 token "signed" with a public key's
  * bytes finds no key. The claims are read from the names the provider uses; `exp` is required.
+ *
+ * Each HS256 secret is imported as a WebCrypto `CryptoKey` once, on its first use: given the secret's
+ * bytes (or a `KeyObject`, which it exports back to bytes), jose imports it again for every token, which
+ * doubles the cost of a check that every cold join pays.
  */
 export class PlayerTokenVerifier {
-  private readonly secrets: ReadonlyMap<string, Uint8Array>;
+  private readonly secrets: ReadonlyMap<string, Uint8Array<ArrayBuffer>>;
+  /** The imported secrets by `kid`: the import under way, then its key. */
+  private readonly hmacKeys = new Map<string, CryptoKey | Promise<CryptoKey>>();
   private readonly options: JWTVerifyOptions;
 
   constructor(private readonly policy: PlayerTokenPolicy) {
@@ -76,10 +85,35 @@ export class PlayerTokenVerifier {
       if (!this.policy.keySet) throw new UnknownKeyError();
       return this.policy.keySet(header, token);
     }
-    const secret = header.kid === undefined ? undefined : this.secrets.get(header.kid);
-    if (!secret) throw new UnknownKeyError();
-    return secret;
+    const kid = header.kid;
+    const secret = kid === undefined ? undefined : this.secrets.get(kid);
+    if (kid === undefined || !secret) throw new UnknownKeyError();
+    return this.hmacKeys.get(kid) ?? this.importSecret(kid, secret);
   };
+
+  /** Imports a secret once; the tokens that arrive meanwhile wait for the same import. */
+  private importSecret(kid: string, secret: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+    const importing = crypto.subtle.importKey("raw", secret, hmacSha256, false, ["verify"]);
+    this.hmacKeys.set(kid, importing);
+    // A failed import refuses the tokens waiting on it (as jose's own import would) and is tried again.
+    importing.then(
+      (key) => this.hmacKeys.set(kid, key),
+      () => this.hmacKeys.delete(kid),
+    );
+    return importing;
+  }
+}
+
+/** The verifiers made for a bare list of keys, so that list's secrets are imported once, not per token. */
+const verifiersOfKeys = new WeakMap<readonly TokenKey[], PlayerTokenVerifier>();
+
+function verifierOfKeys(keys: readonly TokenKey[]): PlayerTokenVerifier {
+  let verifier = verifiersOfKeys.get(keys);
+  if (!verifier) {
+    verifier = new PlayerTokenVerifier({ keys });
+    verifiersOfKeys.set(keys, verifier);
+  }
+  return verifier;
 }
 
 /**
@@ -91,6 +125,6 @@ export function verifyPlayerToken(
   keys: readonly TokenKey[] | PlayerTokenVerifier,
   nowMs: number,
 ): Promise<TokenCheck> {
-  const verifier = keys instanceof PlayerTokenVerifier ? keys : new PlayerTokenVerifier({ keys });
+  const verifier = keys instanceof PlayerTokenVerifier ? keys : verifierOfKeys(keys);
   return verifier.verify(token, nowMs);
 }

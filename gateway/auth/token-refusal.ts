@@ -1,8 +1,8 @@
 import { errors } from "jose";
 
 /**
- * Why a player token was refused: the reason the hello's UNAUTHORIZED error frame names (`token refused:
- * <reason>`), so a studio can tell a clock problem from a key problem from a misconfigured audience.
+ * Why a player token was refused: the reason the hello's error frame names (`token refused: <reason>`), so
+ * a studio can tell a clock problem from a key problem from a misconfigured audience.
  */
 export type TokenRefusal =
   | "malformed"
@@ -14,6 +14,15 @@ export type TokenRefusal =
   | "wrong audience"
   | "algorithm not accepted"
   | "keys unavailable";
+
+/**
+ * Whether a refusal says "not now" rather than "not this token": the node could not fetch its provider's
+ * keys, so the same token may pass once a fetch works. The hello answers it UNAVAILABLE, which the SDK
+ * retries, instead of the final UNAUTHORIZED.
+ */
+export function isTemporaryRefusal(why: TokenRefusal): boolean {
+  return why === "keys unavailable";
+}
 
 /** Thrown by a key lookup for a `kid` the node does not know (HS256 keys, a JWKS file). */
 export class UnknownKeyError extends Error {

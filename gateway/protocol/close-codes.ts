@@ -9,6 +9,10 @@ export const CloseCodes = {
   },
   UNAUTHORIZED: { code: 4001, text: "the token is missing, expired, forged or signed with an unknown key" },
   HELLO_TIMEOUT: { code: 4002, text: "no hello arrived in time" },
+  KEYS_UNAVAILABLE: {
+    code: 4003,
+    text: "the node could not fetch the keys to check the token with yet; reconnect after a pause",
+  },
   TOO_LARGE: { code: 4009, text: "a frame was larger than maxFrameBytes" },
   RATE_LIMITED: { code: 4029, text: "the connection sent frames faster than its rate limit" },
   SLOW_CONSUMER: { code: 4030, text: "the client read too slowly: its unsent bytes passed maxBufferedBytes" },

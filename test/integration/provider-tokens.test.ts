@@ -39,9 +39,10 @@ afterEach(async () => {
 });
 
 /** A node that checks tokens only with the provider's JWKS, Firebase-style claim names. */
-async function providerNode(): Promise<RunningNode> {
+async function providerNode(settings: Record<string, string> = {}): Promise<RunningNode> {
   jwks = await startJwksServer([rsa.jwk, ec.jwk]);
   node = await startTestNode({
+    ...settings,
     tokenKeys: "",
     jwksUrl: jwks.url,
     tokenIssuer: issuer,
@@ -144,5 +145,23 @@ describe("a node started with --jwks-url", () => {
     expect(types.indexOf("welcome")).toBeLessThan(types.findIndex((t) => t === "result"));
     expect(raw.ws.readyState).toBe(WebSocket.OPEN);
     raw.ws.close();
+  });
+
+  it("keys it could not fetch yet refuse the hello as UNAVAILABLE, not final: the SDK gets in once they come", async () => {
+    const target = await providerNode({ jwksCooldownS: "1" });
+    jwks!.answer = 500;
+    const token = await providerToken(rsa, claims());
+    const { error, close } = await refusedHello(target, token);
+    expect(error).toMatchObject({ code: "UNAVAILABLE", message: "token refused: keys unavailable" });
+    expect(error.retryAfterMs).toEqual(expect.any(Number));
+    expect(close).toBe(CloseCodes.KEYS_UNAVAILABLE.code);
+    const client = createNodeClient({ urls: [target.url], token, reconnectMaxMs: 200 });
+    const connected = client.connect();
+    setTimeout(() => {
+      jwks!.answer = 200;
+    }, 300);
+    await connected;
+    expect(client.player).toBe("uid-1");
+    client.close();
   });
 });
