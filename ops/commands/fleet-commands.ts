@@ -98,6 +98,7 @@ export function addDrainCommand(program: Command): void {
               natsPass: process.env[settings.natsPass.env],
               natsToken: process.env[settings.natsToken.env],
               natsNkeyFile: process.env[settings.natsNkeyFile.env],
+              natsCreds: process.env[settings.natsCreds.env],
               natsTlsCa: process.env[settings.natsTlsCa.env],
               natsTlsCert: process.env[settings.natsTlsCert.env],
               natsTlsKey: process.env[settings.natsTlsKey.env],
