@@ -1,4 +1,4 @@
-import { playerKey, roomKey } from "../actors/shared/index.ts";
+import { playerKey, roomKey } from "../actors/common/index.ts";
 import type { ActorSystem } from "../actors/runtime/index.ts";
 import type { Session, SessionSocket } from "./sessions/index.ts";
 

@@ -1,6 +1,6 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { playerRefSchema } from "../shared/index.ts";
+import { playerRefSchema } from "../common/index.ts";
 import { vehicleSchema } from "./activity-frames.ts";
 import { activityLobbyKeySchema } from "./activity-keys.ts";
 import { lobbyClosedSchema, lobbyStatusSchema } from "./lobby-status.ts";

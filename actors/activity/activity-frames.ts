@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { codeSchema, playerIdSchema, playerNameSchema } from "../shared/index.ts";
+import { codeSchema, playerIdSchema, playerNameSchema } from "../common/index.ts";
 import { pushTo as pushFrame, type Effect } from "../runtime/index.ts";
 import { activityIdSchema } from "./activity-settings.ts";
 

@@ -1,6 +1,6 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { codeSchema, playerIdSchema, playerRefSchema } from "../shared/index.ts";
+import { codeSchema, playerIdSchema, playerRefSchema } from "../common/index.ts";
 import { vehicleSchema } from "./activity-frames.ts";
 import { activitySettingsSchema } from "./activity-settings.ts";
 

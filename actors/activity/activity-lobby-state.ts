@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { codeSchema, playerIdSchema, playerNameSchema } from "../shared/index.ts";
+import { codeSchema, playerIdSchema, playerNameSchema } from "../common/index.ts";
 import { vehicleSchema } from "./activity-frames.ts";
 import { activitySettingsSchema } from "./activity-settings.ts";
 

@@ -1,4 +1,4 @@
-import { drawCode, roomKey, type RoomInit, type Seat } from "../shared/index.ts";
+import { drawCode, roomKey, type RoomInit, type Seat } from "../common/index.ts";
 import { andThen, stops, withEffects, type Effect, type Random } from "../runtime/index.ts";
 import type { ActivityEnv, Step } from "./activity-env.ts";
 import { phase, pushTo } from "./activity-frames.ts";

@@ -1,4 +1,4 @@
-import { playerKey } from "../shared/index.ts";
+import { playerKey } from "../common/index.ts";
 import type { Effect } from "../runtime/index.ts";
 import type { Step } from "./activity-env.ts";
 import type { ActivityLobbyState } from "./activity-lobby-state.ts";

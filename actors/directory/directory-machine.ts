@@ -1,5 +1,5 @@
 import type { ActorContext, Effect, Restored, TimerFired, Transition } from "../runtime/index.ts";
-import { lobbyKey, roomKey, type LobbyListing } from "../shared/index.ts";
+import { lobbyKey, roomKey, type LobbyListing } from "../common/index.ts";
 import type { RoomListing } from "../room/index.ts";
 import type { BrowseKind, DirectoryMessage } from "./directory-messages.ts";
 import type { DirectoryEntry, DirectoryRoomEntry, DirectoryState } from "./directory-state.ts";

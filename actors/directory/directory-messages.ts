@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { restoredSchema, timerFiredSchema, type Restored, type TimerFired } from "../runtime/index.ts";
-import { lobbyListingSchema, lobbyUnlistSchema, modeSchema } from "../shared/index.ts";
+import { lobbyListingSchema, lobbyUnlistSchema, modeSchema } from "../common/index.ts";
 import { roomListingSchema, roomUnlistSchema } from "../room/index.ts";
 
 /** What the directory accepts: public lobbies' and rooms' lines, and browse requests from gateways. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lobbyListingSchema } from "../shared/index.ts";
+import { lobbyListingSchema } from "../common/index.ts";
 import { roomListingSchema } from "../room/index.ts";
 
 /** The browse list: one line per public lobby and per public room in setup, keyed by code. */

@@ -1,5 +1,5 @@
 import { stops, andThen, withEffects, type Effect, type Transition } from "../runtime/index.ts";
-import { playerKey, roomKey } from "../shared/index.ts";
+import { playerKey, roomKey } from "../common/index.ts";
 import { pushState } from "./lobby-frames.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { findMember, roomRunning } from "./lobby-state.ts";

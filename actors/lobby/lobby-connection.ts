@@ -1,5 +1,5 @@
 import { reply, withEffects, type Effect, type Restored, type Transition } from "../runtime/index.ts";
-import { roomKey } from "../shared/index.ts";
+import { roomKey } from "../common/index.ts";
 import { departAndPush } from "./departures.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";

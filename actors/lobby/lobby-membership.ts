@@ -6,7 +6,7 @@ import {
   type Effect,
   type Transition,
 } from "../runtime/index.ts";
-import { playerKey, type PlayerRef } from "../shared/index.ts";
+import { playerKey, type PlayerRef } from "../common/index.ts";
 import { departAndPush } from "./departures.ts";
 import { reconnect } from "./lobby-connection.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";

@@ -8,7 +8,7 @@ import {
   playerIdSchema,
   playerNameSchema,
   playerRefSchema,
-} from "../shared/index.ts";
+} from "../common/index.ts";
 import { metadataSchema } from "./lobby-metadata.ts";
 
 /** What a lobby accepts: from the gateway (players' requests, connection changes) and from its room. */

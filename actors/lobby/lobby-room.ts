@@ -7,7 +7,7 @@ import {
   type Effect,
   type Transition,
 } from "../runtime/index.ts";
-import { drawCode, roomKey, type RoomInit } from "../shared/index.ts";
+import { drawCode, roomKey, type RoomInit } from "../common/index.ts";
 import { dropAbsentPlayers } from "./departures.ts";
 import { pushState } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { codeSchema, modeSchema, playerIdSchema, playerNameSchema, seatSchema } from "../shared/index.ts";
+import { codeSchema, modeSchema, playerIdSchema, playerNameSchema, seatSchema } from "../common/index.ts";
 import { metadataSchema } from "./lobby-metadata.ts";
 
 /** The lobby's snapshot: plain data only, so it survives msgpack and a read by another node. */

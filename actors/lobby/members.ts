@@ -1,4 +1,4 @@
-import type { PlayerRef } from "../shared/index.ts";
+import type { PlayerRef } from "../common/index.ts";
 import type { LobbyState, Member } from "./lobby-state.ts";
 
 /** The member list: join order is the order of the array, and every change makes a new one. */

@@ -1,4 +1,4 @@
-import type { Seat } from "../shared/index.ts";
+import type { Seat } from "../common/index.ts";
 import type { Member } from "./lobby-state.ts";
 
 /** How a lobby's members and bots are seated in the room it starts. */

@@ -1,5 +1,5 @@
 import type { Effect } from "../runtime/index.ts";
-import { directoryKey, type LobbyListing } from "../shared/index.ts";
+import { directoryKey, type LobbyListing } from "../common/index.ts";
 import type { LobbyOptions } from "./lobby-options.ts";
 import type { LobbyState } from "./lobby-state.ts";
 

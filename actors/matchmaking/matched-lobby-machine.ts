@@ -1,5 +1,5 @@
 import { reply, type Restored, type TimerFired } from "../runtime/index.ts";
-import { roomKey } from "../shared/index.ts";
+import { roomKey } from "../common/index.ts";
 import { accept, acceptExpired, decline } from "./matched-lobby-accept.ts";
 import type { MatchedLobbyMessage, MatchedLobbyMessageOf } from "./matched-lobby-messages.ts";
 import { join, leave, setReady } from "./matched-lobby-membership.ts";

@@ -1,6 +1,6 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { codeSchema, playerIdSchema, playerNameSchema } from "../shared/index.ts";
+import { codeSchema, playerIdSchema, playerNameSchema } from "../common/index.ts";
 import { jsonObjectSchema, lobbyTypeSchema, teamCodeSchema } from "./lobby-type.ts";
 import { matchedLobbyKeySchema } from "./matchmaking-keys.ts";
 import { lobbyPhaseSchema, matchedMemberSchema, timetableSchema } from "./matched-lobby-state.ts";

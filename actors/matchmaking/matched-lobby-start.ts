@@ -1,4 +1,4 @@
-import { drawCode, roomKey, type RoomInit, type Seat } from "../shared/index.ts";
+import { drawCode, roomKey, type RoomInit, type Seat } from "../common/index.ts";
 import { andThen, pushTo, type Effect } from "../runtime/index.ts";
 import { everyTeamAtMin, isFull, isReady } from "./lobby-rules.ts";
 import type { Team } from "./lobby-type.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { codeSchema, playerIdSchema, playerNameSchema } from "../shared/index.ts";
+import { codeSchema, playerIdSchema, playerNameSchema } from "../common/index.ts";
 import { jsonObjectSchema, lobbyTypeSchema, teamCodeSchema } from "./lobby-type.ts";
 
 /** A matched lobby's snapshot (SPEC §3): plain data only, so it survives msgpack and another node. */

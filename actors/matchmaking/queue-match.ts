@@ -1,4 +1,4 @@
-import { drawCode, playerKey, roomKey, type RoomInit } from "../shared/index.ts";
+import { drawCode, playerKey, roomKey, type RoomInit } from "../common/index.ts";
 import { pushTo, refuse, reply, type Effect } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam, isFull } from "./lobby-rules.ts";
 import { seatsFor } from "./matched-lobby-start.ts";

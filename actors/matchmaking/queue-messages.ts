@@ -1,6 +1,6 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
-import { playerIdSchema, playerRefSchema } from "../shared/index.ts";
+import { playerIdSchema, playerRefSchema } from "../common/index.ts";
 import { jsonObjectSchema, teamCodeSchema } from "./lobby-type.ts";
 import { joinResultSchema, lobbyClosedSchema, lobbyStatusSchema } from "./matched-lobby-messages.ts";
 import { matchedLobbyKeySchema } from "./matchmaking-keys.ts";

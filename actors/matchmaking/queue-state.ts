@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { playerIdSchema, playerRefSchema } from "../shared/index.ts";
+import { playerIdSchema, playerRefSchema } from "../common/index.ts";
 import { jsonObjectSchema, lobbyTypeIdSchema, teamCodeSchema } from "./lobby-type.ts";
 import { lobbyStatusSchema } from "./matched-lobby-messages.ts";
 import { matchedLobbyKeySchema } from "./matchmaking-keys.ts";

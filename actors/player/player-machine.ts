@@ -1,5 +1,5 @@
 import type { ActorContext, Effect, Restored, TimerFired, Transition } from "../runtime/index.ts";
-import { keyName } from "../shared/index.ts";
+import { keyName } from "../common/index.ts";
 import type { PlayerMessage } from "./player-messages.ts";
 import type { CreateRecord, PlayerState } from "./player-state.ts";
 import { createMemoryMs, leaveRetryMs, maxLeaveTries, maxRememberedCreates } from "./player-state.ts";

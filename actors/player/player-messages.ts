@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { restoredSchema, timerFiredSchema, type Restored, type TimerFired } from "../runtime/index.ts";
-import { codeSchema } from "../shared/index.ts";
+import { codeSchema } from "../common/index.ts";
 
 /** What a player's registry entry accepts: membership news from lobbies, and questions from gateways. */
 

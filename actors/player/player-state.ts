@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { codeSchema } from "../shared/index.ts";
+import { codeSchema } from "../common/index.ts";
 
 /** A player's registry entry: which lobby it is in, and the lobby creates it asked for recently. */
 

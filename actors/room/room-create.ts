@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { reply, type ActorContext } from "../runtime/index.ts";
-import { blobRefSchema, codeSchema, modeSchema, playerRefSchema, roomInitSchema } from "../shared/index.ts";
+import { blobRefSchema, codeSchema, modeSchema, playerRefSchema, roomInitSchema } from "../common/index.ts";
 import { startMatch } from "./room-clock.ts";
 import { mapSchema, roomOptionsSchema, turnDurabilitySchema, turnMsSchema } from "./room-fields.ts";
 import { pushRoom } from "./room-frames.ts";
@@ -15,7 +15,7 @@ const clockChoices = {
   turnDurability: turnDurabilitySchema.optional(),
 };
 
-/** Started by a lobby: the lobby's seats and host (actors/shared/room-init.ts), and it starts at once. */
+/** Started by a lobby: the lobby's seats and host (actors/common/room-init.ts), and it starts at once. */
 export const lobbyRoomInitSchema = roomInitSchema.extend(clockChoices);
 
 /** Created directly: 1 to 4 seats, side 0 the creator and host; the match starts when every human is ready. */

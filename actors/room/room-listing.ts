@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Effect } from "../runtime/index.ts";
-import { codeSchema, directoryKey, modeSchema } from "../shared/index.ts";
+import { codeSchema, directoryKey, modeSchema } from "../common/index.ts";
 import { mapSchema } from "./room-fields.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomState } from "./room-state.ts";

@@ -6,7 +6,7 @@ import {
   playerIdSchema,
   playerRefSchema,
   transferTokenSchema,
-} from "../shared/index.ts";
+} from "../common/index.ts";
 import {
   chatChannelSchema,
   checksumValueSchema,

@@ -6,7 +6,7 @@ import {
   playerNameSchema,
   transferTokenSchema,
   blobRefSchema,
-} from "../shared/index.ts";
+} from "../common/index.ts";
 import {
   checksumValueSchema,
   commandDataSchema,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { playerIdSchema, roomInitSchema } from "../shared/index.ts";
+import { playerIdSchema, roomInitSchema } from "../common/index.ts";
 import { roomLimits } from "./room-limits.ts";
 import type { RoomState } from "./room-state.ts";
 import { roomSchemaVersion, roomStateSchema } from "./room-state.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { requestFrame } from "./request-frame.ts";
-import { modeSchema } from "../../actors/shared/index.ts";
+import { modeSchema } from "../../actors/common/index.ts";
 import {
   chatChannelSchema,
   checksumValueSchema,

@@ -6,7 +6,7 @@ import {
   type BlobStore,
   type RequestId,
 } from "../../actors/runtime/index.ts";
-import { blobRefSchema } from "../../actors/shared/index.ts";
+import { blobRefSchema } from "../../actors/common/index.ts";
 import type { BlobRequestFrame } from "../protocol/blob-frames.ts";
 import type { Session } from "../sessions/index.ts";
 import { refused } from "./refused.ts";

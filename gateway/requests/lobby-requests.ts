@@ -7,7 +7,7 @@ import {
   type RequestId,
 } from "../../actors/runtime/index.ts";
 import type { LobbyOptions } from "../../actors/lobby/index.ts";
-import { drawCode, normalizeCode, roomKey } from "../../actors/shared/index.ts";
+import { drawCode, normalizeCode, roomKey } from "../../actors/common/index.ts";
 import type { LobbyRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "../sessions/index.ts";

@@ -1,4 +1,4 @@
-import { drawCode, normalizeCode, roomKey } from "../../actors/shared/index.ts";
+import { drawCode, normalizeCode, roomKey } from "../../actors/common/index.ts";
 import { directRoomInitSchema } from "../../actors/room/index.ts";
 import type {
   ActorSystem,

@@ -6,7 +6,7 @@ import {
   normalizeCode,
   playerIdSchema,
   playerNameSchema,
-} from "../../actors/shared/index.ts";
+} from "../../actors/common/index.ts";
 import { roomResultSchema } from "../../actors/room/index.ts";
 import {
   isRetryable,

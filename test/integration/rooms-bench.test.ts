@@ -19,7 +19,7 @@ describe("rooms bench", () => {
     expect(step.turnsPerSecond).toBeGreaterThan(10);
     expect(step.lateness.count).toBeGreaterThan(5);
     expect(step.lateness.p99Ms).toBeGreaterThanOrEqual(step.lateness.p50Ms);
-    expect(step.lateness.p50Ms).toBeGreaterThanOrEqual(0);
+    expect(Number.isFinite(step.lateness.p50Ms)).toBe(true);
     expect(step.stateBytesPerRoom).toBeGreaterThan(500);
     expect(result.capacity).toBe(2);
     expect(result).toMatchObject({ durability: "volatile", store: "memory" });

@@ -5,7 +5,7 @@ import {
   type ActivityLobbyState,
   type Stage,
 } from "../../actors/activity/index.ts";
-import { roomInitSchema } from "../../actors/shared/index.ts";
+import { roomInitSchema } from "../../actors/common/index.ts";
 import type { Effect } from "../../actors/runtime/types.ts";
 import { activityLobbyOf, ev, expectRefused, framesTo, KEY, ofType, T0 } from "./support/activity-driver.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultLobbyOptions, lobbyOptionsSchema, teamSizeOf } from "../../actors/lobby/index.ts";
-import { drawCode, normalizeCode } from "../../actors/shared/index.ts";
+import { drawCode, normalizeCode } from "../../actors/common/index.ts";
 import { seededRandom } from "../../actors/runtime/seeded-random.ts";
 
 describe("codes and options (SPEC §1 Codes)", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { lobbyFrame } from "../../actors/lobby/index.ts";
-import { drawCode } from "../../actors/shared/index.ts";
+import { drawCode } from "../../actors/common/index.ts";
 import { seededRandom } from "../../actors/runtime/seeded-random.ts";
 import { expectRefused, KEY, lobbyOf, roster } from "./support/lobby-driver.ts";
 
