@@ -68,7 +68,7 @@ export function assertNatsVersion(serverVersion: string): NatsVersion {
       parsed.text,
       `nats-server ${parsed.text} is too old: Foyer needs >= ${minimumNatsVersion}. On a replicated ` +
         "(R3) stream, nats-server 2.9 lets several compare-and-set writes made from the same revision " +
-        "succeed (nats-server issue #4320), so two nodes could both take one lobby. Use nats-server 2.10 " +
+        "succeed (nats-server #4320), so two nodes could both take one lobby. Use nats-server 2.10 " +
         "or newer (`npx tsx ops/nats/install.ts` fetches one; NATS_SERVER_BIN names another binary).",
     );
   }

@@ -164,7 +164,7 @@ describe("a queue in a fleet of node processes", () => {
     expect(p.client.regions).toContainEqual({ region: "us", url: urls[1] });
     const pingData = await p.client.pingData(2);
     expect(Object.keys(pingData).sort()).toEqual(["eu", "us"]);
-    for (const ms of Object.values(pingData)) expect(ms).toBeGreaterThanOrEqual(0);
+    for (const ms of Object.values(pingData)) expect(ms).toBeLessThan(5_000); // a round trip on this machine, measured
   }, 60_000);
 
   it("keeps every queued player across a drain of its node, and matches them on the new owner", async () => {
