@@ -139,7 +139,9 @@ export class NodeClock {
 
   /**
    * A process's Scheduler on this machine: like realScheduler, a deadline is armed as a delay on the
-   * monotonic clock and re-armed if the wall clock has not reached it when it fires.
+   * monotonic clock and re-armed if the wall clock has not reached it when it fires. A deadline already
+   * past fires as the next event, never inside `at` itself (as a real timer of 0 ms): a caller may arm a
+   * timer before it sets up what the timer reads.
    */
   scheduler(host: SimHost): Scheduler {
     return {
@@ -148,8 +150,7 @@ export class NodeClock {
         let cancel: (() => void) | undefined;
         const arm = (): void => {
           const delay = at - this.wall();
-          if (delay <= 0) fn();
-          else cancel = this.loop.schedule(this.loop.now + delay, arm, host);
+          cancel = this.loop.schedule(this.loop.now + Math.max(delay, 0), delay <= 0 ? fn : arm, host);
         };
         arm();
         return () => cancel?.();
