@@ -1,4 +1,4 @@
-import type { KvBucket, KvEntry } from "../kv.ts";
+import type { KvBucket, KvEntry, KvStore } from "../kv.ts";
 import { KvError, KvErrorCodes } from "../kv-error.ts";
 import { MemoryBucketData } from "../memory/index.ts";
 import { copyEntry, simWatch } from "./sim-kv-watch.ts";
@@ -56,6 +56,11 @@ export class SimKv {
       this.data.set(name, data);
     }
     return data;
+  }
+
+  /** The store as the process `host` of node `node` sees it: its buckets by name. */
+  storeFor(node: string, host: SimHost): Pick<KvStore, "bucket"> {
+    return { bucket: (name) => Promise.resolve(this.bucketFor(name, node, host)) };
   }
 
   /** Bucket `name` as the process `host` of node `node` sees it. */

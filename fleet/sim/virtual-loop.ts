@@ -115,6 +115,8 @@ function drainContinuations(): Promise<void> {
  */
 export class NodeClock {
   private wallOffset: number;
+  /** Windows of virtual time in which both clocks stood still (`stall`). */
+  private readonly stalls: { from: number; until: number }[] = [];
 
   constructor(
     private readonly loop: VirtualLoop,
@@ -125,11 +127,25 @@ export class NodeClock {
   }
 
   wall(): number {
-    return this.loop.now + this.wallOffset;
+    return this.loop.now + this.wallOffset - this.stalled();
   }
 
   monotonic(): number {
-    return this.loop.now + this.monoStart;
+    return this.loop.now + this.monoStart - this.stalled();
+  }
+
+  /**
+   * Stops both clocks from `from` to `until`: a machine whose wall clock stops with its monotonic one
+   * during a suspend, which the lease check cannot see through (a broken variant; a real wall clock runs on).
+   */
+  stall(from: number, until: number): void {
+    this.stalls.push({ from, until });
+  }
+
+  private stalled(): number {
+    let ms = 0;
+    for (const { from, until } of this.stalls) ms += Math.max(0, Math.min(this.loop.now, until) - from);
+    return ms;
   }
 
   /** Steps the wall clock by `ms` (either way); the monotonic clock does not move. */
