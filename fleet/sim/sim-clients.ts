@@ -1,5 +1,5 @@
 import type { MoveRecord } from "./sim-checks.ts";
-import { type OpAnswer, joinOp, moveOp } from "./sim-counter.ts";
+import { type OpAnswer, joinOp, moveOp } from "./sim-ops.ts";
 import type { SimProcess } from "./sim-process.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { VirtualLoop } from "./virtual-loop.ts";

@@ -5,7 +5,7 @@ import {
   type Transition,
   kindMessageParser,
 } from "../../actors/runtime/index.ts";
-import { leaveOp, leftOp, pendingLeaves } from "./sim-counter.ts";
+import { leaveOp, leftOp, pendingLeaves } from "./sim-ops.ts";
 
 /**
  * The simulation's actors as pure ActorKinds run by the real ActorSystem of each FleetNode: a lobby

@@ -4,7 +4,7 @@ import { fleetNodeFrom, type FleetWorld } from "../fleet-node-from.ts";
 import type { FleetLog, FleetNodeHooks, FleetNodeSettings } from "../fleet-node-ports.ts";
 import type { DrainProgress } from "../protocol/index.ts";
 import { ackListener, simLobbyKind, simRegistryKind } from "./sim-counter-kind.ts";
-import { describe, type OpAnswer } from "./sim-counter.ts";
+import { describe, type OpAnswer } from "./sim-ops.ts";
 import { joinUntilDone } from "./sim-join.ts";
 import type { SimHost } from "./virtual-loop.ts";
 
