@@ -20,7 +20,12 @@ export type SimVariant =
   /** Its clocks both stop while the process is paused, so its lease check takes a lapsed lease for fresh. */
   | "lease-on-stopped-clocks"
   /** A registry that records a move but never drives the leave of the old lobby. */
-  | "registry-never-leaves";
+  | "registry-never-leaves"
+  /**
+   * FleetNode's wiring broken after it was built: the runtime is not handed the node's lease check
+   * (`state.mayAct` always true), so actors act on a lapsed lease. Proves the seeds run FleetNode's wiring.
+   */
+  | "runtime-ignores-lease";
 
 /** What a simulated process is given by its world. */
 export interface SimProcessPorts {
@@ -88,6 +93,7 @@ export class SimProcess {
 
   private async joinAndServe(): Promise<void> {
     const fleet = await fleetNodeFrom(this.ports.world, simSettings(this.node), this.hooks());
+    if (this.ports.variant === "runtime-ignores-lease") Object.assign(fleet.state, { mayAct: () => true });
     this.fleet = fleet;
     await joinUntilDone(
       () => fleet.start(),
