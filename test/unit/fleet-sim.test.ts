@@ -3,10 +3,10 @@ import { checkInvariants, runSimulation } from "../../fleet/sim/index.ts";
 import { replaySeed, sweep, sweepSeeds } from "./support/fleet-sim-sweep.ts";
 
 /**
- * The deterministic simulation of the fleet logic (fleet/sim/): the real Membership, KvActorStore,
- * Failover, Migrations and Drain under store faults, elections, partitions, pauses, clock jumps, crashes
- * and drains over a lossy bus, with players moving between lobbies through their registry's intent,
- * checked against FLEET-PROTOCOL's invariants and "one lobby per player". The sweep (seeds 1–10,000 by
+ * The deterministic simulation of the fleet (fleet/sim/): each node the real FleetNode, built by
+ * fleetNodeFrom as `foyer node` builds it, under store faults, elections, partitions, pauses, clock jumps,
+ * crashes and drains over a lossy bus, with players moving between lobbies through their registry's
+ * intent, checked against the fleet's invariants and "one lobby per player". The sweep (seeds 1–6,000 by
  * default) is split with fleet-sim-sweep.test.ts; a failing seed is replayed alone with
  * FOYER_SIM_SEED=<seed> npx vitest run test/unit/fleet-sim.test.ts.
  */
