@@ -223,11 +223,17 @@ export class SimProcess {
   };
 
   private logged(fields: object, message: string): void {
-    const parts = Object.entries(fields).map(([name, value]) => `${name}=${describe(value)}`);
+    const parts = Object.entries(fields).map(([name, value]) => `${name}=${shown(value)}`);
     this.say(`${message}${parts.length > 0 ? ` (${parts.join(" ")})` : ""}`);
   }
 
   private say(line: string): void {
     this.ports.trace(`${this.node} ${line}`);
   }
+}
+
+/** A logged field as the trace shows it: an error by its code or name, plain data as JSON. */
+function shown(value: unknown): string {
+  if (value instanceof Error || typeof value !== "object" || value === null) return describe(value);
+  return JSON.stringify(value);
 }
