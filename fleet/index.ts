@@ -159,6 +159,8 @@ export { chooseRoomHost, liveTargets, placeNewLobby, regionsOf, roomHostAmong } 
 export type { HostCandidate, RegionUrl } from "./placement.ts";
 export { ownerReachable } from "./owner-reachable.ts";
 export { FleetNode } from "./fleet-node.ts";
+export { fleetBucketNames, fleetNodeFrom, fleetNodePorts } from "./fleet-node-from.ts";
+export type { FleetWorld } from "./fleet-node-from.ts";
 export type {
   FleetBuckets,
   FleetEvents,

@@ -216,7 +216,9 @@ export class PeerTable {
   /** Folds one peer record into the view; reports incarnations that are gone. */
   private learn(node: string, revision: number, record: NodeRecord, now: number): Peer {
     let peer = this.peers.get(node);
-    if (peer?.revision === revision) return peer;
+    // A round's read that answers after the watch delivered a newer record (a tombstone) is stale:
+    // taken, it would bring a dead incarnation back and make its successor look replaced.
+    if (peer !== undefined && peer.revision >= revision) return peer;
     if (peer?.dead === false && peer.incarnation !== record.incarnation) {
       this.markDead({ node, incarnation: peer.incarnation });
     }

@@ -1,4 +1,4 @@
-/** fleet/sim/: a deterministic simulation of the fleet logic (Membership, KvActorStore, Failover) under faults. */
+/** fleet/sim/: a deterministic simulation of the fleet — the real FleetNode of each node, under faults. */
 
 export { runSimulation } from "./run-simulation.ts";
 export type { SimulationOptions, SimulationResult } from "./run-simulation.ts";
@@ -18,6 +18,6 @@ export { faultKinds, planFaults } from "./sim-faults.ts";
 export type { Fault, FaultKind, FaultPlanOptions } from "./sim-faults.ts";
 export { SimKv, kvTimeoutMs } from "./sim-kv.ts";
 export type { KvFaultRates, KvReachability, LandedWrite } from "./sim-kv.ts";
-export type { NodeVariant } from "./sim-node-ports.ts";
+export type { SimVariant } from "./sim-process.ts";
 export { NodeClock, VirtualLoop } from "./virtual-loop.ts";
 export type { SimHost } from "./virtual-loop.ts";

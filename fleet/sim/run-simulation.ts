@@ -1,16 +1,11 @@
+import { seededRandom } from "../../actors/runtime/index.ts";
+import { MemoryBlobStore } from "../memory/index.ts";
 import { decodeSnapshot, decodeClaim } from "../protocol/index.ts";
-import {
-  type AckRecord,
-  type FinalKey,
-  type Violation,
-  type WriteRecord,
-  checkInvariants,
-} from "./sim-checks.ts";
+import { type AckRecord, type Violation, type WriteRecord, checkInvariants } from "./sim-checks.ts";
 import { type Fault, type FaultKind, describeFault, faultKinds, planFaults } from "./sim-faults.ts";
 import { type KvFaultRates, SimKv } from "./sim-kv.ts";
-import type { OpAnswer, QueuedOp } from "./sim-counter.ts";
-import type { NodeVariant } from "./sim-node-ports.ts";
-import { SimNode } from "./sim-node.ts";
+import { finalKeys } from "./sim-final.ts";
+import { SimProcess, type SimVariant } from "./sim-process.ts";
 import { SimRandom } from "./sim-random.ts";
 import { NodeClock, type SimHost, VirtualLoop } from "./virtual-loop.ts";
 import { SimClients } from "./sim-clients.ts";
@@ -39,7 +34,7 @@ export interface SimulationOptions {
     readonly bus?: Partial<BusFaultRates>;
   };
   /** Default "correct"; the broken ones prove the checks can fail. */
-  readonly variant?: NodeVariant;
+  readonly variant?: SimVariant;
 }
 
 export interface SimulationResult {
@@ -62,10 +57,13 @@ const defaultKvRates: KvFaultRates = { refuse: 0.02, timeout: 0.02, slow: 0.03 }
 const defaultBusRates: BusFaultRates = { dropRequest: 0.05, dropReply: 0.05, slow: 0.1 };
 const wallEpoch = 1_700_000_000_000;
 
+/** Room documents a simulated node may hold (none are uploaded: the kinds have no rooms). */
+const blobBytes = 1 << 20;
+
 /**
- * Runs one seeded world: nodes running the real Membership, KvActorStore and Failover over a faulty
- * shared KV, clients sending ops with retries, planned faults; then heals, lets it settle and checks
- * FLEET-PROTOCOL's invariants. The same options give the same trace.
+ * Runs one seeded world: nodes running the real FleetNode (built as `foyer node` builds it) over a
+ * faulty shared KV and a lossy bus, clients sending ops with retries, planned faults; then heals, lets it
+ * settle and checks the fleet's invariants. The same options give the same trace.
  */
 export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
   const world = new SimWorld(options);
@@ -81,7 +79,7 @@ class SimWorld {
   private readonly trace: string[] = [];
   private readonly acks: AckRecord[] = [];
   private readonly writes: WriteRecord[] = [];
-  private readonly processes = new Map<string, SimNode>();
+  private readonly processes = new Map<string, SimProcess>();
   private readonly hosts = new Map<string, SimHost>();
   private readonly clocks = new Map<string, NodeClock>();
   private readonly crashedForGood = new Set<string>();
@@ -92,7 +90,6 @@ class SimWorld {
   private readonly settleMs: number;
   private healed = false;
   private incarnations = 0;
-  private writeIds = 0;
 
   constructor(private readonly options: SimulationOptions) {
     this.random = new SimRandom(options.seed);
@@ -179,12 +176,13 @@ class SimWorld {
     });
     const end = this.faultMs + this.settleMs;
     await this.loop.runUntil(end);
+    const final = await finalKeys({ kv: this.kv, loop: this.loop, processes: this.processes }, clients.keys);
     for (const host of this.hosts.values()) host.stopped = true;
     const violations = checkInvariants({
       acks: this.acks,
       writes: this.writes,
       created: clients.created,
-      final: this.finalKeys(clients.keys),
+      final,
       moves: clients.moves,
     });
     return {
@@ -211,27 +209,28 @@ class SimWorld {
     const clock = this.clocks.get(node);
     if (clock === undefined) throw new Error(`no clock for ${node}`);
     this.hosts.set(node, host);
-    const bucket = (name: string) => this.kv.bucketFor(name, node, host);
-    const process = new SimNode({
+    const process = new SimProcess({
       node,
-      incarnation: this.newIncarnation(node),
       host,
-      scheduler: clock.scheduler(host),
-      monotonic: () => clock.monotonic(),
-      buckets: { nodes: bucket("nodes"), claims: bucket("claims"), lobbies: bucket("lobbies") },
-      bus: this.net.busFor(host),
-      forward: (key, ops) => {
-        this.forward(key, ops);
+      world: {
+        kv: this.kv.storeFor(node, host),
+        bus: this.net.busFor(host),
+        blobs: new MemoryBlobStore(blobBytes, () => clock.wall()),
+        scheduler: clock.scheduler(host),
+        monotonic: () => clock.monotonic(),
+        wallClock: () => clock.wall(),
+        random: seededRandom(this.random.int(2 ** 31)),
+        newIncarnation: () => this.newIncarnation(node),
       },
       variant: this.options.variant ?? "correct",
-      newIncarnation: () => this.newIncarnation(node),
-      newWriteId: () => `w${++this.writeIds}`,
       acked: (key, op, epoch) => {
         this.acks.push({ at: this.loop.now, key, op, epoch, node });
         this.log(`${node} acked ${key} ${op} epoch ${epoch}`);
       },
+      adopted: () => {
+        this.adoptions++;
+      },
       trace: (line) => {
-        if (line.includes(" adopted ")) this.adoptions++;
         this.log(line);
       },
     });
@@ -252,6 +251,8 @@ class SimWorld {
       case "pause": {
         const host = this.hosts.get(fault.node);
         if (host !== undefined) host.pausedUntil = Math.max(host.pausedUntil, until);
+        if (this.options.variant === "lease-on-stopped-clocks")
+          this.clocks.get(fault.node)?.stall(fault.at, until);
         break;
       }
       case "clock-jump":
@@ -291,34 +292,13 @@ class SimWorld {
     }
   }
 
-  /** Ops sent on to the process the claim names (a router with a perfect watch), in one delivery. */
-  private forward(key: string, ops: readonly QueuedOp[]): void {
-    const owner = this.ownerProcess(key);
-    const reply = (queued: QueuedOp) => (answer: OpAnswer) => {
-      this.loop.schedule(this.loop.now + this.random.between(1, 20), () => {
-        queued.answer(answer);
-      });
-    };
-    if (owner === undefined) {
-      for (const queued of ops) reply(queued)("refused");
-      return;
-    }
-    this.loop.schedule(
-      this.loop.now + this.random.between(1, 20),
-      () => {
-        for (const queued of ops) owner.receive(key, queued.op, reply(queued));
-      },
-      owner.host,
-    );
-  }
-
   private kill(node: string): void {
     const host = this.hosts.get(node);
     if (host !== undefined) host.stopped = true;
     this.processes.delete(node);
   }
 
-  private liveProcesses(): SimNode[] {
+  private liveProcesses(): SimProcess[] {
     return this.nodeIds.flatMap((node) => {
       const process = this.processes.get(node);
       return process === undefined ? [] : [process];
@@ -326,33 +306,10 @@ class SimWorld {
   }
 
   /** The process the key's claim names (a router with a perfect watch); undefined when none runs. */
-  private ownerProcess(key: string): SimNode | undefined {
+  private ownerProcess(key: string): SimProcess | undefined {
     const claim = this.kv.state("claims").get(key);
     if (claim === undefined) return undefined;
     return this.processes.get(decodeClaim(claim.value).node);
-  }
-
-  private finalKeys(keys: readonly string[]): FinalKey[] {
-    return keys.map((key) => {
-      const entry = this.kv.state("lobbies").get(key);
-      const snapshot = entry === undefined ? null : decodeSnapshot(entry.value);
-      const ops = snapshot === null || !Array.isArray(snapshot.state) ? null : snapshot.state.map(String);
-      return { key, ops, unserved: ops === null ? null : this.whyUnserved(key) };
-    });
-  }
-
-  private whyUnserved(key: string): string | null {
-    const claimEntry = this.kv.state("claims").get(key);
-    if (claimEntry === undefined) return "no claim";
-    const claim = decodeClaim(claimEntry.value);
-    const process = this.processes.get(claim.node);
-    const named = `claim ${claim.node}/${claim.incarnation} at epoch ${claimEntry.revision}`;
-    if (process === undefined) return `${named}: that node is down`;
-    if (process.identity.incarnation !== claim.incarnation)
-      return `${named}: the node runs as ${process.identity.incarnation}`;
-    if (!process.membership.mayAct()) return `${named}: its lease is not fresh`;
-    if (!process.serves(key, claimEntry.revision)) return `${named}: the actor is not live there`;
-    return null;
   }
 
   private newIncarnation(node: string): string {

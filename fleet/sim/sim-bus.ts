@@ -1,5 +1,6 @@
 import type { Bus, BusMessage, BusSubscription } from "../bus.ts";
 import { BusError, BusErrorCodes } from "../bus-error.ts";
+import { subjectMatches } from "../subject.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { SimHost, VirtualLoop } from "./virtual-loop.ts";
 
@@ -21,13 +22,16 @@ interface Subscriber {
 }
 
 /**
- * The NATS core request/reply between simulated processes: exact subjects only (what migrations use),
- * every delivery an event of the virtual loop on the receiving process (a paused process gets it late, a
- * stopped one never), with lost requests, lost replies and slow legs drawn from the world's random source
- * while faults are on. A request that timed out may still have been delivered and acted on.
+ * NATS core between simulated processes: publish to every subscriber whose filter matches (`*`, `>`), in
+ * publish order per subscriber, and request/reply to one responder. Every delivery is an event of the
+ * virtual loop on the receiving process (a paused process gets it late, a stopped one never), with lost
+ * messages, lost replies and slow legs drawn from the world's random source while faults are on. A
+ * request that timed out may still have been delivered and acted on. No queue groups: the fleet uses none.
  */
 export class SimNet {
-  private readonly subscribers = new Map<string, Subscriber>();
+  private readonly subscribers: Subscriber[] = [];
+  /** Per subscriber, the latest time a published message is due there: later ones never overtake it. */
+  private readonly dueAt = new WeakMap<Subscriber, number>();
   private inboxes = 0;
 
   constructor(
@@ -43,19 +47,17 @@ export class SimNet {
     const mine: Subscriber[] = [];
     let closed = false;
     return {
-      publish: () => {
-        throw new Error("publish is not simulated");
+      publish: (subject, data) => {
+        if (!closed) this.publish(subject, new Uint8Array(data));
       },
       subscribe: (subject, handler): BusSubscription => {
         const subscriber: Subscriber = { subject, host, handler, active: !closed };
-        // One process per node id serves its subjects: a restart's subscription replaces the old one.
-        this.subscribers.set(subject, subscriber);
+        if (!closed) this.subscribers.push(subscriber);
         mine.push(subscriber);
         return {
           subject,
           unsubscribe: () => {
-            subscriber.active = false;
-            if (this.subscribers.get(subject) === subscriber) this.subscribers.delete(subject);
+            this.remove(subscriber);
           },
         };
       },
@@ -66,14 +68,42 @@ export class SimNet {
       flush: () => Promise.resolve(),
       close: () => {
         closed = true;
-        for (const subscriber of mine) {
-          subscriber.active = false;
-          if (this.subscribers.get(subscriber.subject) === subscriber)
-            this.subscribers.delete(subscriber.subject);
-        }
+        for (const subscriber of mine) this.remove(subscriber);
         return Promise.resolve();
       },
     };
+  }
+
+  private remove(subscriber: Subscriber): void {
+    subscriber.active = false;
+    const at = this.subscribers.indexOf(subscriber);
+    if (at >= 0) this.subscribers.splice(at, 1);
+  }
+
+  /** Subscribers that would hear `subject` now: active, on a process that runs. */
+  private listening(subject: string): Subscriber[] {
+    return this.subscribers.filter((s) => s.active && !s.host.stopped && subjectMatches(s.subject, subject));
+  }
+
+  /** Fire and forget: each subscriber hears it after its own delay, or (while faults are on) never. */
+  private publish(subject: string, data: Uint8Array): void {
+    const faulty = this.faulty();
+    for (const subscriber of this.listening(subject)) {
+      if (faulty && this.random.chance(this.rates.dropRequest)) {
+        this.log(`bus message ${subject} lost`);
+        continue;
+      }
+      const at = Math.max(this.dueAt.get(subscriber) ?? 0, this.loop.now + this.leg(faulty));
+      this.dueAt.set(subscriber, at);
+      this.loop.schedule(
+        at,
+        () => {
+          if (!subscriber.active) return;
+          subscriber.handler({ subject, data: new Uint8Array(data), respond: () => false });
+        },
+        subscriber.host,
+      );
+    }
   }
 
   private request(from: SimHost, subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
@@ -86,9 +116,9 @@ export class SimNet {
         run();
       };
       const sent = this.loop.now;
-      const subscriber = this.subscribers.get(subject);
-      const live = subscriber !== undefined && subscriber.active && !subscriber.host.stopped;
-      if (!live) {
+      // One process per node id serves its subjects: the newest subscription (a restart's) answers.
+      const subscriber = this.listening(subject).at(-1);
+      if (subscriber === undefined) {
         this.loop.schedule(
           sent + this.random.between(1, 10),
           () => {

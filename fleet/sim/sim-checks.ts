@@ -20,7 +20,10 @@ export interface FinalKey {
   readonly key: string;
   /** The op ids of its last snapshot; null when it has none (never created, or freed as an orphan). */
   readonly ops: readonly string[] | null;
-  /** Why nobody serves it, or null when a live node with a fresh lease serves it at its claim's epoch. */
+  /**
+   * Why nobody serves it, or null when the live process its claim names, with a fresh lease, answered a
+   * request for it (sim-final.ts: being in memory is not asked, being answered is).
+   */
   readonly unserved: string | null;
 }
 
@@ -171,7 +174,7 @@ function senderOf(op: string): string {
   return op.startsWith("move:") ? "mover" : "registry";
 }
 
-/** (3) After healing, every created key — every key with a snapshot — is served by a live node with a fresh lease. */
+/** (3) After healing, every created key has a snapshot, and every key with a snapshot is served (FinalKey.unserved). */
 function noKeyLost({ created, final }: CheckInput): Violation[] {
   const violations: Violation[] = [];
   const byKey = new Map(final.map((f) => [f.key, f]));

@@ -1,6 +1,6 @@
 import type { MoveRecord } from "./sim-checks.ts";
-import { type OpAnswer, joinOp, moveOp } from "./sim-counter.ts";
-import type { SimNode } from "./sim-node.ts";
+import { type OpAnswer, joinOp, moveOp } from "./sim-ops.ts";
+import type { SimProcess } from "./sim-process.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { VirtualLoop } from "./virtual-loop.ts";
 
@@ -16,9 +16,9 @@ export interface SimClientsOptions {
   /** No new op is sent after this (unacknowledged ones are still retried). */
   readonly opsUntil: number;
   /** Running processes. */
-  readonly nodes: () => readonly SimNode[];
+  readonly nodes: () => readonly SimProcess[];
   /** The process a key's claim names, as a router would find it. */
-  readonly owner: (key: string) => SimNode | undefined;
+  readonly owner: (key: string) => SimProcess | undefined;
   readonly log: (line: string) => void;
 }
 
@@ -127,7 +127,7 @@ export class SimClients {
         this.reply(() => {
           if (ok) {
             this.created.push(key);
-            this.options.log(`client created ${key} on ${node.identity.node}`);
+            this.options.log(`client created ${key} on ${node.node}`);
             then();
           } else if (triesLeft > 0 && this.options.owner(key) === undefined) {
             loop.schedule(loop.now + 1_000, () => {
@@ -173,7 +173,7 @@ export class SimClients {
   }
 
   /** A message to a node: it arrives after a network delay, and waits while the node is paused. */
-  private send(node: SimNode, deliver: () => void): void {
+  private send(node: SimProcess, deliver: () => void): void {
     const { loop, random } = this.options;
     loop.schedule(loop.now + random.between(1, 20), deliver, node.host);
   }

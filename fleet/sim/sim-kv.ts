@@ -1,6 +1,7 @@
-import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
+import type { KvBucket, KvEntry, KvStore } from "../kv.ts";
 import { KvError, KvErrorCodes } from "../kv-error.ts";
 import { MemoryBucketData } from "../memory/index.ts";
+import { copyEntry, simWatch } from "./sim-kv-watch.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { SimHost, VirtualLoop } from "./virtual-loop.ts";
 
@@ -57,6 +58,11 @@ export class SimKv {
     return data;
   }
 
+  /** The store as the process `host` of node `node` sees it: its buckets by name. */
+  storeFor(node: string, host: SimHost): Pick<KvStore, "bucket"> {
+    return { bucket: (name) => Promise.resolve(this.bucketFor(name, node, host)) };
+  }
+
   /** Bucket `name` as the process `host` of node `node` sees it. */
   bucketFor(name: string, node: string, host: SimHost): KvBucket {
     const data = this.state(name);
@@ -85,9 +91,14 @@ export class SimKv {
           data.delete(key, opts?.expectedRevision);
         }),
       keys: (prefix) => op(() => data.keys(prefix ?? "")),
-      watch: (): KvWatch => {
-        throw new KvError(KvErrorCodes.unavailable, "watches are not simulated");
-      },
+      watch: (opts, onEntry) =>
+        simWatch(
+          data,
+          host,
+          { loop: this.loop, random: this.random, unreachable: (at) => this.unreachable(node, at) },
+          opts,
+          onEntry,
+        ),
     };
   }
 
@@ -153,11 +164,5 @@ export class SimKv {
 }
 
 function copy(entry: KvEntry | undefined): KvEntry | null {
-  if (entry === undefined) return null;
-  return {
-    key: entry.key,
-    value: new Uint8Array(entry.value),
-    revision: entry.revision,
-    operation: entry.operation,
-  };
+  return entry === undefined ? null : copyEntry(entry);
 }

@@ -115,6 +115,8 @@ function drainContinuations(): Promise<void> {
  */
 export class NodeClock {
   private wallOffset: number;
+  /** Windows of virtual time in which both clocks stood still (`stall`). */
+  private readonly stalls: { from: number; until: number }[] = [];
 
   constructor(
     private readonly loop: VirtualLoop,
@@ -125,11 +127,25 @@ export class NodeClock {
   }
 
   wall(): number {
-    return this.loop.now + this.wallOffset;
+    return this.loop.now + this.wallOffset - this.stalled();
   }
 
   monotonic(): number {
-    return this.loop.now + this.monoStart;
+    return this.loop.now + this.monoStart - this.stalled();
+  }
+
+  /**
+   * Stops both clocks from `from` to `until`: a machine whose wall clock stops with its monotonic one
+   * during a suspend, which the lease check cannot see through (a broken variant; a real wall clock runs on).
+   */
+  stall(from: number, until: number): void {
+    this.stalls.push({ from, until });
+  }
+
+  private stalled(): number {
+    let ms = 0;
+    for (const { from, until } of this.stalls) ms += Math.max(0, Math.min(this.loop.now, until) - from);
+    return ms;
   }
 
   /** Steps the wall clock by `ms` (either way); the monotonic clock does not move. */
@@ -139,7 +155,9 @@ export class NodeClock {
 
   /**
    * A process's Scheduler on this machine: like realScheduler, a deadline is armed as a delay on the
-   * monotonic clock and re-armed if the wall clock has not reached it when it fires.
+   * monotonic clock and re-armed if the wall clock has not reached it when it fires. A deadline already
+   * past fires as the next event, never inside `at` itself (as a real timer of 0 ms): a caller may arm a
+   * timer before it sets up what the timer reads.
    */
   scheduler(host: SimHost): Scheduler {
     return {
@@ -148,8 +166,7 @@ export class NodeClock {
         let cancel: (() => void) | undefined;
         const arm = (): void => {
           const delay = at - this.wall();
-          if (delay <= 0) fn();
-          else cancel = this.loop.schedule(this.loop.now + delay, arm, host);
+          cancel = this.loop.schedule(this.loop.now + Math.max(delay, 0), delay <= 0 ? fn : arm, host);
         };
         arm();
         return () => cancel?.();

@@ -2,12 +2,13 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { ActorSystem, BlobStore } from "../../actors/runtime/index.ts";
 import {
-  FleetNode,
+  type FleetNode,
   NatsBlobStore,
   NatsBus,
   NatsKvStore,
   connectNats,
   cryptoRandom,
+  fleetNodeFrom,
   realScheduler,
   type Bus,
   type FleetNodeHooks,
@@ -67,22 +68,21 @@ export async function startFleetRuntime(
     replicas: config.natsReplicas,
   });
   const bus = new NatsBus(nc);
-  const fleet = await FleetNode.start({
-    buckets: {
-      claims: await kv.bucket("claims"),
-      nodes: await kv.bucket("nodes"),
-      lobbies: await kv.bucket("lobbies"),
+  const fleet = await fleetNodeFrom(
+    {
+      kv,
+      bus,
+      blobs,
+      scheduler: realScheduler(),
+      monotonic: () => performance.now(),
+      wallClock: () => Date.now(),
+      random: cryptoRandom(),
+      newIncarnation,
     },
-    bus,
-    blobs,
-    scheduler: realScheduler(),
-    monotonic: () => performance.now(),
-    wallClock: () => Date.now(),
-    random: cryptoRandom(),
-    newIncarnation,
-    settings: fleetNodeSettingsOf(config),
+    fleetNodeSettingsOf(config),
     hooks,
-  });
+  );
+  await fleet.start();
   return {
     fleet,
     system: fleet.system,

@@ -4,12 +4,12 @@ import { type SimulationOptions, type SimulationResult, runSimulation } from "..
 /**
  * The CI sweep of the fleet simulation, split over two test files so the two halves run on two workers.
  * Worlds are shrunk for it (10 s of faults, 10 s to settle); FOYER_SIM_SEEDS and FOYER_SIM_FIRST_SEED
- * choose the seeds (default 1–10,000), FOYER_SIM_SEED replays one seed alone, with its trace.
+ * choose the seeds (default 1–6,000), FOYER_SIM_SEED replays one seed alone, with its trace.
  */
 export const ciWorld = { faultMs: 10_000, settleMs: 10_000 } satisfies Partial<SimulationOptions>;
 
 export const replaySeed = process.env.FOYER_SIM_SEED;
-const seedCount = Number(process.env.FOYER_SIM_SEEDS ?? 10_000);
+const seedCount = Number(process.env.FOYER_SIM_SEEDS ?? 6_000);
 const firstSeed = Number(process.env.FOYER_SIM_FIRST_SEED ?? 1);
 
 /** The seeds of half `half` (0 or 1) of the sweep. */

@@ -1,0 +1,54 @@
+import type { BlobStore, Random, Scheduler } from "../actors/runtime/index.ts";
+import type { Bus } from "./bus.ts";
+import { FleetNode } from "./fleet-node.ts";
+import type { FleetNodeHooks, FleetNodePorts, FleetNodeSettings } from "./fleet-node-ports.ts";
+import type { KvStore } from "./kv.ts";
+
+/**
+ * The world a fleet node runs in: a KV connection, a bus, a blob store, clocks and randomness. `foyer
+ * node` gives it NATS and the machine's clocks; the simulation its own store, bus and virtual clocks.
+ */
+export interface FleetWorld {
+  readonly kv: Pick<KvStore, "bucket">;
+  readonly bus: Bus;
+  readonly blobs: BlobStore;
+  readonly scheduler: Scheduler;
+  readonly monotonic: () => number;
+  readonly wallClock: () => number;
+  readonly random: Random;
+  readonly newIncarnation: () => string;
+}
+
+/** The KV buckets of a fleet, by the role each plays. */
+export const fleetBucketNames = { claims: "claims", nodes: "nodes", lobbies: "lobbies" } as const;
+
+/** The ports of a fleet node in `world`: its buckets opened by their fleet names, the rest as given. */
+export async function fleetNodePorts(
+  world: FleetWorld,
+  settings: FleetNodeSettings,
+  hooks: FleetNodeHooks,
+): Promise<FleetNodePorts> {
+  const { kv, ...rest } = world;
+  return {
+    ...rest,
+    buckets: {
+      claims: await kv.bucket(fleetBucketNames.claims),
+      nodes: await kv.bucket(fleetBucketNames.nodes),
+      lobbies: await kv.bucket(fleetBucketNames.lobbies),
+    },
+    settings,
+    hooks,
+  };
+}
+
+/**
+ * A fleet node in `world`, built but not started: the one assembly that `foyer node` and the simulation
+ * share, so the simulation's seeds check the wiring that runs (a test holds both to it).
+ */
+export async function fleetNodeFrom(
+  world: FleetWorld,
+  settings: FleetNodeSettings,
+  hooks: FleetNodeHooks,
+): Promise<FleetNode> {
+  return new FleetNode(await fleetNodePorts(world, settings, hooks));
+}
