@@ -8,6 +8,7 @@ import {
   NatsKvStore,
   connectNats,
   cryptoRandom,
+  openSnapshotBucket,
   realScheduler,
   type Bus,
   type FleetNodeHooks,
@@ -67,12 +68,12 @@ export async function startFleetRuntime(
     replicas: config.natsReplicas,
   });
   const bus = new NatsBus(nc);
+  const claims = await kv.bucket("claims");
+  const nodes = await kv.bucket("nodes");
+  // Snapshots spread over the fleet's shards (one stream and Raft leader each); the node sees one bucket.
+  const lobbies = await openSnapshotBucket(kv, claims, nodes, config.snapshotShards);
   const fleet = await FleetNode.start({
-    buckets: {
-      claims: await kv.bucket("claims"),
-      nodes: await kv.bucket("nodes"),
-      lobbies: await kv.bucket("lobbies"),
-    },
+    buckets: { claims, nodes, lobbies },
     bus,
     blobs,
     scheduler: realScheduler(),
