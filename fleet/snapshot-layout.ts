@@ -76,7 +76,8 @@ async function recordLayout(claims: KvBucket, nodes: KvBucket, asked: number | u
   } catch (error) {
     if (!isExists(error)) throw error;
     const winner = await recordedSnapshotShards(claims);
-    if (winner === undefined) throw new Error(`the fleet's ${layoutKey} record vanished while it was made`);
+    if (winner === undefined)
+      throw new Error(`the fleet's ${layoutKey} record vanished while it was made`, { cause: error });
     return winner;
   }
 }

@@ -48,7 +48,7 @@ describe("snapshot buckets sharded by key hash", () => {
     for (let i = 0; i < 4000; i++) {
       let code = "";
       for (let n = i * 7919, d = 0; d < 6; d++, n = Math.floor(n / alphabet.length))
-        code += alphabet[n % alphabet.length];
+        code += alphabet.charAt(n % alphabet.length);
       counts[shardOf(`lobby/${code}`, defaultSnapshotShards)]! += 1;
     }
     const share = 4000 / defaultSnapshotShards;
@@ -171,11 +171,11 @@ describe("the fleet's snapshot layout", () => {
         return fleetSnapshotShards(claims, nodes, ask);
       }),
     );
-    const won = outcomes.filter((o) => o.status === "fulfilled");
+    const won = outcomes.filter((o): o is PromiseFulfilledResult<number> => o.status === "fulfilled");
     expect(won).toHaveLength(1);
     const { claims } = await fleetBuckets(server.connect());
     expect(JSON.parse(text((await claims.get(layoutKey))!.value))).toEqual({
-      snapshotShards: (won[0] as PromiseFulfilledResult<number>).value,
+      snapshotShards: won[0]!.value,
     });
   });
 
