@@ -3,12 +3,14 @@ import {
   NatsKvStore,
   ShardedKvBucket,
   connectNats,
+  fleetSnapshotShards,
   isKvError,
   shardBucketNames,
   shardOf,
   type KvBucket,
 } from "../../fleet/index.ts";
 import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
+import { startNodeProcess } from "../../ops/node/node-process.ts";
 import { eventually } from "../support/node.ts";
 
 /**
@@ -122,4 +124,31 @@ describe("snapshot buckets sharded over a 3-server JetStream cluster", () => {
       await nats!.restart(victimIndex);
     }
   }, 120_000);
+
+  it("refuses a node whose --snapshot-shards is not the fleet's, saying which count to use", async () => {
+    const kv = new NatsKvStore(await connectNats({ servers: nats!.urls }), {
+      replicas: 3,
+      ownsConnection: true,
+    });
+    try {
+      // The fleet's layout, as its first node records it.
+      expect(await fleetSnapshotShards(await kv.bucket("claims"), await kv.bucket("nodes"), shards)).toBe(
+        shards,
+      );
+    } finally {
+      await kv.close();
+    }
+    const node = startNodeProcess({
+      id: "wrong-shards",
+      natsUrls: nats!.urls,
+      natsReplicas: 3,
+      tokenKeys: "dev:shard-test-secret-0123456789",
+      sessionSecret: "shard-test-session-secret-0123",
+      flags: { "snapshot-shards": "3" },
+    });
+    expect(await node.exited).toBe(2);
+    expect(node.output()).toContain(
+      `this fleet shards its snapshots over ${shards} bucket(s), fixed when it was made, but this node was started with --snapshot-shards 3`,
+    );
+  }, 60_000);
 });
