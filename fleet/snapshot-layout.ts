@@ -2,6 +2,8 @@ import { z } from "zod";
 import { isExists } from "./kv-error.ts";
 import type { KvBucket, KvStore } from "./kv.ts";
 import { ShardedKvBucket, maxShards } from "./sharded-kv.ts";
+import { readBack, type ReadBackPolicy } from "./protocol/read-back.ts";
+import { realScheduler } from "./real-scheduler.ts";
 
 /**
  * A fleet's snapshot layout: how many buckets its snapshots are sharded over. It is fixed when the fleet is
@@ -15,6 +17,17 @@ export const snapshotBucketBase = "lobbies";
 
 /** The shards of a new fleet whose first node was not told a count. */
 export const defaultSnapshotShards = 4;
+
+/**
+ * A node reads the layout right after making the buckets, when a new R3 stream may not have elected its
+ * leader yet (its first calls then time out): it keeps asking for up to 30 s, as it would wait for NATS.
+ */
+const startupPolicy: ReadBackPolicy = { attempts: 60, delayMs: 500 };
+
+/** `call`, retried while the store does not answer (a create that timed out and landed then meets `exists`). */
+function untilAnswered<T>(call: () => Promise<T>): Promise<T> {
+  return readBack(call, startupPolicy, realScheduler());
+}
 
 const layoutSchema = z.object({ snapshotShards: z.number().int().min(1).max(maxShards) });
 
@@ -58,7 +71,7 @@ export async function openSnapshotBucket(
 
 /** The shard count the fleet recorded, or undefined before its first node made it. */
 export async function recordedSnapshotShards(claims: KvBucket): Promise<number | undefined> {
-  const entry = await claims.get(layoutKey);
+  const entry = await untilAnswered(() => claims.get(layoutKey));
   if (entry === null) return undefined;
   const parsed = layoutSchema.safeParse(parseJsonOrNull(new TextDecoder().decode(entry.value)));
   if (!parsed.success)
@@ -68,10 +81,11 @@ export async function recordedSnapshotShards(claims: KvBucket): Promise<number |
 
 /** Writes the layout of a fleet that has none; a node that loses the race takes the winner's. */
 async function recordLayout(claims: KvBucket, nodes: KvBucket, asked: number | undefined): Promise<number> {
-  const madeBefore = (await nodes.keys()).length > 0;
+  const madeBefore = (await untilAnswered(() => nodes.keys())).length > 0;
   const shards = madeBefore ? 1 : (asked ?? defaultSnapshotShards);
   try {
-    await claims.create(layoutKey, new TextEncoder().encode(JSON.stringify({ snapshotShards: shards })));
+    const record = new TextEncoder().encode(JSON.stringify({ snapshotShards: shards }));
+    await untilAnswered(() => claims.create(layoutKey, record));
     return shards;
   } catch (error) {
     if (!isExists(error)) throw error;

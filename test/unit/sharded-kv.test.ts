@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   KvActorStore,
+  KvError,
   MemoryKvServer,
   ShardedKvBucket,
   SnapshotLayoutError,
@@ -12,6 +13,7 @@ import {
   realScheduler,
   shardBucketNames,
   shardOf,
+  type KvBucket,
   type KvEntry,
   type KvStore,
 } from "../../fleet/index.ts";
@@ -177,6 +179,27 @@ describe("the fleet's snapshot layout", () => {
     expect(JSON.parse(text((await claims.get(layoutKey))!.value))).toEqual({
       snapshotShards: won[0]!.value,
     });
+  });
+
+  it("keeps asking while a new bucket's stream does not answer yet (its first calls time out)", async () => {
+    const kv = new MemoryKvServer().connect();
+    const { claims, nodes } = await fleetBuckets(kv);
+    let timeouts = 2;
+    const slow: KvBucket = {
+      name: claims.name,
+      get: (key) => {
+        if (timeouts-- > 0) return Promise.reject(new KvError("timeout", "no answer in time"));
+        return claims.get(key);
+      },
+      create: (key, value) => claims.create(key, value),
+      update: (key, value, revision) => claims.update(key, value, revision),
+      put: (key, value) => claims.put(key, value),
+      delete: (key, opts) => claims.delete(key, opts),
+      keys: (prefix) => claims.keys(prefix),
+      watch: (opts, onEntry) => claims.watch(opts, onEntry),
+    };
+    expect(await fleetSnapshotShards(slow, nodes, 5)).toBe(5);
+    expect(timeouts).toBeLessThan(0);
   });
 
   it("opens the recorded layout's buckets as one", async () => {
