@@ -3,6 +3,7 @@ import type { Bus } from "./bus.ts";
 import { FleetNode } from "./fleet-node.ts";
 import type { FleetNodeHooks, FleetNodePorts, FleetNodeSettings } from "./fleet-node-ports.ts";
 import type { KvStore } from "./kv.ts";
+import { openSnapshotBucket } from "./snapshot-layout.ts";
 
 /**
  * The world a fleet node runs in: a KV connection, a bus, a blob store, clocks and randomness. `foyer
@@ -17,6 +18,11 @@ export interface FleetWorld {
   readonly wallClock: () => number;
   readonly random: Random;
   readonly newIncarnation: () => string;
+  /**
+   * Snapshots spread over the fleet's shards (`foyer node`: the count asked for, or the fleet's own when
+   * undefined); absent, one `lobbies` bucket (the simulation).
+   */
+  readonly snapshotShards?: { readonly asked: number | undefined };
 }
 
 /** The KV buckets of a fleet, by the role each plays. */
@@ -28,14 +34,16 @@ export async function fleetNodePorts(
   settings: FleetNodeSettings,
   hooks: FleetNodeHooks,
 ): Promise<FleetNodePorts> {
-  const { kv, ...rest } = world;
+  const { kv, snapshotShards, ...rest } = world;
+  const claims = await kv.bucket(fleetBucketNames.claims);
+  const nodes = await kv.bucket(fleetBucketNames.nodes);
+  const lobbies =
+    snapshotShards === undefined
+      ? await kv.bucket(fleetBucketNames.lobbies)
+      : await openSnapshotBucket(kv, claims, nodes, snapshotShards.asked);
   return {
     ...rest,
-    buckets: {
-      claims: await kv.bucket(fleetBucketNames.claims),
-      nodes: await kv.bucket(fleetBucketNames.nodes),
-      lobbies: await kv.bucket(fleetBucketNames.lobbies),
-    },
+    buckets: { claims, nodes, lobbies },
     settings,
     hooks,
   };

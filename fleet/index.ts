@@ -39,6 +39,16 @@ export {
 export type { KvErrorCode } from "./kv-error.ts";
 export { assertBucketName, assertKvKey, assertKvPrefix, assertRevision } from "./kv-key.ts";
 export { CorruptValueError } from "./corrupt-value-error.ts";
+export { ShardedKvBucket, maxShards, shardBucketNames, shardOf } from "./sharded-kv.ts";
+export {
+  SnapshotLayoutError,
+  defaultSnapshotShards,
+  fleetSnapshotShards,
+  layoutKey,
+  openSnapshotBucket,
+  recordedSnapshotShards,
+  snapshotBucketBase,
+} from "./snapshot-layout.ts";
 export { BlobAssembly, blobDigestPattern, checkDeclared, chunksOf, sha256Hex } from "./blob-upload.ts";
 
 export { realScheduler } from "./real-scheduler.ts";

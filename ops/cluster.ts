@@ -6,6 +6,8 @@ import { startNodeProcess, type NodeProcess } from "./node/node-process.ts";
 export interface ClusterOptions {
   readonly nodes: number;
   readonly nats: number;
+  /** The fleet's snapshot buckets (`--snapshot-shards` of every node); the nodes' default when absent. */
+  readonly snapshotShards?: number;
 }
 
 /** A node stopped on Ctrl-C that has not exited after this long is killed. */
@@ -34,6 +36,8 @@ export async function runCluster(options: ClusterOptions): Promise<void> {
     tokenKeys: `dev:${randomBytes(24).toString("base64url")}`,
     sessionSecret: randomBytes(24).toString("base64url"),
   };
+  const shards =
+    options.snapshotShards === undefined ? {} : { "snapshot-shards": String(options.snapshotShards) };
   const start = (id: string, ports: ClusterNode["ports"]): NodeProcess =>
     startNodeProcess({
       id,
@@ -41,7 +45,7 @@ export async function runCluster(options: ClusterOptions): Promise<void> {
       natsReplicas: Math.min(3, options.nats),
       ...shared,
       inheritStderr: true,
-      ...(ports === undefined ? {} : { flags: { port: ports.port, "admin-port": ports.admin } }),
+      flags: { ...shards, ...(ports === undefined ? {} : { port: ports.port, "admin-port": ports.admin }) },
     });
   const nodes: ClusterNode[] = Array.from({ length: options.nodes }, (_, i) => {
     const id = `n${i + 1}`;

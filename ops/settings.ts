@@ -199,6 +199,12 @@ export const settings = {
     def: "1",
     help: "replicas of the fleet's KV buckets (3 on a 3-server NATS cluster)",
   },
+  snapshotShards: {
+    schema: int(1, 100).optional(),
+    env: "FOYER_SNAPSHOT_SHARDS",
+    def: undefined,
+    help: "fleet: snapshot buckets (lobbies-00 …), fixed when the fleet is made (default 4); a node given another count than its fleet's refuses to start",
+  },
   fleetHeartbeatMs: {
     schema: int(100, 60_000),
     env: "FOYER_FLEET_HEARTBEAT_MS",

@@ -1,15 +1,26 @@
-import { NatsKvStore, connectNats, decodeSnapshot, type KvWatch } from "../../fleet/index.ts";
+import {
+  NatsKvStore,
+  connectNats,
+  decodeSnapshot,
+  recordedSnapshotShards,
+  shardBucketNames,
+  snapshotBucketBase,
+  type KvEntry,
+  type KvWatch,
+} from "../../fleet/index.ts";
 import type { SnapshotWrite } from "./chaos-journal.ts";
 
-/** A running watch of the `lobbies` bucket. */
+/** A running watch of the snapshot buckets. */
 export interface SnapshotHistory {
   stop(): Promise<void>;
 }
 
 /**
- * Watches every snapshot write to the `lobbies` bucket (history first, then live; the store's watch
- * resumes after a reconnect from the last revision it saw), noting each one's epoch and sequence, so the
- * audit can see whether an older owner wrote after a newer one.
+ * Watches every snapshot write to the fleet's snapshot buckets (`lobbies`, or each of `lobbies-00` …;
+ * history first, then live; the store's watch resumes after a reconnect from the last revision it saw),
+ * noting each one's epoch and sequence, so the audit can see whether an older owner wrote after a newer
+ * one. A key lives in one bucket, so its writes' revisions are in its own order. The fleet's nodes must
+ * have started (the first one records the layout).
  */
 export async function watchSnapshots(
   natsUrls: readonly string[],
@@ -19,8 +30,9 @@ export async function watchSnapshots(
   const nc = await connectNats({ servers: natsUrls, name: "foyer-chaos-audit" });
   const store = new NatsKvStore(nc, { replicas });
   try {
-    const bucket = await store.bucket("lobbies");
-    const watch: KvWatch = bucket.watch({ prefix: "lobby/", fromRevision: 1 }, (entry) => {
+    const shards = await recordedSnapshotShards(await store.bucket("claims"));
+    if (shards === undefined) throw new Error("the chaos fleet recorded no snapshot layout: no node started");
+    const onEntry = (entry: KvEntry): void => {
       let epoch: number | null = null;
       let seq: number | null = null;
       if (entry.operation === "PUT") {
@@ -33,10 +45,14 @@ export async function watchSnapshots(
         }
       }
       onWrite({ key: entry.key, revision: entry.revision, epoch, seq });
-    });
+    };
+    const watches: KvWatch[] = [];
+    for (const name of shardBucketNames(snapshotBucketBase, shards)) {
+      watches.push((await store.bucket(name)).watch({ prefix: "lobby/", fromRevision: 1 }, onEntry));
+    }
     return {
       async stop() {
-        watch.stop();
+        for (const watch of watches) watch.stop();
         await store.close();
         await nc.close();
       },

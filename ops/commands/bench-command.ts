@@ -20,6 +20,9 @@ interface BenchFlags {
   members?: string;
   failureTimeoutMs: string;
   nodes: string;
+  ops: string;
+  repeats: string;
+  snapshotShards?: string;
   probes: string;
   players: string;
   stepSeconds: string;
@@ -70,9 +73,11 @@ const scenarios: Readonly<Partial<Record<string, Scenario>>> = {
     runScaleBench({
       sizes: Array.from({ length: Number(opts.nodes) }, (_, i) => i + 1),
       pairs: Math.max(1, Math.floor(Number(opts.clients) / 2)),
-      rounds: 10,
+      ops: Number(opts.ops),
+      repeats: Number(opts.repeats),
       idleLobbies: Number(opts.lobbies ?? 500),
-      idleSeconds: Math.min(Number(opts.seconds), 5),
+      idleSeconds: Math.min(Number(opts.seconds), 10),
+      ...(opts.snapshotShards === undefined ? {} : { snapshotShards: Number(opts.snapshotShards) }),
       json,
     }),
   rooms: async (opts, json) => {
@@ -127,6 +132,9 @@ export function addBenchCommand(program: Command): void {
     )
     .option("--failure-timeout-ms <ms>", "failover: the nodes' failure timeout", "3000")
     .option("--nodes <n>", "scale: the largest fleet measured (1 to n node processes)", "5")
+    .option("--ops <n>", "scale: ops per fleet size and run (fewer for a quick look)", "10000")
+    .option("--repeats <n>", "scale: runs of each fleet size, each on a fresh NATS cluster", "3")
+    .option("--snapshot-shards <n>", "scale: the fleets' snapshot buckets (default: the nodes' default)")
     .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
     .option("--players <n>", "matchmaking: players queued at once", "10000")
     .option("--step-seconds <s>", "matchmaking: the queue's step", "2")

@@ -17,8 +17,16 @@ export function addClusterCommand(program: Command): void {
     )
     .option("--nodes <n>", "Foyer node processes", "3")
     .option("--nats <n>", "nats-servers (3 = a JetStream cluster with R3 buckets)", "3")
-    .action(async (opts: { nodes: string; nats: string }) => {
-      await runCluster({ nodes: Number(opts.nodes), nats: Number(opts.nats) });
+    .option(
+      "--snapshot-shards <n>",
+      "snapshot buckets of the fleet, one stream each (default: the nodes' default, 4)",
+    )
+    .action(async (opts: { nodes: string; nats: string; snapshotShards?: string }) => {
+      await runCluster({
+        nodes: Number(opts.nodes),
+        nats: Number(opts.nats),
+        ...(opts.snapshotShards === undefined ? {} : { snapshotShards: Number(opts.snapshotShards) }),
+      });
     });
 }
 

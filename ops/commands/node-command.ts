@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import type { Logger } from "pino";
-import { NatsRefusedError, NatsVersionError } from "../../fleet/index.ts";
+import { NatsRefusedError, NatsVersionError, SnapshotLayoutError } from "../../fleet/index.ts";
 import { ConfigError, flagOf, loadConfig, settings, type NodeConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { NatsAuthError } from "../nats/index.ts";
@@ -51,11 +51,13 @@ async function startOrExit(config: NodeConfig, logger: Logger): Promise<RunningN
   try {
     return await startNode(config, logger);
   } catch (error) {
-    // NATS refused this node (TLS, credentials, an old server), or a credential file is wrong: say why.
+    // NATS refused this node (TLS, credentials, an old server), a credential file is wrong, or the node's
+    // --snapshot-shards is not its fleet's: say why.
     if (
       error instanceof NatsRefusedError ||
       error instanceof NatsAuthError ||
-      error instanceof NatsVersionError
+      error instanceof NatsVersionError ||
+      error instanceof SnapshotLayoutError
     ) {
       process.stderr.write(`foyer: ${error.message}\n`);
       process.exit(2);

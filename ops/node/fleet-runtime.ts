@@ -78,6 +78,8 @@ export async function startFleetRuntime(
       wallClock: () => Date.now(),
       random: cryptoRandom(),
       newIncarnation,
+      // Snapshots spread over the fleet's shards (one stream and Raft leader each); the node sees one bucket.
+      snapshotShards: { asked: config.snapshotShards },
     },
     fleetNodeSettingsOf(config),
     hooks,

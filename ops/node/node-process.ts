@@ -27,6 +27,8 @@ export interface NodeProcessOptions {
   readonly flags?: Readonly<Record<string, string>>;
   /** Forward the node's stderr to this process's (default: keep it in `output()` only). */
   readonly inheritStderr?: boolean;
+  /** Arguments for Node itself, before the CLI's (`--expose-gc`, `--import <preload>`). */
+  readonly nodeArgs?: readonly string[];
 }
 
 const cli = fileURLToPath(new URL("../bin/foyer.js", import.meta.url));
@@ -48,7 +50,12 @@ export function startNodeProcess(options: NodeProcessOptions): NodeProcess {
     "log-level": "warn",
     ...options.flags,
   };
-  const args = [cli, "node", ...Object.entries(flags).flatMap(([name, value]) => [`--${name}`, value])];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    cli,
+    "node",
+    ...Object.entries(flags).flatMap(([name, value]) => [`--${name}`, value]),
+  ];
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", options.inheritStderr === true ? "inherit" : "pipe"],
   });

@@ -1,5 +1,12 @@
 import { expect } from "vitest";
-import { connectNats, decodeClaim, decodeSnapshot, NatsKvStore } from "../../fleet/index.ts";
+import {
+  connectNats,
+  decodeClaim,
+  decodeSnapshot,
+  NatsKvStore,
+  openSnapshotBucket,
+  type KvBucket,
+} from "../../fleet/index.ts";
 import type { ActivityTransferView, FoyerClient } from "../../gateway/client/index.ts";
 import { eventually } from "./node.ts";
 import type { ProcessFleet } from "./process-fleet.ts";
@@ -103,10 +110,15 @@ async function withStore<T>(fleet: ProcessFleet, read: (kv: NatsKvStore) => Prom
   }
 }
 
+/** The fleet's snapshot bucket(s), as its nodes see them. */
+async function snapshotsOf(kv: NatsKvStore): Promise<KvBucket> {
+  return openSnapshotBucket(kv, await kv.bucket("claims"), await kv.bucket("nodes"));
+}
+
 /** The stored snapshot of the activity lobby `key` (null when there is none). */
 export function storedCountdown(fleet: ProcessFleet, key: string): Promise<StoredCountdown | null> {
   return withStore(fleet, async (kv) => {
-    const entry = await (await kv.bucket("lobbies")).get(key);
+    const entry = await (await snapshotsOf(kv)).get(key);
     if (entry === null) return null;
     const snapshot = decodeSnapshot(entry.value);
     const stage = (snapshot.state as { stage: { countdown?: { running: boolean; deadline?: number } } })
@@ -129,5 +141,5 @@ export function claimOwner(fleet: ProcessFleet, key: string): Promise<string | n
 
 /** True once `key`'s snapshot is in the fleet's store (its actor is durable). */
 export function snapshotStored(fleet: ProcessFleet, key: string): Promise<boolean> {
-  return withStore(fleet, async (kv) => (await (await kv.bucket("lobbies")).get(key)) !== null);
+  return withStore(fleet, async (kv) => (await (await snapshotsOf(kv)).get(key)) !== null);
 }
