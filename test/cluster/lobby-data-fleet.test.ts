@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FoyerClient } from "../../gateway/client/index.ts";
+import type { LobbyChatView } from "../../gateway/protocol/server-frames.ts";
 import { drainUntilAccepted } from "../../ops/admin/index.ts";
 import { eventually, refusal } from "../support/node.ts";
 import { useProcessFleet } from "../support/process-fleet.ts";
@@ -42,6 +43,8 @@ describe("lobby data across a drain and a kill -9 of the owner", () => {
     const host = await player("f-host", urls[0]!);
     const guest = await player("f-guest", urls[0]!);
     const troll = await player("f-troll", urls[0]!);
+    const lines: LobbyChatView[] = [];
+    guest.on("lobbyChat", (line) => lines.push(line));
     const { code } = await host.create({
       metadata: { mode: "duo" },
       data: { seed: { value: 42, visibility: "member" } },
@@ -68,6 +71,10 @@ describe("lobby data across a drain and a kill -9 of the owner", () => {
       "VERSION_CONFLICT",
     );
     version = host.lobby!.version;
+    // Chat goes on from the new owner, under its epoch.
+    await host.sendLobbyChat("after the drain");
+    await eventually(() => expect(lines.map((l) => l.text)).toEqual(["after the drain"]), 10_000);
+    expect(lines[0]!.epoch).toBeGreaterThan(drainEpoch);
 
     // Kill the new owner: the node the host's socket followed the lobby to.
     await eventually(() => expect(urls.indexOf(host.url ?? "")).toBeGreaterThan(0), 10_000);
@@ -79,6 +86,12 @@ describe("lobby data across a drain and a kill -9 of the owner", () => {
       for (const client of [host, guest]) expectKept(client, code, version, failEpoch);
     }, 60_000);
     expect(await refusal(troll.join(code, { password: "hunter2" }))).toBe("BANNED");
+    await host.sendLobbyChat("after the failover");
+    await eventually(
+      () => expect(lines.map((l) => l.text)).toEqual(["after the drain", "after the failover"]),
+      10_000,
+    );
+    expect(lines[1]!.epoch).toBeGreaterThan(failEpoch);
     // The version a member saw is the one the survivor goes on from.
     const now = host.lobby!.version;
     expect((await host.setLobbyData({ round: { value: 5 } }, { ifVersion: now })).version).toBe(now + 1);

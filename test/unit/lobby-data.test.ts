@@ -214,5 +214,8 @@ describe("older snapshots", () => {
     });
     expect(state.members[0]).toMatchObject({ data: {}, chatAt: [] });
     expect(() => upgradeLobbyState(v1, 3)).toThrow(/version/);
+    // Through the kind, the seats are the node's cap.
+    const d = lobby({ maxMembers: 5 });
+    expect(d.kind.upgrade(v1, 1).door.maxMembers).toBe(5);
   });
 });
