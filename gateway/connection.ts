@@ -205,6 +205,8 @@ export class Connection implements SessionSocket {
     }
     this.deps.onAnswered?.(frame.type, result.ok ? "ok" : result.code, (performance.now() - arrived) / 1000);
     if (!result.ok && countsAsRefusal(result.code)) this.deps.onRefused?.(result.code);
+    // A password guess costs more than a frame (rate-limiter.ts, `penalize`).
+    if (!result.ok && result.code === "WRONG_PASSWORD") this.limiter.penalize(this.deps.limits.rateBurst / 4);
     // The socket may have been replaced by a resume meanwhile: answer on the session's current socket.
     session.send(answerFrame(frame.id, result));
   }

@@ -37,4 +37,5 @@ export { CloseCodes, type CloseReason } from "./protocol/close-codes.ts";
 export { clientFrameSchema, type RequestFrame } from "./protocol/client-frames.ts";
 export { PROTOCOL_VERSION, serverFrameSchema, type RedirectReason } from "./protocol/server-frames.ts";
 export { FoyerClient, type FoyerClientOptions } from "./client/foyer-client.ts";
+export { hashLobbyPassword } from "./lobby-password.ts";
 export { createNodeClient, fetchDevToken } from "./client/node.ts";

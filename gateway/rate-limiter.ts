@@ -25,6 +25,15 @@ export class RateLimiter {
     return this.tokens <= -this.burst ? "close" : "refuse";
   }
 
+  /**
+   * Takes `tokens` more for a request that cost more than a frame: a wrong lobby password takes a
+   * quarter of the burst, so a guesser gets a few tries a second and is then refused like a flood. Never
+   * below a full bucket's debt, so a penalty alone does not close the connection.
+   */
+  penalize(tokens: number): void {
+    this.tokens = Math.max(-this.burst + 1, this.tokens - tokens);
+  }
+
   /** How long until one frame would be admitted again. */
   retryAfterMs(): number {
     return Math.max(1, Math.ceil(((1 - this.tokens) / this.perSecond) * 1000));

@@ -1,5 +1,6 @@
 import type { Effect, StudioEventName } from "../runtime/index.ts";
 import type { LobbyState } from "./lobby-state.ts";
+import { publicValues } from "./lobby-data-values.ts";
 
 /**
  * The events a lobby owes the studio's backend (docs/server-api.md "Events"), read off the change a
@@ -36,13 +37,15 @@ export function lobbyEvents(
   const players = playersOf(after);
   const code = after.code;
   if (before === null) {
+    const metadata = publicValues(after.data);
     return [
       event("lobby.created", {
         code,
         players,
         host: after.host,
         public: after.public,
-        metadata: after.metadata,
+        // The public data, as `metadata` was before (null when there is none).
+        metadata: Object.keys(metadata).length === 0 ? null : metadata,
       }),
     ];
   }

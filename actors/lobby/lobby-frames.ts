@@ -1,15 +1,26 @@
 import type { Effect, PushFrame } from "../runtime/index.ts";
+import { publicValues } from "./lobby-data-values.ts";
 import type { LobbyState } from "./lobby-state.ts";
 
 /** The state frame every member receives; the one view of a lobby that clients see. */
 
-/** The `lobby` frame: the lobby as its members see it (timers and bookkeeping left out). */
+/**
+ * The `lobby` frame: the lobby as its members see it (timers, bans and the password's hash left out).
+ * Members see all of its data, `public` and `member` keys alike; `metadata` is its public values, as
+ * older clients read them (null when there are none).
+ */
 export function lobbyFrame(state: LobbyState): PushFrame {
+  const metadata = publicValues(state.data);
   return {
     type: "lobby",
     code: state.code,
+    version: state.version,
     public: state.public,
-    metadata: state.metadata,
+    metadata: Object.keys(metadata).length === 0 ? null : metadata,
+    data: state.data,
+    maxMembers: state.door.maxMembers,
+    locked: state.door.locked,
+    hasPassword: state.door.passwordHash !== null,
     host: state.host,
     members: state.members.map((m) => ({
       player: m.player,
@@ -19,6 +30,7 @@ export function lobbyFrame(state: LobbyState): PushFrame {
       team: m.team,
       connected: m.connected,
       inRoom: m.inRoom,
+      data: m.data,
     })),
     playing: state.room !== null,
     room:

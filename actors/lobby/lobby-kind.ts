@@ -3,11 +3,13 @@ import type { LobbyMessage } from "./lobby-messages.ts";
 import { parseLobbyMessage } from "./lobby-messages.ts";
 import { lobbyEvents } from "./lobby-events.ts";
 import { handleLobby, lobbyIdle } from "./lobby-machine.ts";
-import { createLobby } from "./lobby-membership.ts";
+import { createLobby } from "./lobby-create.ts";
 import type { LobbyOptions } from "./lobby-options.ts";
 import { lobbyOptionsSchema } from "./lobby-options.ts";
 import type { LobbyState } from "./lobby-state.ts";
-import { lobbySchemaVersion, roomRunning, upgradeLobbyState } from "./lobby-state.ts";
+import { lobbySchemaVersion, roomRunning } from "./lobby-state.ts";
+import { upgradeLobbyState } from "./lobby-upgrade.ts";
+import { stampVersion } from "./lobby-version.ts";
 import { announceEffects, visibilityEffects } from "./visibility.ts";
 
 /** The private-lobby actor kind (`lobby/<CODE>`), SPEC §1. */
@@ -44,11 +46,13 @@ export function lobbyKind(options: LobbyOptions): ActorKind<LobbyState, LobbyMes
   return {
     kind: "lobby",
     schemaVersion: lobbySchemaVersion,
-    create: (init, ctx) => withVisibility(null, createLobby(init, ctx), checked, null),
+    create: (init, ctx) => withVisibility(null, createLobby(init, ctx, checked), checked, null),
     parse: parseLobbyMessage,
-    handle: (state, message, ctx) =>
-      withVisibility(state, handleLobby(state, message, { options: checked, ctx }), checked, message.type),
-    upgrade: upgradeLobbyState,
+    handle: (state, message, ctx) => {
+      const step = stampVersion(state, handleLobby(state, message, { options: checked, ctx }));
+      return withVisibility(state, step, checked, message.type);
+    },
+    upgrade: (state, version) => upgradeLobbyState(state, version, checked.maxMembers),
     idle: lobbyIdle,
     // A lobby whose room runs stays with it; a drain moves it once the room has ended.
     pinned: roomRunning,

@@ -2,7 +2,11 @@ import type { Restored, TimerFired, Transition } from "../runtime/index.ts";
 import { connection, graceExpired, restored, roomRestored } from "./lobby-connection.ts";
 import { lobbyFrame } from "./lobby-frames.ts";
 import type { LobbyMessage } from "./lobby-messages.ts";
-import { join, kick, leave, makeHost, setProfile, setReady } from "./lobby-membership.ts";
+import { join, leave, makeHost, setProfile, setReady } from "./lobby-membership.ts";
+import { kick } from "./lobby-moderation.ts";
+import { setLobbyData, setMemberData } from "./lobby-data.ts";
+import { setDoor } from "./lobby-door.ts";
+import { chat } from "./lobby-chat.ts";
 import { returnTimerFired, returnToLobby, roomEnded, roomSpawnFailed, start } from "./lobby-room.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { graceTimerPlayer, returnTimerName } from "./lobby-timers.ts";
@@ -33,6 +37,14 @@ export function handleLobby(
       return returnToLobby(state, message, env);
     case "kick":
       return kick(state, message, env);
+    case "setData":
+      return setLobbyData(state, message, env);
+    case "setMemberData":
+      return setMemberData(state, message, env);
+    case "setDoor":
+      return setDoor(state, message, env);
+    case "chat":
+      return chat(state, message, env);
     case "view":
       return { state, effects: [{ type: "reply", value: lobbyFrame(state) }] };
     case "connection":

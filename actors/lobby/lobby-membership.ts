@@ -1,20 +1,13 @@
-import {
-  refuse,
-  reply,
-  withEffects,
-  type ActorContext,
-  type Effect,
-  type Transition,
-} from "../runtime/index.ts";
-import { playerKey, type PlayerRef } from "../common/index.ts";
+import { refuse, reply, withEffects, type ActorContext, type Transition } from "../runtime/index.ts";
+import { playerKey } from "../common/index.ts";
 import { departAndPush } from "./departures.ts";
 import { reconnect } from "./lobby-connection.ts";
 import { pushState, pushStateTo } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";
-import { lobbyInitSchema } from "./lobby-messages.ts";
+import { joinRefusal } from "./lobby-door.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { findMember } from "./lobby-state.ts";
-import { armGrace, cancelGrace } from "./lobby-timers.ts";
+import { cancelGrace } from "./lobby-timers.ts";
 import { addMember, updateMember } from "./members.ts";
 import type { LobbyEnv } from "./lobby-env.ts";
 
@@ -22,65 +15,15 @@ import type { LobbyEnv } from "./lobby-env.ts";
 
 type Step = Transition<LobbyState>;
 
-/**
- * A new lobby with its creator as first member and host. An invalid init is a caller's bug (the gateway
- * validates requests), so it throws and the runtime reports INTERNAL.
- */
-export function createLobby(init: unknown, ctx: ActorContext): Step {
-  const { code, host, public: isPublic, metadata, members, reserveSeconds } = lobbyInitSchema.parse(init);
-  const empty: LobbyState = {
-    code,
-    public: isPublic,
-    metadata,
-    members: [],
-    host: host.id,
-    nextMemberId: 1,
-    room: null,
-  };
-  if (members.length > 0 || reserveSeconds !== undefined)
-    return createReserved(empty, host, members, reserveSeconds, ctx);
-  const state = addMember(empty, host);
-  return {
-    state,
-    effects: [pushState(state), reply({ code }), joinedTell(host.id, ctx)],
-  };
-}
-
-/**
- * A lobby made for players by the studio's backend: each player's registry hears it joined (and leaves the
- * lobby it was in), so the player finds the lobby when it connects. Until then it is away, with its seat
- * kept for `reserveSeconds` (a grace timer; without it the players count as here). A player listed twice is
- * one member.
- */
-function createReserved(
-  empty: LobbyState,
-  host: PlayerRef,
-  members: readonly PlayerRef[],
-  reserveSeconds: number | undefined,
-  ctx: ActorContext,
-): Step {
-  const players = [host, ...members].filter(
-    (player, i, all) => all.findIndex((p) => p.id === player.id) === i,
-  );
-  let state = empty;
-  for (const player of players) state = addMember(state, player);
-  const effects: Effect[] = [];
-  if (reserveSeconds !== undefined) {
-    state = { ...state, members: state.members.map((m) => ({ ...m, connected: false })) };
-    for (const player of players) effects.push(armGrace(player.id, ctx.now, reserveSeconds));
-  }
-  effects.push(pushState(state), reply({ code: state.code }));
-  for (const player of players) effects.push(joinedTell(player.id, ctx));
-  return { state, effects };
-}
-
-function joinedTell(player: string, ctx: ActorContext) {
+/** Tells the player's registry it is in this lobby now (it leaves the lobby it was in). */
+export function joinedTell(player: string, ctx: ActorContext) {
   return { type: "tell", to: playerKey(player), message: { type: "joined", lobby: ctx.key } } as const;
 }
 
 /**
- * A new member joins at the end of the join order (FULL at maxMembers). A member joining again is
- * reconnected if it had dropped, and is sent the state either way.
+ * A new member joins at the end of the join order, if the door lets it in (lobby-door.ts). A member
+ * joining again is reconnected if it had dropped, and is sent the state either way: the door is for
+ * newcomers, and a member away within its grace keeps its seat.
  */
 export function join(state: LobbyState, message: LobbyMessageOf<"join">, env: LobbyEnv): Step {
   const { id } = message.player;
@@ -91,24 +34,10 @@ export function join(state: LobbyState, message: LobbyMessageOf<"join">, env: Lo
     if (member.connected) return { state, effects: [cancelGrace(id), pushStateTo(state, id), answer] };
     return withEffects(reconnect(state, id), answer);
   }
-  if (state.members.length >= env.options.maxMembers) {
-    return refuse(state, "FULL", `lobby ${state.code} has ${env.options.maxMembers} members`);
-  }
+  const refused = joinRefusal(state, message, env);
+  if (refused) return refused;
   const next = addMember(state, message.player);
   return { state: next, effects: [pushState(next), answer, joinedTell(id, env.ctx)] };
-}
-
-/**
- * The studio's backend takes a member out. The kicked player is sent the new state too (it no longer
- * lists it, so its client shows it left); a player who is not a member is NOT_IN_LOBBY, nothing changed.
- */
-export function kick(state: LobbyState, message: LobbyMessageOf<"kick">, env: LobbyEnv): Step {
-  const { target } = message;
-  if (findMember(state, target) === undefined) {
-    return refuse(state, "NOT_IN_LOBBY", `${target} is not in lobby ${state.code}`);
-  }
-  const step = departAndPush(state, target, "leave", env);
-  return withEffects(step, pushStateTo(step.state, target), reply());
 }
 
 /** A member leaves; leaving a lobby one is not in is a success that changes nothing. */

@@ -10,6 +10,16 @@ import {
   playerRefSchema,
 } from "../common/index.ts";
 import { metadataSchema } from "./lobby-metadata.ts";
+import { dataDeleteSchema, lobbyDataSetSchema, memberDataSetSchema } from "./lobby-data-schema.ts";
+
+/** A password's hash as the gateway made it (docs/lobbies.md); the clear password never comes here. */
+const passwordHashSchema = z.string().min(1).max(256);
+
+/** Seats a lobby may have; the node's own cap (`maxMembers`) is checked by the handler. */
+const maxMembersSchema = z.number().int().min(1).max(100);
+
+/** The lobby chat's channels, as the relay room's: every member, or the members of one's team. */
+export const lobbyChatChannelSchema = z.enum(["all", "team"]);
 
 /** What a lobby accepts: from the gateway (players' requests, connection changes) and from its room. */
 
@@ -27,6 +37,12 @@ export const lobbyInitSchema = z.strictObject({
   members: z.array(playerRefSchema).max(100).default([]),
   /** Set: every member (the host too) starts away, with this long to connect before it loses its seat. */
   reserveSeconds: z.number().int().min(1).max(3600).optional(),
+  /** Lobby data to start with; `metadata` (the older field) is public data under it. */
+  data: lobbyDataSetSchema.default({}),
+  /** The seats; the node's cap without it. */
+  maxMembers: maxMembersSchema.optional(),
+  locked: z.boolean().default(false),
+  passwordHash: passwordHashSchema.nullable().default(null),
 });
 
 /** A lobby's creation argument. */
@@ -34,7 +50,12 @@ export type LobbyInit = z.input<typeof lobbyInitSchema>;
 
 /** Every message a lobby handles, the acting player first. */
 export const lobbyMessageSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("join"), player: playerRefSchema }),
+  z.strictObject({
+    type: z.literal("join"),
+    player: playerRefSchema,
+    /** The hash of the password the player gave, if it gave one. */
+    passwordHash: passwordHashSchema.optional(),
+  }),
   z.strictObject({ type: z.literal("leave"), player: playerIdSchema }),
   z.strictObject({ type: z.literal("ready"), player: playerIdSchema, ready: z.boolean() }),
   z.strictObject({ type: z.literal("profile"), player: playerIdSchema, name: playerNameSchema }),
@@ -49,8 +70,47 @@ export const lobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("return"), player: playerIdSchema }),
   // From the gateway when a player's session drops or comes back.
   z.strictObject({ type: z.literal("connection"), player: playerIdSchema, connected: z.boolean() }),
-  // From the studio's backend (docs/server-api.md): a member is taken out. Never from a player.
-  z.strictObject({ type: z.literal("kick"), target: playerIdSchema }),
+  // A member is taken out: by the host (`player`), or by the studio's backend (docs/server-api.md) without one.
+  z.strictObject({
+    type: z.literal("kick"),
+    target: playerIdSchema,
+    player: playerIdSchema.optional(),
+    /** The player may not join this lobby again while it lives. */
+    ban: z.boolean().optional(),
+    /** Told to the kicked player. */
+    reason: z.string().max(200).optional(),
+  }),
+  // Lobby data: the host's (or, without `player`, the studio's) sets and deletes, applied together.
+  z.strictObject({
+    type: z.literal("setData"),
+    player: playerIdSchema.optional(),
+    set: lobbyDataSetSchema.default({}),
+    delete: dataDeleteSchema.default([]),
+    /** Applied only if the lobby is still at this version (VERSION_CONFLICT otherwise). */
+    ifVersion: z.number().int().min(0).optional(),
+  }),
+  // A member's own data.
+  z.strictObject({
+    type: z.literal("setMemberData"),
+    player: playerIdSchema,
+    set: memberDataSetSchema.default({}),
+    delete: dataDeleteSchema.default([]),
+  }),
+  // The door: seats, lock, password (a hash; null removes it). The host's, or the studio's without `player`.
+  z.strictObject({
+    type: z.literal("setDoor"),
+    player: playerIdSchema.optional(),
+    maxMembers: maxMembersSchema.optional(),
+    locked: z.boolean().optional(),
+    passwordHash: passwordHashSchema.nullable().optional(),
+  }),
+  // A chat line to the members (not kept: see lobby-chat.ts).
+  z.strictObject({
+    type: z.literal("chat"),
+    player: playerIdSchema,
+    channel: lobbyChatChannelSchema,
+    text: z.string().min(1).max(500),
+  }),
   // From the studio's backend: the lobby as its members see it. Read-only.
   z.strictObject({ type: z.literal("view") }),
   // From the lobby's room when its match is over.

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dataLimitsSchema } from "./lobby-data-schema.ts";
 
 /** How private lobbies behave on this node; every field has the seed's default. */
 
@@ -26,6 +27,17 @@ export const lobbyOptionsSchema = z.strictObject({
   failoverGraceSeconds: seconds.default(60),
   roomCodeLength: z.number().int().min(4).max(16).default(6),
   roomCodeAlphabet: alphabet.default("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+  /** Limits on a lobby's data (docs/lobbies.md). */
+  lobbyData: dataLimitsSchema.default(dataLimitsSchema.parse({})),
+  /** Limits on each member's data. */
+  memberData: dataLimitsSchema.default(dataLimitsSchema.parse({})),
+  /** Players one lobby can ban; past it a ban is refused DATA_LIMIT (the kick alone still works). */
+  maxBans: z.number().int().min(0).max(10_000).default(256),
+  /** Characters of one lobby chat line (the relay room's bound). */
+  chatMaxLength: z.number().int().min(1).max(500).default(500),
+  /** A member sends at most `chatBurst` lines within any `chatWindowSeconds`. */
+  chatBurst: z.number().int().min(1).max(100).default(5),
+  chatWindowSeconds: z.number().int().min(1).max(600).default(5),
 });
 
 /** Lobby options with every field present. */

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { codeSchema, modeSchema, playerIdSchema, playerNameSchema, seatSchema } from "../common/index.ts";
-import { metadataSchema } from "./lobby-metadata.ts";
+import { lobbyDataSchema, memberDataSchema } from "./lobby-data-schema.ts";
 
 /** The lobby's snapshot: plain data only, so it survives msgpack and a read by another node. */
 
 /** The version of the lobby state's shape; bump it with an upgrade path when the shape changes. */
-export const lobbySchemaVersion = 1;
+export const lobbySchemaVersion = 2;
 
 /** One member, in join order. */
 export const memberSchema = z.strictObject({
@@ -18,6 +18,10 @@ export const memberSchema = z.strictObject({
   team: z.number().int().min(0).nullable(),
   connected: z.boolean(),
   inRoom: z.boolean(),
+  /** The member's own data (every member sees it); kept while it is away within its grace. */
+  data: memberDataSchema.default({}),
+  /** ctx.now of the member's latest chat lines within the chat window: its chat rate, never the text. */
+  chatAt: z.array(z.number()).default([]),
 });
 
 /** A lobby member. */
@@ -35,11 +39,32 @@ export const lobbyRoomSchema = z.strictObject({
 /** The room a lobby is playing, as the lobby remembers it. */
 export type LobbyRoom = z.output<typeof lobbyRoomSchema>;
 
+/** Who may come in: the seats, the lock and the password. */
+export const doorSchema = z.strictObject({
+  /** At most the node's `maxMembers`; never below the members there are when it was set. */
+  maxMembers: z.number().int().min(1),
+  /** No joins while locked; the members stay. */
+  locked: z.boolean(),
+  /** The password's hash (the clear password never reaches the lobby); null when there is none. */
+  passwordHash: z.string().max(256).nullable(),
+});
+
+/** A lobby's door. */
+export type Door = z.output<typeof doorSchema>;
+
 /** The whole lobby state. */
 export const lobbyStateSchema = z.strictObject({
   code: codeSchema,
   public: z.boolean(),
-  metadata: metadataSchema.nullable(),
+  /** The lobby's data; what was `metadata` before is its public part. */
+  data: lobbyDataSchema,
+  /** Grows by one with every change of the lobby (of its data or anything else); frames carry it. */
+  version: z.number().int().min(0),
+  /** ctx.now when the lobby was made. */
+  createdAt: z.number(),
+  door: doorSchema,
+  /** Players the host (or the studio) banned: they cannot join this lobby again while it lives. */
+  banned: z.array(playerIdSchema),
   members: z.array(memberSchema),
   /** A member's player id; null only once the last member is gone. */
   host: playerIdSchema.nullable(),
@@ -49,12 +74,6 @@ export const lobbyStateSchema = z.strictObject({
 
 /** A lobby's state. */
 export type LobbyState = z.output<typeof lobbyStateSchema>;
-
-/** Reads a lobby snapshot of a known schema version; throws on anything else (the runtime refuses it). */
-export function upgradeLobbyState(state: unknown, version: number): LobbyState {
-  if (version !== lobbySchemaVersion) throw new RangeError(`unknown lobby schema version ${version}`);
-  return lobbyStateSchema.parse(state);
-}
 
 /** True while the lobby has a room, running or ended and waiting for the return. */
 export function isPlaying(state: LobbyState): boolean {

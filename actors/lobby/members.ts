@@ -19,6 +19,8 @@ export function addMember(state: LobbyState, player: PlayerRef): LobbyState {
     team: null,
     connected: true,
     inRoom: false,
+    data: {},
+    chatAt: [],
   };
   return { ...state, members: [...state.members, member], nextMemberId: state.nextMemberId + 1 };
 }

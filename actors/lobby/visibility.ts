@@ -2,24 +2,39 @@ import type { Effect } from "../runtime/index.ts";
 import { directoryKey, type LobbyListing } from "../common/index.ts";
 import type { LobbyOptions } from "./lobby-options.ts";
 import type { LobbyState } from "./lobby-state.ts";
+import { publicValues } from "./lobby-data-values.ts";
+import { seatLimit } from "./lobby-door.ts";
 
 /** A public lobby keeps its line in the directory current; a private one is never listed anywhere. */
 
-/** The listing message for a lobby's current state. */
+/** A public string value of at most `max` characters, as the browse list's `mode` and `map` take it. */
+function listedText(value: unknown, max: number): string | null {
+  return typeof value === "string" && value.length <= max ? value : null;
+}
+
+/** The listing message for a lobby's current state: only its public data is in it. */
 export function listingOf(state: LobbyState, options: LobbyOptions): LobbyListing {
+  const data = publicValues(state.data);
+  const seats = seatLimit(state, options);
   return {
     type: "listing",
     code: state.code,
-    mode: state.metadata?.mode ?? null,
-    map: state.metadata?.map ?? null,
-    freeSeats: Math.max(0, options.maxMembers - state.members.length),
+    mode: listedText(data.mode, 64),
+    map: listedText(data.map, 256),
+    freeSeats: Math.max(0, seats - state.members.length),
     members: state.members.length,
     playing: state.room !== null,
+    data,
+    locked: state.door.locked,
+    hasPassword: state.door.passwordHash !== null,
+    maxMembers: seats,
+    createdAt: state.createdAt,
   };
 }
 
+/** Listings are built field by field in one order, so equal listings serialise equally. */
 function sameListing(a: LobbyListing, b: LobbyListing): boolean {
-  return a.freeSeats === b.freeSeats && a.members === b.members && a.playing === b.playing;
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**

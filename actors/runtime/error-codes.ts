@@ -20,6 +20,17 @@ export const ErrorCodes = {
   JOIN_FAIL: { retryable: false, text: "no lobby matched the request" },
   TIMEOUT: { retryable: false, text: "the call's deadline passed before it was answered" },
   INTERNAL: { retryable: false, text: "the handler failed; the lobby kept its last good state" },
+  VERSION_CONFLICT: {
+    retryable: false,
+    text: "the update named ifVersion, and the lobby changed since: read the new version and decide again",
+  },
+  LOBBY_LOCKED: { retryable: false, text: "the lobby is locked: no joins (its members stay)" },
+  WRONG_PASSWORD: {
+    retryable: false,
+    text: "the lobby has a password, and this was not it (or none was given)",
+  },
+  BANNED: { retryable: false, text: "the host banned this player from the lobby for the lobby's life" },
+  DATA_LIMIT: { retryable: false, text: "lobby or member data (or the ban list) over the node's limits" },
 } as const;
 
 /** A stable error code, as sent in error frames. */

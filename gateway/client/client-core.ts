@@ -54,6 +54,13 @@ export class ClientCore extends ClientConnection {
       case "lobby":
         if (this.epochs.admit(frame)) this.onLobby(frame);
         return;
+      case "kicked":
+        if (this.epochs.admit(frame)) this.emit("kicked", frame);
+        return;
+      case "lobbyChat":
+        // Stamped like the lobby's frames: a line an older owner sends after a move is dropped here.
+        if (this.epochs.admit(frame)) this.emit("lobbyChat", frame);
+        return;
       case "room":
         if (this.epochs.admit(frame)) {
           this.room = frame;

@@ -2,6 +2,8 @@ import type { RequestFrame } from "../protocol/client-frames.ts";
 import type {
   ActivityEventView,
   ActivityTransferView,
+  KickedView,
+  LobbyChatView,
   LobbyView,
   MatchmakingView,
   RoomEventFrame,
@@ -92,6 +94,10 @@ export interface FoyerEvents {
   roomEvent: RoomEventFrame;
   /** The player is no longer in the lobby with this code (it left, or was removed). */
   left: { code: string };
+  /** The host (or the studio) took this player out of its lobby: why, and whether it is banned. */
+  kicked: KickedView;
+  /** A chat line of the player's lobby, in the lobby's order (docs/lobbies.md). */
+  lobbyChat: LobbyChatView;
   /** An activity lobby's event (PLAYER_ADDED, PHASE_WAIT_READY, …; docs/activity.md), in the lobby's order. */
   activity: ActivityEventView;
   /** The countdown reached 0: go to `room` on the node at `url` with this player's `token`. */

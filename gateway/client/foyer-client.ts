@@ -1,11 +1,12 @@
 import type { BrowseAnswer } from "../protocol/client-frames.ts";
 import type { CommandData, RoomGameOptions, TurnDurability } from "../protocol/room-client-frames.ts";
 import type { CreateFields, FindOrCreateFields, SearchFields } from "../protocol/matchmaking-frames.ts";
-import { ClientCore } from "./client-core.ts";
+import { LobbyClient, type LobbyDataEntry } from "./lobby-client.ts";
 import type { RequestBody } from "./client-types.ts";
 import { sha256Hex, uploadChunkBytes } from "./blob-transfer.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
+export type { LobbyDataEntry, LobbyDoor } from "./lobby-client.ts";
 export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../protocol/client-frames.ts";
 
 /** Where a queue match runs: a `matchRunning` frame's fields. */
@@ -21,15 +22,28 @@ export interface RunningMatchView {
  * The TypeScript SDK (browsers and Node): the player's requests, typed. Connection handling, retries and
  * resume are in `ClientSockets` and `ClientConnection`, the player's picture in `ClientCore`.
  */
-export class FoyerClient extends ClientCore {
-  /** Joins a lobby by code (any case; blanks around it are trimmed); an empty code creates a private lobby. */
-  join(code: string): Promise<{ code: string }> {
-    return this.call({ type: "join", code }) as Promise<{ code: string }>;
+export class FoyerClient extends LobbyClient {
+  /**
+   * Joins a lobby by code (any case; blanks around it are trimmed), with its password if it has one; an
+   * empty code creates a private lobby.
+   */
+  join(code: string, opts: { password?: string } = {}): Promise<{ code: string }> {
+    return this.call({ type: "join", code, ...opts }) as Promise<{ code: string }>;
   }
 
-  /** Creates a lobby; public ones appear in browse lists with their metadata. */
+  /**
+   * Creates a lobby: public ones appear in browse lists with their public data (`metadata` is the older
+   * form of it); `maxMembers`, `locked` and `password` set its door (docs/lobbies.md).
+   */
   create(
-    opts: { public?: boolean; metadata?: Record<string, string | number | boolean> } = {},
+    opts: {
+      public?: boolean;
+      metadata?: Record<string, string | number | boolean>;
+      data?: Record<string, LobbyDataEntry>;
+      maxMembers?: number;
+      locked?: boolean;
+      password?: string;
+    } = {},
   ): Promise<{ code: string }> {
     return this.call({ type: "create", ...opts }) as Promise<{ code: string }>;
   }

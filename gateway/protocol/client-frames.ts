@@ -10,6 +10,12 @@ import { matchmakingClientFrames, type MatchmakingRequestFrame } from "./matchma
 import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 import { roomClientFrames } from "./room-client-frames.ts";
 import { blobClientFrames, blobIdSchema } from "./blob-frames.ts";
+import {
+  createLobbyFields,
+  lobbyDataClientFrames,
+  lobbyPasswordSchema,
+  type LobbyDataRequestFrame,
+} from "./lobby-data-frames.ts";
 
 /**
  * Frames a client sends. Every frame is a msgpack map (or a JSON text frame) with a `type`; requests carry
@@ -41,7 +47,14 @@ export const helloFrame = z
   .strict();
 
 export const joinFrame = z
-  .object({ type: z.literal("join"), id: requestIdSchema, ack: answeredThroughSchema, code: lobbyCode })
+  .object({
+    type: z.literal("join"),
+    id: requestIdSchema,
+    ack: answeredThroughSchema,
+    code: lobbyCode,
+    /** The lobby's password, if it has one (WRONG_PASSWORD otherwise). */
+    password: lobbyPasswordSchema.optional(),
+  })
   .strict();
 export const createFrame = z
   .object({
@@ -49,7 +62,9 @@ export const createFrame = z
     id: requestIdSchema,
     ack: answeredThroughSchema,
     public: z.boolean().optional(),
+    /** The older form of public lobby data: each field becomes a public data key. */
     metadata: metadataSchema.optional(),
+    ...createLobbyFields,
   })
   .strict();
 export const leaveFrame = z
@@ -117,6 +132,7 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
   returnFrame,
   finishFrame,
   browseFrame,
+  ...lobbyDataClientFrames,
   ...activityClientFrames,
   ...matchmakingClientFrames,
   ...roomClientFrames,
@@ -140,6 +156,8 @@ export type LobbyRequestFrame = z.infer<
   | typeof returnFrame
   | typeof finishFrame
 >;
+/** The private lobby's data, door, moderation and chat requests (docs/lobbies.md). */
+export type { LobbyDataRequestFrame };
 /** The answer to a `browse`: the directory's lines, as the SDK hands them on. */
 export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../../actors/directory/index.ts";
 /** A browse of the public lobbies and rooms (the directory's). */

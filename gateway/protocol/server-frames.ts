@@ -1,11 +1,18 @@
 import { z } from "zod";
 // The code list only, not the runtime: the SDK reads this file, and the browser bundle stays small.
 import { errorCodeList, type ErrorCode } from "../../actors/runtime/error-codes.ts";
-import { metadataSchema, requestIdSchema } from "./client-frames.ts";
+import { requestIdSchema } from "./client-frames.ts";
 import { activityEventFrame, activityServerFrames, activityTransferFrame } from "./activity-frames.ts";
 import { roomFrame, roomFrames, turnsWantedFrame } from "./room-frames.ts";
 import { blobDataFrame } from "./blob-frames.ts";
 import { matchmakingServerFrames } from "./matchmaking-frames.ts";
+import {
+  kickedFrame,
+  lobbyChatLineFrame,
+  lobbyDataServerFrames,
+  lobbyFrameDataFields,
+  memberFrameDataField,
+} from "./lobby-data-frames.ts";
 
 /**
  * Frames a node sends. Frames about a key (`lobby`, `room`, `activity`, `activityTransfer`) carry the key, the owner's epoch and a
@@ -66,6 +73,7 @@ export const memberSchema = z
     team: z.number().int().nullable(),
     connected: z.boolean(),
     inRoom: z.boolean(),
+    ...memberFrameDataField,
   })
   .strict();
 
@@ -79,7 +87,9 @@ export const lobbyFrame = z
     ...stamp,
     code: z.string(),
     public: z.boolean(),
-    metadata: metadataSchema.nullable(),
+    /** The public data's values, as older clients read them (null when there are none). */
+    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullable(),
+    ...lobbyFrameDataFields,
     host: z.string().nullable(),
     members: z.array(memberSchema),
     playing: z.boolean(),
@@ -112,6 +122,7 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
   resultFrame,
   errorFrame,
   lobbyFrame,
+  ...lobbyDataServerFrames,
   ...roomFrames,
   ...activityServerFrames,
   ...matchmakingServerFrames,
@@ -125,6 +136,10 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
 
 export type ServerFrame = z.infer<typeof serverFrameSchema>;
 export type LobbyView = z.infer<typeof lobbyFrame>;
+/** What a kicked player hears. */
+export type KickedView = z.infer<typeof kickedFrame>;
+/** A lobby chat line. */
+export type LobbyChatView = z.infer<typeof lobbyChatLineFrame>;
 export type RoomView = z.infer<typeof roomFrame>;
 /** A relay room's frames other than its state. */
 export type RoomEventFrame = Extract<

@@ -6,18 +6,21 @@ import {
   type Random,
   type RequestId,
 } from "../../actors/runtime/index.ts";
-import type { LobbyOptions } from "../../actors/lobby/index.ts";
+import { createProblem, defaultLobbyOptions, type LobbyOptions } from "../../actors/lobby/index.ts";
 import { drawCode, normalizeCode, roomKey } from "../../actors/common/index.ts";
 import type { LobbyRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "../sessions/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
 import { refused } from "./refused.ts";
+import { hashLobbyPassword } from "../lobby-password.ts";
 
 /** What the private lobby's requests need: the actors, code drawing, and the fleet's owners. */
 export interface LobbyRequestsDeps {
   readonly system: ActorSystem;
-  readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet">;
+  /** Codes, and the limits a create is checked against (the defaults where left out). */
+  readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet"> &
+    Partial<Pick<LobbyOptions, "maxMembers" | "lobbyData">>;
   /** Cryptographic randomness for invite codes. */
   readonly random: Random;
   /**
@@ -40,6 +43,23 @@ const maxCodeDraws = 8;
 /** After eight taken codes the code space is crowded: give the lobbies a moment to close. */
 const noFreeCodeRetryMs = 1_000;
 
+/** What a create asks for besides its code and host (the password still in clear: hashed per code). */
+interface CreateFields {
+  public: boolean;
+  metadata: Record<string, string | number | boolean> | null;
+  data?: Record<string, { value: string | number | boolean; visibility?: "public" | "member" }>;
+  maxMembers?: number;
+  locked?: boolean;
+  password?: string;
+}
+
+function createFieldsOf(frame: Extract<LobbyRequestFrame, { type: "create" }>): CreateFields {
+  const { type: _type, id: _id, ack: _ack, public: isPublic, metadata, ...rest } = frame;
+  // Only the fields given: the spawn's init crosses the fleet, and an absent field takes its default there.
+  const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  return { public: isPublic ?? false, metadata: metadata ?? null, ...given };
+}
+
 const notInLobby: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not in a lobby" };
 
 /**
@@ -54,9 +74,9 @@ export class LobbyRequests {
     const player = session.player;
     switch (frame.type) {
       case "join":
-        return this.join(session, normalizeCode(frame.code), request);
+        return this.join(session, normalizeCode(frame.code), request, frame.password);
       case "create":
-        return this.create(session, frame.public ?? false, frame.metadata ?? null, request);
+        return this.create(session, createFieldsOf(frame), request);
       case "leave":
         return this.leave(session, request);
       case "ready":
@@ -127,8 +147,13 @@ export class LobbyRequests {
     return result;
   }
 
-  private async join(session: Session, code: string, request: RequestId): Promise<AskResult> {
-    if (code === "") return this.create(session, false, null, request);
+  private async join(
+    session: Session,
+    code: string,
+    request: RequestId,
+    password?: string,
+  ): Promise<AskResult> {
+    if (code === "") return this.create(session, { public: false, metadata: null }, request);
     if (!codePattern.test(code)) return refused("NOT_FOUND", `no lobby has the code ${code.slice(0, 32)}`);
     const key = `lobby/${code}`;
     const owner = await this.deps.ownerOf(key);
@@ -141,12 +166,11 @@ export class LobbyRequests {
       const message = `lobby ${code} is being taken over by another node`;
       return { ok: false, code: "UNAVAILABLE", message, retryAfterMs: owner.retryAfterMs };
     }
+    const player = { id: session.player, name: session.name };
+    const passwordHash =
+      password === undefined ? {} : { passwordHash: await hashLobbyPassword(code, password) };
     const result = await this.entering(session, key, () =>
-      this.deps.system.ask(
-        key,
-        { type: "join", player: { id: session.player, name: session.name } },
-        { request },
-      ),
+      this.deps.system.ask(key, { type: "join", player, ...passwordHash }, { request }),
     );
     if (result.ok) {
       if (session.lobby && session.lobby !== key) session.lastLobby = session.lobby;
@@ -172,12 +196,14 @@ export class LobbyRequests {
    * Creates a lobby with a fresh code. The player's registry records the code first (the create's intent),
    * so a retried create — same session and request id — returns the same lobby instead of a second one.
    */
-  private async create(
-    session: Session,
-    isPublic: boolean,
-    metadata: Record<string, string | number | boolean> | null,
-    request: RequestId,
-  ): Promise<AskResult> {
+  private async create(session: Session, fields: CreateFields, request: RequestId): Promise<AskResult> {
+    const { password, ...lobbyFields } = fields;
+    const host = { id: session.player, name: session.name };
+    const problem = createProblem(
+      { code: "CHECK", host, ...lobbyFields },
+      { ...defaultLobbyOptions, ...this.deps.lobby },
+    );
+    if (problem !== undefined) return refused(problem.code, problem.message);
     const place = this.deps.placeNew?.();
     if (place?.kind === "elsewhere") {
       // This node drains: the new lobby is made on a peer, where the SDK re-sends the create.
@@ -198,7 +224,8 @@ export class LobbyRequests {
       if (!recorded.ok) return recorded;
       const code = (recorded.value as { code: string }).code;
       const key = `lobby/${code}`;
-      const init = { code, host: { id: session.player, name: session.name }, public: isPublic, metadata };
+      const passwordHash = password === undefined ? null : await hashLobbyPassword(code, password);
+      const init = { code, host, ...lobbyFields, passwordHash };
       const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
       if (spawned.created) {
         if (spawned.result.ok) session.lobby = key;
@@ -223,7 +250,8 @@ export class LobbyRequests {
     };
   }
 
-  private async inLobby(
+  /** Asks the session's lobby (the data, door and chat requests come through here too). */
+  async inLobby(
     session: Session,
     message: { type: string; player: string } & Record<string, unknown>,
     request: RequestId,

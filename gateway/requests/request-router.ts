@@ -7,6 +7,7 @@ import { ActivityRequests } from "./activity-requests.ts";
 import type { BlobRequests } from "./blob-requests.ts";
 import { browse } from "./browse-request.ts";
 import { LobbyRequests } from "./lobby-requests.ts";
+import { LobbyDataRequests } from "./lobby-data-requests.ts";
 import { MatchmakingRequests } from "./matchmaking-requests.ts";
 import { refused } from "./refused.ts";
 import { RoomRequests } from "./room-requests.ts";
@@ -14,7 +15,9 @@ import { RoomRequests } from "./room-requests.ts";
 /** What the router and its handlers are built from: where requests go and how codes are drawn. */
 export interface RequestRouterDeps {
   readonly system: ActorSystem;
-  readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet">;
+  /** Codes, and the limits a create is checked against (the defaults where left out). */
+  readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet"> &
+    Partial<Pick<LobbyOptions, "maxMembers" | "lobbyData">>;
   /** Cryptographic randomness for invite codes. */
   readonly random: Random;
   /** False when the node may open no more rooms (a direct `createRoom` is then retryable). */
@@ -88,6 +91,8 @@ function entersLobby(frame: RequestFrame): boolean {
  */
 export class RequestRouter {
   private readonly lobbies: LobbyRequests;
+  /** The private lobby's data, door, moderation and chat (docs/lobbies.md). */
+  private readonly lobbyData: LobbyDataRequests;
   /** Activity lobbies' requests; a player is in at most one lobby, so each side leaves the other. */
   private readonly activities: ActivityRequests;
   /** Relay rooms' requests (docs/rooms.md). */
@@ -109,6 +114,9 @@ export class RequestRouter {
       ...blobs,
       leaveActivity: (session, request) => this.activities.leaveForLobby(session, request),
     });
+    this.lobbyData = new LobbyDataRequests((session, message, request) =>
+      this.lobbies.inLobby(session, message, request),
+    );
     this.rooms = new RoomRequests({
       system: deps.system,
       random: deps.random,
@@ -172,6 +180,12 @@ export class RequestRouter {
       case "return":
       case "finish":
         return this.lobbies.handle(session, frame, request);
+      case "setLobbyData":
+      case "setMemberData":
+      case "setLobbyDoor":
+      case "kick":
+      case "lobbyChat":
+        return this.lobbyData.handle(session, frame, request);
       case "joinActivity":
       case "activityReady":
       case "leaveActivity":

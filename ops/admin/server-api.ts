@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { metadataSchema, type LobbyOptions } from "../../actors/lobby/index.ts";
+import {
+  createProblem,
+  dataDeleteSchema,
+  defaultLobbyOptions,
+  lobbyDataSetSchema,
+  metadataSchema,
+  type LobbyOptions,
+} from "../../actors/lobby/index.ts";
+import { hashLobbyPassword } from "../../gateway/index.ts";
 import {
   codeSchema,
   drawCode,
@@ -36,7 +44,8 @@ export interface ApiAnswer {
 /** What the API drives. */
 export interface ServerApiDeps {
   readonly system: ActorSystem;
-  readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet" | "maxMembers">;
+  readonly lobby: Pick<LobbyOptions, "codeLength" | "codeAlphabet" | "maxMembers"> &
+    Partial<Pick<LobbyOptions, "lobbyData">>;
   /** Cryptographic randomness for lobby codes. */
   readonly random: Random;
   /** The node's draining flag: a draining node makes no new lobbies. */
@@ -65,6 +74,11 @@ export const createLobbyBodySchema = z
     public: z.boolean().default(false),
     metadata: metadataSchema.nullable().default(null),
     reserveSeconds: z.number().int().min(1).max(3600).default(defaultReserveSeconds),
+    /** Lobby data and the door, as a player's `create` takes them (docs/lobbies.md). */
+    data: lobbyDataSetSchema.default({}),
+    maxMembers: z.number().int().min(1).max(100).optional(),
+    locked: z.boolean().default(false),
+    password: z.string().min(1).max(128).optional(),
   })
   .refine(
     (body) => new Set([body.host.id, ...body.members.map((m) => m.id)]).size === body.members.length + 1,
@@ -72,7 +86,27 @@ export const createLobbyBodySchema = z
   );
 
 /** `POST /api/v1/lobbies/:code/kick`. */
-export const kickBodySchema = z.strictObject({ player: playerIdSchema });
+export const kickBodySchema = z.strictObject({
+  player: playerIdSchema,
+  /** The player may not join this lobby again while it lives. */
+  ban: z.boolean().optional(),
+  /** Told to the kicked player. */
+  reason: z.string().max(200).optional(),
+});
+
+/** `POST /api/v1/lobbies/:code/data`: what the host's `setLobbyData` takes. */
+export const lobbyDataBodySchema = z.strictObject({
+  set: lobbyDataSetSchema.default({}),
+  delete: dataDeleteSchema.default([]),
+  ifVersion: z.number().int().min(0).optional(),
+});
+
+/** `POST /api/v1/lobbies/:code/door`: what the host's `setLobbyDoor` takes. */
+export const lobbyDoorBodySchema = z.strictObject({
+  maxMembers: z.number().int().min(1).max(100).optional(),
+  locked: z.boolean().optional(),
+  password: z.string().min(1).max(128).nullable().optional(),
+});
 
 /** `POST /api/v1/rooms/:code/end`. */
 export const endRoomBodySchema = z.strictObject({ result: roomResultSchema.nullable().default(null) });
@@ -84,7 +118,7 @@ export function apiError(status: number, code: ErrorCode, message: string): ApiA
 
 /** The HTTP status of an actor's refusal. */
 function statusOf(code: ErrorCode): number {
-  if (code === "INVALID" || code === "TOO_LARGE") return 400;
+  if (code === "INVALID" || code === "TOO_LARGE" || code === "DATA_LIMIT") return 400;
   if (code === "UNAUTHORIZED") return 401;
   if (code === "NOT_FOUND" || code === "NOT_IN_LOBBY" || code === "NOT_PLAYING") return 404;
   if (code === "TIMEOUT" || isRetryable(code)) return 503;
@@ -147,6 +181,18 @@ export class ServerApi {
       },
       {
         method: "POST",
+        pattern: /^\/api\/v1\/lobbies\/([^/]+)\/data$/,
+        body: true,
+        handle: (p, b) => this.setData(p, b),
+      },
+      {
+        method: "POST",
+        pattern: /^\/api\/v1\/lobbies\/([^/]+)\/door$/,
+        body: true,
+        handle: (p, b) => this.setDoor(p, b),
+      },
+      {
+        method: "POST",
         pattern: /^\/api\/v1\/rooms\/([^/]+)\/end$/,
         body: true,
         handle: (p, b) => this.endRoom(p, b),
@@ -182,6 +228,17 @@ export class ServerApi {
       return { ...refused, retryAfterSeconds: 1 };
     }
     const ref = (p: z.output<typeof playerSchema>) => ({ id: p.id, name: p.name ?? p.id.slice(0, 64) });
+    const door = {
+      data: body.data,
+      locked: body.locked,
+      ...(body.maxMembers ? { maxMembers: body.maxMembers } : {}),
+    };
+    const options = { ...defaultLobbyOptions, ...this.deps.lobby };
+    const problem = createProblem(
+      { code: "CHECK", host: ref(body.host), metadata: body.metadata, ...door },
+      options,
+    );
+    if (problem !== undefined) return apiError(400, problem.code, problem.message);
     for (let draw = 0; draw < maxCodeDraws; draw++) {
       const code = drawCode(this.deps.random, this.deps.lobby.codeLength, this.deps.lobby.codeAlphabet);
       const key = `lobby/${code}`;
@@ -192,6 +249,8 @@ export class ServerApi {
         public: body.public,
         metadata: body.metadata,
         reserveSeconds: body.reserveSeconds,
+        ...door,
+        passwordHash: body.password === undefined ? null : await hashLobbyPassword(code, body.password),
       };
       const spawned = await this.deps.system.spawn(key, init);
       if (!spawned.created) continue; // the code is taken: draw another
@@ -233,8 +292,34 @@ export class ServerApi {
     if (!parsed.success) return invalid(parsed.error);
     const code = codeOf(params[0] ?? "");
     if (code === undefined) return apiError(404, "NOT_FOUND", "no lobby has this code");
-    const kicked = await this.deps.system.ask(`lobby/${code}`, { type: "kick", target: parsed.data.player });
-    return answerOf(kicked, () => ({ status: 200, body: { kicked: parsed.data.player, code } }));
+    const { player, ...how } = parsed.data;
+    const kicked = await this.deps.system.ask(`lobby/${code}`, { type: "kick", target: player, ...how });
+    return answerOf(kicked, () => ({ status: 200, body: { kicked: player, code } }));
+  }
+
+  /** Sets and deletes lobby data keys, as the host may (docs/server-api.md). */
+  private async setData(params: readonly string[], raw: unknown): Promise<ApiAnswer> {
+    const parsed = lobbyDataBodySchema.safeParse(raw);
+    if (!parsed.success) return invalid(parsed.error);
+    const code = codeOf(params[0] ?? "");
+    if (code === undefined) return apiError(404, "NOT_FOUND", "no lobby has this code");
+    const set = await this.deps.system.ask(`lobby/${code}`, { type: "setData", ...parsed.data });
+    return answerOf(set, (value) => ({ status: 200, body: { code, ...(value as object) } }));
+  }
+
+  /** Changes the door, as the host may; a password is hashed here and only its hash goes on. */
+  private async setDoor(params: readonly string[], raw: unknown): Promise<ApiAnswer> {
+    const parsed = lobbyDoorBodySchema.safeParse(raw);
+    if (!parsed.success) return invalid(parsed.error);
+    const code = codeOf(params[0] ?? "");
+    if (code === undefined) return apiError(404, "NOT_FOUND", "no lobby has this code");
+    const { password, ...door } = parsed.data;
+    const message: Record<string, unknown> = { type: "setDoor", ...door };
+    if (password !== undefined) {
+      message.passwordHash = password === null ? null : await hashLobbyPassword(code, password);
+    }
+    const set = await this.deps.system.ask(`lobby/${code}`, message);
+    return answerOf(set, (value) => ({ status: 200, body: { code, ...(value as object) } }));
   }
 
   private async endRoom(params: readonly string[], raw: unknown): Promise<ApiAnswer> {

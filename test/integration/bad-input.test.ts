@@ -55,6 +55,8 @@ async function withLobby(overrides: Record<string, string> = {}) {
   const unchanged = async (attacker: { connected: boolean }): Promise<void> => {
     const expected = {
       ...before,
+      // A member dropping is a change of the lobby: it moves the version by one.
+      version: before.version + (attacker.connected ? 0 : 1),
       members: before.members.map((m) => (m.player === "x" ? { ...m, connected: attacker.connected } : m)),
     };
     await eventually(() => expect(comparable(lobbyOf(host))).toEqual(expected));

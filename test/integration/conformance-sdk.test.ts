@@ -46,6 +46,10 @@ const calls: Record<string, (c: FoyerClient, f: Record<string, unknown>) => Prom
   makeHost: (c, f) => c.makeHost(f.player as string),
   start: (c, f) => c.start(f.mode as string),
   return: (c) => c.return(),
+  setLobbyData: (c, f) =>
+    c.setLobbyData(f.set as never, f.ifVersion === undefined ? {} : { ifVersion: f.ifVersion as number }),
+  lobbyChat: (c, f) => c.sendLobbyChat(f.text as string, f.channel as "all" | "team"),
+  kick: (c, f) => c.kick(f.player as string, { ban: f.ban as boolean, reason: f.reason as string }),
 };
 
 let node: RunningNode;

@@ -117,6 +117,16 @@ describe("rate limiter", () => {
     t += 60_000;
     expect(new RateLimiter(10, 5, () => t).take()).toBe("ok");
   });
+
+  it("a penalty (a wrong lobby password) empties the bucket faster, but alone never closes", () => {
+    const t = 0;
+    const limiter = new RateLimiter(10, 100, () => t);
+    for (let i = 0; i < 4; i++) limiter.penalize(25);
+    expect(limiter.take()).toBe("refuse");
+    for (let i = 0; i < 100; i++) limiter.penalize(25);
+    expect(limiter.retryAfterMs()).toBeGreaterThan(9_000);
+    expect(new RateLimiter(10, 100, () => t).take()).toBe("ok");
+  });
 });
 
 describe("epoch filter", () => {

@@ -45,7 +45,21 @@ describe("lobby, room, player and directory on the runtime", () => {
     expect(await h.system.ask("directory/lobbies", { type: "browse" })).toEqual({
       ok: true,
       value: {
-        lobbies: [{ code: "ABC123", mode: "duo", map: null, freeSeats: 6, members: 2, playing: false }],
+        lobbies: [
+          {
+            code: "ABC123",
+            mode: "duo",
+            map: null,
+            freeSeats: 6,
+            members: 2,
+            playing: false,
+            data: { mode: "duo" },
+            locked: false,
+            hasPassword: false,
+            maxMembers: 8,
+            createdAt: 1_700_000_000_000,
+          },
+        ],
         rooms: [],
       },
     });

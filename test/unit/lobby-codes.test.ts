@@ -34,6 +34,12 @@ describe("codes and options (SPEC §1 Codes)", () => {
       failoverGraceSeconds: 60,
       roomCodeLength: 6,
       roomCodeAlphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+      lobbyData: { maxKeys: 32, maxKeyLength: 64, maxValueBytes: 1024, maxTotalBytes: 8192 },
+      memberData: { maxKeys: 32, maxKeyLength: 64, maxValueBytes: 1024, maxTotalBytes: 8192 },
+      maxBans: 256,
+      chatMaxLength: 500,
+      chatBurst: 5,
+      chatWindowSeconds: 5,
     });
   });
 

@@ -10,7 +10,12 @@ const alice = {
   team: null,
   connected: true,
   inRoom: false,
+  data: {},
+  chatAt: [],
 };
+
+/** A member as the lobby frame shows it: its chat bookkeeping left out. */
+const { chatAt: _chatAt, ...aliceSeen } = alice;
 
 describe("lobby membership (SPEC §1)", () => {
   it("create makes the creator the first member and host, and welcomes it", () => {
@@ -18,7 +23,11 @@ describe("lobby membership (SPEC §1)", () => {
     expect(d.state).toEqual({
       code: "ABC123",
       public: false,
-      metadata: null,
+      data: {},
+      version: 1,
+      createdAt: 1_000_000,
+      door: { maxMembers: 8, locked: false, passwordHash: null },
+      banned: [],
       members: [alice],
       host: "alice",
       nextMemberId: 2,
@@ -31,10 +40,15 @@ describe("lobby membership (SPEC §1)", () => {
         frame: {
           type: "lobby",
           code: "ABC123",
+          version: 1,
           public: false,
           metadata: null,
+          data: {},
+          maxMembers: 8,
+          locked: false,
+          hasPassword: false,
           host: "alice",
-          members: [alice],
+          members: [aliceSeen],
           playing: false,
           room: null,
         },
@@ -55,6 +69,8 @@ describe("lobby membership (SPEC §1)", () => {
       team: null,
       connected: true,
       inRoom: false,
+      data: {},
+      chatAt: [],
     });
     expect(effects).toEqual([
       { type: "push", to: ["alice", "bob"], frame: lobbyFrame(d.state) },

@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import type { Effect } from "../../actors/runtime/types.ts";
 import { lobby, lobbyOf, ofType } from "./support/lobby-driver.ts";
 
-const listing = { type: "listing", code: "ABC123", mode: "duo", map: "dunes" } as const;
+const listing = {
+  type: "listing",
+  code: "ABC123",
+  mode: "duo",
+  map: "dunes",
+  data: { mode: "duo", map: "dunes" },
+  locked: false,
+  hasPassword: false,
+  maxMembers: 8,
+  createdAt: 1_000_000,
+} as const;
 
 function directoryTells(effects: readonly Effect[]) {
   return ofType(effects, "tell").filter((t) => t.to === "directory/lobbies");
@@ -14,9 +24,19 @@ describe("visibility (SPEC §1)", () => {
     expect(d.created.at(-1)).toEqual({
       type: "tell",
       to: "directory/lobbies",
-      message: { ...listing, freeSeats: 7, members: 1, playing: false },
+      message: {
+        ...listing,
+        data: { mode: "duo", map: "dunes", ranked: false },
+        freeSeats: 7,
+        members: 1,
+        playing: false,
+      },
     });
-    expect(d.state.metadata).toEqual({ mode: "duo", map: "dunes", ranked: false });
+    expect(d.state.data).toEqual({
+      mode: { value: "duo", visibility: "public" },
+      map: { value: "dunes", visibility: "public" },
+      ranked: { value: false, visibility: "public" },
+    });
   });
 
   it("the listing follows joins, leaves and the room; other changes send nothing", () => {
@@ -72,6 +92,11 @@ describe("visibility (SPEC §1)", () => {
       freeSeats: 3,
       members: 1,
       playing: false,
+      data: {},
+      locked: false,
+      hasPassword: false,
+      maxMembers: 4,
+      createdAt: 1_000_000,
     });
   });
 

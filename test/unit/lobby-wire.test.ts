@@ -146,10 +146,10 @@ describe("construction", () => {
     expect(metadataSchema.safeParse(many).success).toBe(false);
   });
 
-  it("create defaults public to false and metadata to null", () => {
+  it("create defaults public to false and data to none", () => {
     const { state } = kind.create({ code: "ABC123", host: { id: "a", name: "A" } }, testContext());
     expect(state.public).toBe(false);
-    expect(state.metadata).toBeNull();
+    expect(state.data).toEqual({});
   });
 
   it("lobbyKind refuses invalid options at start-up", () => {

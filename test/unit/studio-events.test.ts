@@ -81,8 +81,9 @@ describe("kick", () => {
       message: { type: "left", lobby: "lobby/ABC123" },
     });
     const sent = pushes(effects);
-    expect(sent.map((p) => p.to)).toEqual([["alice", "carol"], ["bob"]]);
-    expect(sent[1]?.frame).toMatchObject({
+    expect(sent.map((p) => p.to)).toEqual([["alice", "carol"], ["bob"], ["bob"]]);
+    expect(sent[1]?.frame).toEqual({ type: "kicked", code: "ABC123", reason: null, banned: false });
+    expect(sent[2]?.frame).toMatchObject({
       type: "lobby",
       members: [{ player: "alice" }, { player: "carol" }],
     });
@@ -95,7 +96,10 @@ describe("kick", () => {
     expect(d.state.host).toBe("bob");
     const last = d.send({ type: "kick", target: "bob" });
     expect(last.at(-1)).toEqual({ type: "stop" });
-    expect(pushes(last)).toEqual([{ to: ["bob"], frame: expect.objectContaining({ members: [] }) }]);
+    expect(pushes(last)).toEqual([
+      { to: ["bob"], frame: expect.objectContaining({ type: "kicked" }) },
+      { to: ["bob"], frame: expect.objectContaining({ members: [] }) },
+    ]);
   });
 });
 

@@ -31,7 +31,13 @@ export const T0 = 1_000_000;
 /** A lobby created by `host` with the given options (merged over the defaults). */
 export function lobby(
   options: Partial<LobbyOptions> = {},
-  init: { host?: string; public?: boolean; metadata?: Record<string, string | number | boolean> | null } = {},
+  init: {
+    host?: string;
+    public?: boolean;
+    metadata?: Record<string, string | number | boolean> | null;
+    /** Further create fields (data, maxMembers, locked, passwordHash). */
+    extra?: Record<string, unknown>;
+  } = {},
 ): LobbyDriver & { readonly created: readonly Effect[] } {
   const merged: LobbyOptions = { ...defaultLobbyOptions, ...options };
   const kind = lobbyKind(merged);
@@ -43,6 +49,7 @@ export function lobby(
       host: { id: host, name: host.toUpperCase() },
       public: init.public ?? false,
       metadata: init.metadata ?? null,
+      ...init.extra,
     },
     ctx,
   );
