@@ -26,6 +26,11 @@ export interface FleetNodeSettings {
   readonly protocol: number;
   /** The ActorSystem's `resultSessions` (ActorSystemOptions). */
   readonly resultSessions: number;
+  /**
+   * The rooms a node runs at most (`--max-rooms`), taken as every node's: a peer whose room claims reach
+   * it is not placed on. Unset: no limit is known, and any live peer may be asked.
+   */
+  readonly maxRooms?: number;
 }
 
 /** The KV buckets a fleet node works on. */

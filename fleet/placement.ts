@@ -1,5 +1,5 @@
 import type { OwnerLocation, RoomHost } from "../actors/runtime/index.ts";
-import { type DrainTarget, type PeerView } from "./protocol/index.ts";
+import { type DrainTarget, type NodeIdentity, type PeerView } from "./protocol/index.ts";
 
 /**
  * Every placement decision of a fleet node, as pure functions of what it sees: its own state and its
@@ -32,6 +32,45 @@ export function liveTargets(peers: readonly PeerView[]): DrainTarget[] {
 }
 
 /**
+ * A live, non-draining peer as placement weighs it: its heartbeat's load and the keys its claims hold,
+ * counted by kind (`lobby`, `room`, …) from this node's view of the claims bucket, or undefined when
+ * this node has not counted them.
+ */
+export interface PeerLoad extends DrainTarget {
+  readonly claims: ReadonlyMap<string, number> | undefined;
+}
+
+/** The live targets (`liveTargets`) with the claims each holds, as `claimsOf` counts them. */
+export function peerLoads(
+  peers: readonly PeerView[],
+  claimsOf: (peer: NodeIdentity) => ReadonlyMap<string, number> | undefined,
+): PeerLoad[] {
+  const live = new Map(liveTargets(peers).map((t) => [t.node, t]));
+  return peers.flatMap((peer) => {
+    const target = live.get(peer.node);
+    if (target === undefined) return [];
+    return [{ ...target, claims: claimsOf({ node: peer.node, incarnation: peer.incarnation }) }];
+  });
+}
+
+/**
+ * The claims of `kind` a peer holds, when counted. A node's limit (`--max-rooms`, `--max-lobbies`) is
+ * not in its heartbeat: every node takes its own as every node's (a fleet runs one configuration), and
+ * a peer with a lower one refuses what it cannot take.
+ */
+export function heldBy(peer: PeerLoad, kind: string): number | undefined {
+  return peer.claims === undefined ? undefined : (peer.claims.get(kind) ?? 0);
+}
+
+/** The peers whose claims of `kind` are counted and below `limit`: never one whose count is unknown. */
+export function withRoomFor(peers: readonly PeerLoad[], kind: string, limit: number): PeerLoad[] {
+  return peers.filter((peer) => {
+    const held = heldBy(peer, kind);
+    return held !== undefined && held < limit;
+  });
+}
+
+/**
  * Where a new lobby goes: here, unless this node drains; then to the least-loaded target (the first of
  * equals, in the order given), or here when there is none.
  */
@@ -57,15 +96,19 @@ export function chooseRoomHost(
 }
 
 /**
- * The room host among this node (`here`: itself with its load, when it can open a room now) and the live
- * targets, leaving out those that refused a room a moment ago (chooseRoomHost).
+ * The room host among this node (`here`: itself with its load, when it can open a room now) and its live
+ * peers that can take a room: those whose room claims, counted, are below `maxRooms` (a peer whose
+ * rooms are not counted is never taken as able to host). Those that refused a room a moment ago are
+ * left out too (chooseRoomHost).
  */
 export function roomHostAmong(
   here: HostCandidate | undefined,
-  targets: readonly DrainTarget[],
+  peers: readonly PeerLoad[],
+  maxRooms: number,
   refusedRecently: (node: string) => boolean,
 ): RoomHost | undefined {
-  return chooseRoomHost(here === undefined ? targets : [here, ...targets], refusedRecently);
+  const able = withRoomFor(peers, "room", maxRooms).map(({ node, url, load }) => ({ node, url, load }));
+  return chooseRoomHost(here === undefined ? able : [here, ...able], refusedRecently);
 }
 
 /**

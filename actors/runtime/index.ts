@@ -50,6 +50,7 @@ export type {
   Restored,
   RoomHost,
   SpawnFailed,
+  Spawned,
   StudioEventName,
   TimerFired,
   TimerKind,

@@ -46,6 +46,10 @@ export interface SnapshotSpawn {
   readonly init: unknown;
   /** The node it was placed on, when the spawn named one. */
   readonly node?: string;
+  /** The creator is told `spawned` once it is stored (the spawn effect's `confirm`). */
+  readonly confirm?: true;
+  /** A key that already has a snapshot counts as this spawn's (the spawn effect's `reask`). */
+  readonly reask?: true;
 }
 
 /** An actor's last acknowledged state: what a snapshot write carries. Plain data. */

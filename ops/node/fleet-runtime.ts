@@ -43,6 +43,7 @@ export function fleetNodeSettingsOf(config: NodeConfig): FleetNodeSettings {
     version: foyerVersion,
     protocol: PROTOCOL_VERSION + config.protocolBump,
     resultSessions: resultSessionsOf(config),
+    maxRooms: config.maxRooms,
   };
 }
 

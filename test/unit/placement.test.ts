@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { liveTargets, placeNewLobby, regionsOf, roomHostAmong, type PeerView } from "../../fleet/index.ts";
+import {
+  liveTargets,
+  peerLoads,
+  placeNewLobby,
+  regionsOf,
+  roomHostAmong,
+  withRoomFor,
+  type PeerLoad,
+  type PeerView,
+} from "../../fleet/index.ts";
 
 // The placement rules of a fleet node as pure functions of its peers' heartbeats.
 
@@ -66,16 +75,44 @@ describe("where a new lobby goes", () => {
 });
 
 describe("a match room's host among this node and its peers", () => {
-  const targets = [{ node: "b", url: "ws://b/ws", load: 3 }];
+  const b = (rooms: number | undefined, load = 3): PeerLoad => ({
+    node: "b",
+    url: "ws://b/ws",
+    load,
+    claims: rooms === undefined ? undefined : new Map([["room", rooms]]),
+  });
+  const here = (load: number) => ({ node: "a", url: "ws://a/ws", load });
 
   it("is this node when it is the least loaded, a peer otherwise", () => {
-    expect(roomHostAmong({ node: "a", url: "ws://a/ws", load: 1 }, targets, () => false)?.node).toBe("a");
-    expect(roomHostAmong({ node: "a", url: "ws://a/ws", load: 7 }, targets, () => false)?.node).toBe("b");
+    expect(roomHostAmong(here(1), [b(0)], 10, () => false)?.node).toBe("a");
+    expect(roomHostAmong(here(7), [b(0)], 10, () => false)?.node).toBe("b");
   });
 
   it("is a peer when this node cannot open a room, none when that peer refused one", () => {
-    expect(roomHostAmong(undefined, targets, () => false)).toEqual({ node: "b", url: "ws://b/ws" });
-    expect(roomHostAmong(undefined, targets, (node) => node === "b")).toBeUndefined();
+    expect(roomHostAmong(undefined, [b(0)], 10, () => false)).toEqual({ node: "b", url: "ws://b/ws" });
+    expect(roomHostAmong(undefined, [b(0)], 10, (node) => node === "b")).toBeUndefined();
+  });
+
+  it("is never a peer at the room limit by its claims, nor one whose rooms are not counted", () => {
+    expect(roomHostAmong(undefined, [b(9)], 10, () => false)?.node).toBe("b");
+    expect(roomHostAmong(undefined, [b(10)], 10, () => false)).toBeUndefined();
+    expect(roomHostAmong(undefined, [b(undefined)], 10, () => false)).toBeUndefined();
+    // Every node at its limit, this one included: no host at all (a queue's match then waits).
+    expect(roomHostAmong(undefined, [b(10, 0)], 10, () => false)).toBeUndefined();
+  });
+
+  it("weighs a peer's claims as counted for its incarnation, live and not draining only", () => {
+    const counted = new Map([["x.1", new Map([["room", 2]])]]);
+    const loads = peerLoads(
+      [peer("x", { load: 5 }), peer("y", { load: 1 }), peer("z", { draining: true })],
+      (p) => counted.get(p.incarnation),
+    );
+    expect(loads).toEqual([
+      { node: "x", url: "ws://x/ws", load: 5, claims: new Map([["room", 2]]) },
+      { node: "y", url: "ws://y/ws", load: 1, claims: undefined },
+    ]);
+    expect(withRoomFor(loads, "room", 3).map((p) => p.node)).toEqual(["x"]);
+    expect(withRoomFor(loads, "room", 2)).toEqual([]);
   });
 });
 
