@@ -35,15 +35,22 @@ function queueHarness(): Harness {
   return h;
 }
 
-/** Every room create fails while `full` is set, as a node at its room limit refuses a placed room. */
+/**
+ * Every room create fails while `full` is set, as a node at its room limit refuses a placed room; the
+ * node's view then names no host for 5 s, as a fleet node's router passes over a node that refused.
+ */
 function roomLimit(h: Harness) {
   const create = h.store.create.bind(h.store);
-  const limit = { full: true, refused: 0 };
+  const limit = { full: true, refused: 0, refusedAt: Number.NEGATIVE_INFINITY };
   h.store.create = (key, initial) => {
     if (!key.startsWith("room/") || !limit.full) return create(key, initial);
     limit.refused++;
+    limit.refusedAt = h.clock.now();
     return Promise.reject(new PersistError("unavailable", "no room here"));
   };
+  Object.assign(h.node, {
+    roomHost: () => (h.clock.now() - limit.refusedAt < 5_000 ? undefined : { node: "n1", url: "ws://n1/ws" }),
+  });
   return limit;
 }
 
@@ -105,7 +112,7 @@ describe("a queue's match and its room", () => {
     expect(waiting.matches.map((m) => [m.starting, m.announced])).toEqual([[true, false]]);
 
     limit.full = false;
-    await h.clock.advance(1000);
+    await h.clock.advance(6000);
     await h.settle();
     const [room] = readyRooms(h, "alice");
     expect(readyRooms(h, "alice")).toEqual([room]);
