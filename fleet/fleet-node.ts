@@ -1,4 +1,9 @@
-import { ActorSystem, type NodeState, type OwnerLocation } from "../actors/runtime/index.ts";
+import {
+  ActorSystem,
+  type NewLobbyPlace,
+  type NodeState,
+  type OwnerLocation,
+} from "../actors/runtime/index.ts";
 import {
   KvActorStore,
   type NodeIdentity,
@@ -87,6 +92,7 @@ export class FleetNode {
     this.drainer = this.newDrain();
     this.placement = new NodePlacement({
       settings,
+      self: this.identity,
       capacity: hooks.capacity,
       peers: () => this.membership.peerViews(),
       claimsOf: (owner) => this.router.ownedBy(owner),
@@ -181,8 +187,8 @@ export class FleetNode {
     await this.membership.tick();
   }
 
-  /** Where a new lobby goes: here, or a peer's URL while this node drains. */
-  placeNew(): OwnerLocation {
+  /** Where a new lobby goes: here, or a peer's URL while this node drains or is full, or nowhere. */
+  placeNew(): NewLobbyPlace {
     return this.placement.placeNew();
   }
 

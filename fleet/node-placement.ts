@@ -1,11 +1,13 @@
-import type { OwnerLocation, RoomHost } from "../actors/runtime/index.ts";
+import type { NewLobbyPlace, RoomHost } from "../actors/runtime/index.ts";
 import type { FleetNodeHooks, FleetNodeSettings } from "./fleet-node-ports.ts";
 import { liveTargets, type PeerLoad, peerLoads, placeNewLobby, roomHostAmong } from "./placement.ts";
 import type { DrainTarget, NodeIdentity, PeerView } from "./protocol/index.ts";
 
 /** What a node's placement reads: its settings and capacity, its peers, the claims it counts. */
 export interface NodePlacementParts {
-  readonly settings: Pick<FleetNodeSettings, "maxRooms">;
+  readonly settings: Pick<FleetNodeSettings, "maxRooms" | "maxLobbies">;
+  /** This process, as it signs its claims: its own lobbies are counted from them too. */
+  readonly self: NodeIdentity;
   readonly capacity: FleetNodeHooks["capacity"];
   /** The peers as membership sees them (their last heartbeats). */
   readonly peers: () => PeerView[];
@@ -40,9 +42,18 @@ export class NodePlacement {
     return peerLoads(this.parts.peers(), (peer) => this.parts.claimsOf(peer));
   }
 
-  /** Where a new lobby goes: here, or a peer's URL while this node drains. */
-  placeNew(): OwnerLocation {
-    return placeNewLobby(this.parts.draining(), this.targets());
+  /**
+   * Where a new lobby goes: here, or the least-loaded peer by its lobby claims while this node drains or
+   * holds its `maxLobbies`, or nowhere when every node does (placeNewLobby).
+   */
+  placeNew(): NewLobbyPlace {
+    const { parts } = this;
+    const lobbies = parts.claimsOf(parts.self).get("lobby") ?? 0;
+    return placeNewLobby(
+      { draining: parts.draining(), lobbies },
+      this.peerLoads(),
+      parts.settings.maxLobbies,
+    );
   }
 
   /**

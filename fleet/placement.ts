@@ -1,4 +1,4 @@
-import type { OwnerLocation, RoomHost } from "../actors/runtime/index.ts";
+import type { NewLobbyPlace, RoomHost } from "../actors/runtime/index.ts";
 import { type DrainTarget, type NodeIdentity, type PeerView } from "./protocol/index.ts";
 
 /**
@@ -70,14 +70,43 @@ export function withRoomFor(peers: readonly PeerLoad[], kind: string, limit: num
   });
 }
 
+/** This node as a new lobby's placement weighs it: draining or not, and the lobbies its claims hold. */
+export interface LobbyHere {
+  readonly draining: boolean;
+  readonly lobbies: number;
+}
+
 /**
- * Where a new lobby goes: here, unless this node drains; then to the least-loaded target (the first of
- * equals, in the order given), or here when there is none.
+ * Where a new lobby goes (`maxLobbies`: every node's lobby limit, this node's own taken as every node's;
+ * undefined for none). Here while this node neither drains nor holds `maxLobbies` lobbies. Otherwise on
+ * the peer with the fewest lobbies, counted from its claims, among those below the limit (a peer whose
+ * claims are not counted is never taken), the lower heartbeat load and then the lower node id on a tie:
+ * redirected with reason `drain` or `full`. With no such peer, a draining node below its limit still
+ * takes it here; a full one refuses it.
  */
-export function placeNewLobby(draining: boolean, targets: readonly DrainTarget[]): OwnerLocation {
-  if (!draining) return { kind: "here" };
-  const least = [...targets].sort((a, b) => a.load - b.load)[0];
-  return least ? { kind: "elsewhere", url: least.url } : { kind: "here" };
+export function placeNewLobby(
+  here: LobbyHere,
+  peers: readonly PeerLoad[],
+  maxLobbies: number | undefined,
+): NewLobbyPlace {
+  const limit = maxLobbies ?? Number.POSITIVE_INFINITY;
+  const full = here.lobbies >= limit;
+  if (!here.draining && !full) return { kind: "here" };
+  const least = withRoomFor(peers, "lobby", limit)
+    .map((peer) => ({ peer, lobbies: heldBy(peer, "lobby") ?? 0 }))
+    .sort(
+      (a, b) =>
+        a.lobbies - b.lobbies ||
+        a.peer.load - b.peer.load ||
+        (a.peer.node < b.peer.node ? -1 : a.peer.node > b.peer.node ? 1 : 0),
+    )[0];
+  if (least !== undefined)
+    return { kind: "elsewhere", url: least.peer.url, reason: here.draining ? "drain" : "full" };
+  if (!full) return { kind: "here" };
+  return {
+    kind: "full",
+    message: `every live node holds its ${String(maxLobbies)} lobbies (--max-lobbies); try again later`,
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ export {
   type ClaimOwner,
   type Forwarded,
   type Location,
+  type NewLobbyPlace,
   type OwnerLocation,
   type Router,
   type StoredActor,

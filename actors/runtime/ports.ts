@@ -204,6 +204,15 @@ export type OwnerLocation =
   /** Its owner went silent and no survivor has taken it over yet: ask again in a moment. */
   | { readonly kind: "waiting"; readonly retryAfterMs: number };
 
+/** Where a new lobby goes, as a gateway needs it for a create. */
+export type NewLobbyPlace =
+  /** This node. */
+  | { readonly kind: "here" }
+  /** A peer makes it: this node drains, or it is at its lobby limit and the peer is not (`full`). */
+  | { readonly kind: "elsewhere"; readonly url: string; readonly reason: "drain" | "full" }
+  /** Every live node is at its lobby limit: the create is refused `FULL`. */
+  | { readonly kind: "full"; readonly message: string };
+
 /** A message carried to another node for one of its actors. */
 export interface Forwarded {
   readonly message: unknown;

@@ -44,6 +44,7 @@ export function fleetNodeSettingsOf(config: NodeConfig): FleetNodeSettings {
     protocol: PROTOCOL_VERSION + config.protocolBump,
     resultSessions: resultSessionsOf(config),
     maxRooms: config.maxRooms,
+    ...(config.maxLobbies === 0 ? {} : { maxLobbies: config.maxLobbies }),
   };
 }
 

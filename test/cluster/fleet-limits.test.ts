@@ -8,9 +8,9 @@ import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
  * A fleet at its limits answers honestly (docs/operations.md, "Limits"): two node processes over a
- * nats-server, each running at most one room. Seen on a fleet with every node at its room limit: matched
- * players were sent `matchReady` twice for rooms that were never created, and every `joinRoom` failed
- * NOT_FOUND.
+ * nats-server, each running at most one room and one private lobby. Seen on a fleet with every node at
+ * its room limit: matched players were sent `matchReady` twice for rooms that were never created, and
+ * every `joinRoom` failed NOT_FOUND. And new lobbies always landed on the gateway's own node.
  */
 
 /** One red and one black player, matched by the queue and asked to accept; a step every half second. */
@@ -43,9 +43,16 @@ function lobbyTypesFile(): string {
 const fleet = useProcessFleet({
   ids: ["n1", "n2"],
   natsServers: 1,
-  flags: { "max-rooms": "1", "lobby-types-file": lobbyTypesFile() },
+  flags: { "max-rooms": "1", "max-lobbies": "1", "lobby-types-file": lobbyTypesFile() },
 });
-const { urls } = fleet;
+const { urls, admins } = fleet;
+
+/** A counter of a node's /metrics with these labels (0 when it has not counted any). */
+async function metric(admin: string, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`${admin}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name}{${labels}}`));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+}
 
 /** A player that accepts every match and takes its seat in the room of each `matchReady` it hears. */
 interface Player {
@@ -80,6 +87,11 @@ const search: SearchFields = {
   algorithm: { strategy: "ranged-absolute", alignment: "center", ranges: [10] },
 };
 
+/** The lobbies a node's /status counts (its lobby claims). */
+async function lobbiesOf(admin: string): Promise<number> {
+  return ((await (await fetch(`${admin}/status`)).json()) as { lobbies: number }).lobbies;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("a fleet at its limits", () => {
@@ -106,5 +118,29 @@ describe("a fleet at its limits", () => {
     expect(readyRooms(alice)).toEqual(alice.seats);
     expect(readyRooms(bob)).toEqual(alice.seats);
     expect([...alice.refusals, ...bob.refusals]).toEqual([]);
+  }, 90_000);
+
+  it("a node at its lobby limit redirects a create to a peer with room (reason full); every node full refuses it FULL", async () => {
+    const first = await fleet.player("lim-first", urls[0]!);
+    await first.create();
+    // n1 counts its lobbies by its claims, as its /status does: once it counted the one it holds, …
+    await eventually(async () => expect(await lobbiesOf(admins[0]!)).toBe(1));
+    const before = await metric(admins[0]!, "foyer_redirects_total", 'reason="full"');
+    // … the next create through it is made on n2.
+    const second = await fleet.player("lim-second", urls[0]!);
+    const landed = second.next("connected");
+    const { code } = await second.create();
+    expect((await landed).node).toBe("n2");
+    expect(second.url).toBe(urls[1]);
+    expect(await metric(admins[0]!, "foyer_redirects_total", 'reason="full"')).toBe(before + 1);
+    const joiner = await fleet.player("lim-joiner", urls[1]!);
+    expect(await joiner.join(code)).toEqual({ code });
+
+    // Both nodes hold their lobby: a create through either is refused, typed and final.
+    await eventually(async () => expect(await lobbiesOf(admins[1]!)).toBe(1));
+    for (const url of urls) {
+      const late = await fleet.player(`lim-late-${url}`, url);
+      await expect(late.create()).rejects.toMatchObject({ code: "FULL" });
+    }
   }, 90_000);
 });

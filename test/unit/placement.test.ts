@@ -55,22 +55,65 @@ describe("the peers a key may move to", () => {
 });
 
 describe("where a new lobby goes", () => {
-  const targets = [
-    { node: "a", url: "ws://a/ws", load: 5 },
-    { node: "b", url: "ws://b/ws", load: 2 },
-    { node: "c", url: "ws://c/ws", load: 2 },
-  ];
+  /** A live peer with `lobbies` lobby claims counted (undefined: not counted) and a heartbeat load. */
+  const at = (node: string, lobbies: number | undefined, load = 0): PeerLoad => ({
+    node,
+    url: `ws://${node}/ws`,
+    load,
+    claims: lobbies === undefined ? undefined : new Map([["lobby", lobbies]]),
+  });
+  const peers = [at("a", 5), at("b", 2, 9), at("c", 2, 1)];
+  const calm = { draining: false, lobbies: 3 };
 
-  it("is here while the node does not drain", () => {
-    expect(placeNewLobby(false, targets)).toEqual({ kind: "here" });
+  it("is here while the node neither drains nor holds its limit", () => {
+    expect(placeNewLobby(calm, peers, undefined)).toEqual({ kind: "here" });
+    expect(placeNewLobby(calm, peers, 4)).toEqual({ kind: "here" });
   });
 
-  it("is the least-loaded target while it drains, the first of equals", () => {
-    expect(placeNewLobby(true, targets)).toEqual({ kind: "elsewhere", url: "ws://b/ws" });
+  it("is the peer with the fewest lobbies by its claims while it drains, the lower load of equals", () => {
+    expect(placeNewLobby({ ...calm, draining: true }, peers, undefined)).toEqual({
+      kind: "elsewhere",
+      url: "ws://c/ws",
+      reason: "drain",
+    });
   });
 
-  it("is here when a draining node has no target", () => {
-    expect(placeNewLobby(true, [])).toEqual({ kind: "here" });
+  it("is here when a draining node has no peer to send it to", () => {
+    expect(placeNewLobby({ ...calm, draining: true }, [], undefined)).toEqual({ kind: "here" });
+  });
+
+  it("at its limit: the least-loaded peer with room, reason full; a peer at the limit or uncounted is never taken", () => {
+    const full = { draining: false, lobbies: 3 };
+    expect(placeNewLobby(full, peers, 3)).toEqual({ kind: "elsewhere", url: "ws://c/ws", reason: "full" });
+    expect(placeNewLobby(full, [at("a", 3), at("b", undefined), at("d", 2, 50)], 3)).toEqual({
+      kind: "elsewhere",
+      url: "ws://d/ws",
+      reason: "full",
+    });
+  });
+
+  it("every node at its limit (or uncounted): refused, draining or not", () => {
+    const full = { draining: false, lobbies: 3 };
+    const all = [at("a", 3), at("b", 4), at("c", undefined)];
+    expect(placeNewLobby(full, all, 3)).toMatchObject({ kind: "full" });
+    expect(placeNewLobby({ ...full, draining: true }, all, 3)).toMatchObject({ kind: "full" });
+    expect(placeNewLobby(full, [], 3)).toMatchObject({
+      kind: "full",
+      message: expect.stringContaining("--max-lobbies") as string,
+    });
+  });
+
+  it("counts each live peer's own claims: from its incarnation's, live and not draining only", () => {
+    const counted = new Map([["x.1", new Map([["lobby", 7]])]]);
+    const loads = peerLoads([peer("x", {}), peer("y", { draining: true }), peer("z", {}, "suspected")], (p) =>
+      counted.get(p.incarnation),
+    );
+    expect(placeNewLobby({ draining: false, lobbies: 9 }, loads, 9)).toEqual({
+      kind: "elsewhere",
+      url: "ws://x/ws",
+      reason: "full",
+    });
+    expect(placeNewLobby({ draining: false, lobbies: 9 }, loads, 7)).toMatchObject({ kind: "full" });
   });
 });
 
