@@ -26,6 +26,16 @@ export interface FleetNodeSettings {
   readonly protocol: number;
   /** The ActorSystem's `resultSessions` (ActorSystemOptions). */
   readonly resultSessions: number;
+  /**
+   * The rooms a node runs at most (`--max-rooms`), taken as every node's: a peer whose room claims reach
+   * it is not placed on. Unset: no limit is known, and any live peer may be asked.
+   */
+  readonly maxRooms?: number;
+  /**
+   * The private lobbies a node holds at most (`--max-lobbies`), counted by its claims and taken as every
+   * node's: past it a create goes to the peer with the fewest. Unset: no limit.
+   */
+  readonly maxLobbies?: number;
 }
 
 /** The KV buckets a fleet node works on. */

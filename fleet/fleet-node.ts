@@ -1,9 +1,13 @@
-import { ActorSystem, type NodeState, type OwnerLocation, type RoomHost } from "../actors/runtime/index.ts";
+import {
+  ActorSystem,
+  type NewLobbyPlace,
+  type NodeState,
+  type OwnerLocation,
+} from "../actors/runtime/index.ts";
 import {
   KvActorStore,
   type NodeIdentity,
   type DrainProgress,
-  type DrainTarget,
   busEventPublisher,
   type Failover,
   FleetRouter,
@@ -19,7 +23,8 @@ import type { FleetNodePorts } from "./fleet-node-ports.ts";
 import { heartbeatUrl } from "./heartbeat-url.ts";
 import { nodeFailover } from "./node-failover.ts";
 import { ownerReachable, staleOwnerRetryMs } from "./owner-reachable.ts";
-import { liveTargets, placeNewLobby, type RegionUrl, regionsOf, roomHostAmong } from "./placement.ts";
+import { NodePlacement } from "./node-placement.ts";
+import { type RegionUrl, regionsOf } from "./placement.ts";
 import { type FailoverRecord, TakeoverRecords } from "./takeover-records.ts";
 
 /** Where players reach this node, as its heartbeat announces it (empty until the gateway listens). */
@@ -49,6 +54,7 @@ export class FleetNode {
   private readonly endpoint: NodeEndpoint;
   private readonly migrations: Migrations;
   private readonly drainer: NodeDrain;
+  private readonly placement: NodePlacement;
   private readonly takeovers = new TakeoverRecords();
   private readonly address = new NodeAddress();
   /** What `start` started that `close` stops, last first. */
@@ -84,11 +90,21 @@ export class FleetNode {
       takingOver: (key) => this.failover.taking(key),
     });
     this.drainer = this.newDrain();
+    this.placement = new NodePlacement({
+      settings,
+      self: this.identity,
+      capacity: hooks.capacity,
+      peers: () => this.membership.peerViews(),
+      claimsOf: (owner) => this.router.ownedBy(owner),
+      refusedRecently: (peer) => this.router.refusedRecently(peer),
+      draining: () => this.drainer.draining,
+      liveCount: () => this.system.liveCount,
+    });
     this.state = {
-      canOpenRoom: () => this.canOpenRoom(),
+      canOpenRoom: () => this.placement.canOpenRoom(),
       draining: () => this.drainer.draining,
       // A queue match's room goes to the least-loaded node that can take it (docs/matchmaking.md).
-      roomHost: () => this.roomHost(),
+      roomHost: () => this.placement.roomHost(),
       mayAct: () => this.membership.mayAct(),
       leaseSettled: () => this.membership.leaseSettled(),
     };
@@ -121,7 +137,7 @@ export class FleetNode {
       node: settings.nodeId,
       system: this.system,
       // A room another node placed here is taken only while this node can open one.
-      maySpawn: (key) => !key.startsWith("room/") || this.canOpenRoom(),
+      maySpawn: (key) => !key.startsWith("room/") || this.placement.canOpenRoom(),
       inKeyHere: hooks.inKeyHere,
     });
     this.migrations = this.newMigrations();
@@ -171,9 +187,9 @@ export class FleetNode {
     await this.membership.tick();
   }
 
-  /** Where a new lobby goes: here, or a peer's URL while this node drains. */
-  placeNew(): OwnerLocation {
-    return placeNewLobby(this.drainer.draining, this.targets());
+  /** Where a new lobby goes: here, or a peer's URL while this node drains or is full, or nowhere. */
+  placeNew(): NewLobbyPlace {
+    return this.placement.placeNew();
   }
 
   /** One public URL per region of the live fleet (this node's for its own), for the SDK's ping. */
@@ -314,7 +330,7 @@ export class FleetNode {
     return new NodeDrain({
       identity: this.identity,
       claims: () => this.router.claimViews(),
-      targets: () => this.targets(),
+      targets: () => this.placement.targets(),
       move: async (key, revision, target) => {
         const outcome = await this.migrations.move(key, revision, target);
         hooks.fleetEvents?.migrated?.("out", outcome);
@@ -330,23 +346,6 @@ export class FleetNode {
         void this.membership.tick(); // peers learn at once that no new lobby should come here
       },
     });
-  }
-
-  private canOpenRoom(): boolean {
-    return this.ports.hooks.capacity.canOpenRoom() && !this.drainer.draining;
-  }
-
-  /** Live peers that are not draining, with the load their heartbeats report. */
-  private targets(): DrainTarget[] {
-    return liveTargets(this.membership.peerViews());
-  }
-
-  /** The least-loaded node that can open a room now: this one while it can, or a live peer. */
-  private roomHost(): RoomHost | undefined {
-    const self = this.ports.hooks.capacity.roomHost?.();
-    const here =
-      self !== undefined && this.canOpenRoom() ? { ...self, load: this.system.liveCount } : undefined;
-    return roomHostAmong(here, this.targets(), (peer) => this.router.refusedRecently(peer));
   }
 
   private taken(key: string, epoch: number): void {

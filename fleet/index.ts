@@ -165,8 +165,17 @@ export type {
   Tombstone,
 } from "./protocol/index.ts";
 
-export { chooseRoomHost, liveTargets, placeNewLobby, regionsOf, roomHostAmong } from "./placement.ts";
-export type { HostCandidate, RegionUrl } from "./placement.ts";
+export {
+  chooseRoomHost,
+  heldBy,
+  liveTargets,
+  peerLoads,
+  placeNewLobby,
+  regionsOf,
+  roomHostAmong,
+  withRoomFor,
+} from "./placement.ts";
+export type { HostCandidate, PeerLoad, RegionUrl } from "./placement.ts";
 export { ownerReachable } from "./owner-reachable.ts";
 export { FleetNode } from "./fleet-node.ts";
 export { fleetBucketNames, fleetNodeFrom, fleetNodePorts } from "./fleet-node-from.ts";

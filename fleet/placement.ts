@@ -1,5 +1,5 @@
-import type { OwnerLocation, RoomHost } from "../actors/runtime/index.ts";
-import { type DrainTarget, type PeerView } from "./protocol/index.ts";
+import type { NewLobbyPlace, RoomHost } from "../actors/runtime/index.ts";
+import { type DrainTarget, type NodeIdentity, type PeerView } from "./protocol/index.ts";
 
 /**
  * Every placement decision of a fleet node, as pure functions of what it sees: its own state and its
@@ -32,13 +32,81 @@ export function liveTargets(peers: readonly PeerView[]): DrainTarget[] {
 }
 
 /**
- * Where a new lobby goes: here, unless this node drains; then to the least-loaded target (the first of
- * equals, in the order given), or here when there is none.
+ * A live, non-draining peer as placement weighs it: its heartbeat's load and the keys its claims hold,
+ * counted by kind (`lobby`, `room`, …) from this node's view of the claims bucket, or undefined when
+ * this node has not counted them.
  */
-export function placeNewLobby(draining: boolean, targets: readonly DrainTarget[]): OwnerLocation {
-  if (!draining) return { kind: "here" };
-  const least = [...targets].sort((a, b) => a.load - b.load)[0];
-  return least ? { kind: "elsewhere", url: least.url } : { kind: "here" };
+export interface PeerLoad extends DrainTarget {
+  readonly claims: ReadonlyMap<string, number> | undefined;
+}
+
+/** The live targets (`liveTargets`) with the claims each holds, as `claimsOf` counts them. */
+export function peerLoads(
+  peers: readonly PeerView[],
+  claimsOf: (peer: NodeIdentity) => ReadonlyMap<string, number> | undefined,
+): PeerLoad[] {
+  const live = new Map(liveTargets(peers).map((t) => [t.node, t]));
+  return peers.flatMap((peer) => {
+    const target = live.get(peer.node);
+    if (target === undefined) return [];
+    return [{ ...target, claims: claimsOf({ node: peer.node, incarnation: peer.incarnation }) }];
+  });
+}
+
+/**
+ * The claims of `kind` a peer holds, when counted. A node's limit (`--max-rooms`, `--max-lobbies`) is
+ * not in its heartbeat: every node takes its own as every node's (a fleet runs one configuration), and
+ * a peer with a lower one refuses what it cannot take.
+ */
+export function heldBy(peer: PeerLoad, kind: string): number | undefined {
+  return peer.claims === undefined ? undefined : (peer.claims.get(kind) ?? 0);
+}
+
+/** The peers whose claims of `kind` are counted and below `limit`: never one whose count is unknown. */
+export function withRoomFor(peers: readonly PeerLoad[], kind: string, limit: number): PeerLoad[] {
+  return peers.filter((peer) => {
+    const held = heldBy(peer, kind);
+    return held !== undefined && held < limit;
+  });
+}
+
+/** This node as a new lobby's placement weighs it: draining or not, and the lobbies its claims hold. */
+export interface LobbyHere {
+  readonly draining: boolean;
+  readonly lobbies: number;
+}
+
+/**
+ * Where a new lobby goes (`maxLobbies`: every node's lobby limit, this node's own taken as every node's;
+ * undefined for none). Here while this node neither drains nor holds `maxLobbies` lobbies. Otherwise on
+ * the peer with the fewest lobbies, counted from its claims, among those below the limit (a peer whose
+ * claims are not counted is never taken), the lower heartbeat load and then the lower node id on a tie:
+ * redirected with reason `drain` or `full`. With no such peer, a draining node below its limit still
+ * takes it here; a full one refuses it.
+ */
+export function placeNewLobby(
+  here: LobbyHere,
+  peers: readonly PeerLoad[],
+  maxLobbies: number | undefined,
+): NewLobbyPlace {
+  const limit = maxLobbies ?? Number.POSITIVE_INFINITY;
+  const full = here.lobbies >= limit;
+  if (!here.draining && !full) return { kind: "here" };
+  const least = withRoomFor(peers, "lobby", limit)
+    .map((peer) => ({ peer, lobbies: heldBy(peer, "lobby") ?? 0 }))
+    .sort(
+      (a, b) =>
+        a.lobbies - b.lobbies ||
+        a.peer.load - b.peer.load ||
+        (a.peer.node < b.peer.node ? -1 : a.peer.node > b.peer.node ? 1 : 0),
+    )[0];
+  if (least !== undefined)
+    return { kind: "elsewhere", url: least.peer.url, reason: here.draining ? "drain" : "full" };
+  if (!full) return { kind: "here" };
+  return {
+    kind: "full",
+    message: `every live node holds its ${String(maxLobbies)} lobbies (--max-lobbies); try again later`,
+  };
 }
 
 /**
@@ -57,15 +125,19 @@ export function chooseRoomHost(
 }
 
 /**
- * The room host among this node (`here`: itself with its load, when it can open a room now) and the live
- * targets, leaving out those that refused a room a moment ago (chooseRoomHost).
+ * The room host among this node (`here`: itself with its load, when it can open a room now) and its live
+ * peers that can take a room: those whose room claims, counted, are below `maxRooms` (a peer whose
+ * rooms are not counted is never taken as able to host). Those that refused a room a moment ago are
+ * left out too (chooseRoomHost).
  */
 export function roomHostAmong(
   here: HostCandidate | undefined,
-  targets: readonly DrainTarget[],
+  peers: readonly PeerLoad[],
+  maxRooms: number,
   refusedRecently: (node: string) => boolean,
 ): RoomHost | undefined {
-  return chooseRoomHost(here === undefined ? targets : [here, ...targets], refusedRecently);
+  const able = withRoomFor(peers, "room", maxRooms).map(({ node, url, load }) => ({ node, url, load }));
+  return chooseRoomHost(here === undefined ? able : [here, ...able], refusedRecently);
 }
 
 /**

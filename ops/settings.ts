@@ -253,6 +253,12 @@ export const settings = {
     def: "1000",
     help: "rooms this node can run (full past it)",
   },
+  maxLobbies: {
+    schema: int(0, 10_000_000),
+    env: "FOYER_MAX_LOBBIES",
+    def: "0",
+    help: "private lobbies this node holds (0 = no limit); past it a create goes to the fleet's least-loaded node, or is refused FULL",
+  },
   codeLength: { schema: int(4, 12), env: "FOYER_CODE_LENGTH", def: "6", help: "invite code length" },
   codeAlphabet: {
     // Players type codes in any case and the node upper-cases them: a lower-case or other character

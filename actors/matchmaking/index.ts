@@ -105,12 +105,6 @@ export type { QueueEnv, QueueOptions, QueueOptionsInput } from "./queue-options.
 export { candidatesFor, entryTimerName, joinFailMessage, regionFor } from "./queue-search.ts";
 export { queueSchemaVersion, queueStateSchema, upgradeQueueState, waitingPlayers } from "./queue-state.ts";
 export type { EntryStage, QueueEntry, QueueLobby, QueueMatch, QueueState } from "./queue-state.ts";
-export {
-  matchEntry,
-  matchOfTimer,
-  matchTimerName,
-  proposeMatch,
-  searchOrder,
-  takeOut,
-} from "./queue-match.ts";
+export { matchEntry, proposeMatch, searchOrder, takeOut } from "./queue-match.ts";
+export { matchOfTimer, matchTimerName } from "./queue-match-room.ts";
 export type { MatchCancelReason, MatchProposal } from "./queue-match.ts";

@@ -3,17 +3,16 @@ import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import type { QueueMessage, QueueMessageOf } from "./queue-messages.ts";
 import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import { createFor, entryOfTimer, entryTimerName, resolveFilter, searchEntry } from "./queue-search.ts";
+import { acceptMatch, declineMatch, matchTimer, searchOrder } from "./queue-match.ts";
 import {
-  acceptMatch,
   activeMatch,
-  declineMatch,
   matchOfTimer,
   matchRoomEnded,
+  matchRoomStored,
   matchSpawnFailed,
-  matchTimer,
   playingMatchOf,
-  searchOrder,
-} from "./queue-match.ts";
+  roomHostOf,
+} from "./queue-match-room.ts";
 import { runMatchStep } from "./queue-match-step.ts";
 import type { QueueEntry, QueueState } from "./queue-state.ts";
 import { patchEntry, patchLobby } from "./queue-state.ts";
@@ -144,8 +143,13 @@ function cancel(state: QueueState, player: string, env: QueueEnv): QueueStep {
  * then arrival order. An entry an earlier search of the step matched is not searched again.
  */
 function runStep(state: QueueState, env: QueueEnv): QueueStep {
-  if (env.lobbyType.queueAccept !== undefined)
+  if (env.lobbyType.queueAccept !== undefined) {
+    // No node can take a room now: nobody is matched, every entry stays as it is (its step too) until
+    // a room frees, rather than being asked to accept a match with nowhere to play (SPEC §6).
+    if (roomHostOf(env.ctx) === undefined)
+      return withTick({ state: { ...state, tickAt: null }, effects: [] }, env);
     return withTick(runMatchStep({ ...state, tickAt: null }, env), env);
+  }
   const order = searchOrder(state.entries).map((e) => e.id);
   const search = searchEntry;
   let next: QueueState = { ...state, tickAt: null };
@@ -237,6 +241,8 @@ export function handleQueue(
       return activeMatch(state, message.player, env.ctx.key);
     case "spawnFailed":
       return matchSpawnFailed(state, message.key, env);
+    case "spawned":
+      return matchRoomStored(state, message.key, env);
     case "lobbyStatus":
       return status(state, message);
     case "lobbyClosed":

@@ -1,7 +1,6 @@
-import { drawCode, playerKey, roomKey, type RoomInit } from "../common/index.ts";
 import { pushTo, refuse, reply, type Effect } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam, isFull } from "./lobby-rules.ts";
-import { seatsFor } from "./matched-lobby-start.ts";
+import { matchTimerName, playersOfMatch, reaskRoom, startMatch } from "./queue-match-room.ts";
 import type { QueueMessageOf } from "./queue-messages.ts";
 import type { QueueEnv, QueueStep } from "./queue-options.ts";
 import { miss, regionFor } from "./queue-search.ts";
@@ -12,11 +11,8 @@ import { admitter } from "./step-algorithm.ts";
 /**
  * The queue's accept phase (SPEC §4), for a lobby type with `queueAccept`: the queue matches full groups of
  * waiting entries itself, takes them out together, asks every player to accept, and on the last accept
- * opens the room on the node the load view names, handing each player its own token.
+ * asks for the room (queue-match-room.ts), announced to the players once it is stored.
  */
-
-/** Letters and digits of a player's match token. */
-const tokenAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /** Why a match was called off: a player declined (or cancelled its search), or someone did not answer in time. */
 export type MatchCancelReason = "declined" | "acceptTimeout";
@@ -27,24 +23,9 @@ export interface MatchProposal {
   readonly seats: readonly { readonly player: string; readonly team: string }[];
 }
 
-/** The timer of a match: its accept deadline, then the retries of its room. */
-export function matchTimerName(match: string): string {
-  return `match:${match}`;
-}
-
-/** The match a timer belongs to, or undefined for another timer. */
-export function matchOfTimer(name: string): string | undefined {
-  return name.startsWith("match:") ? name.slice("match:".length) : undefined;
-}
-
 /** The requester and its party, requester first. */
 function playersOf(entry: QueueEntry): string[] {
   return [entry.player.id, ...entry.party.map((p) => p.id)];
-}
-
-/** Every player of a match, in seat order. */
-function playersOfMatch(match: QueueMatch): string[] {
-  return match.seats.map((s) => s.player);
 }
 
 /** Waiting entries in the order a step searches them: back from a cancelled match first, then highest step, then arrival. */
@@ -127,6 +108,8 @@ export function takeOut(state: QueueState, proposal: MatchProposal, env: QueueEn
     accepted: [],
     starting: false,
     room: null,
+    announced: false,
+    node: null,
     url: null,
     tokens: {},
   };
@@ -155,68 +138,6 @@ export function matchEntry(state: QueueState, entry: QueueEntry, env: QueueEnv):
   const proposal = proposeMatch(state, entry, env);
   const taken = proposal === undefined ? undefined : takeOut(state, proposal, env);
   return taken ?? miss(state, entry, env);
-}
-
-/**
- * The room of a match everyone accepted, on the least-loaded node that can take it (a node fact): each
- * player gets `matchReady { url, room, token }` with its own token; the entries are gone and the match
- * stays as the players' active room until the room ends. With no node able to take a room now, the match
- * waits and tries again after `startRetryMs`.
- */
-export function startMatch(state: QueueState, match: QueueMatch, env: QueueEnv): QueueStep {
-  const { ctx, options, lobbyType } = env;
-  const host = ctx.node.draining ? undefined : ctx.node.roomHost;
-  if (host === undefined) {
-    const at = ctx.now + options.startRetryMs;
-    return {
-      state: patchMatch(state, match.id, { ...match, starting: true, room: null }),
-      effects: [{ type: "timer", name: matchTimerName(match.id), at, kind: "game" }],
-    };
-  }
-  const code = drawCode(ctx.random, options.roomCodeLength, options.roomCodeAlphabet);
-  const players = match.seats.map((s) => ({ id: s.player, team: s.team }));
-  const tokens = Object.fromEntries(
-    players.map((p) => [p.id, drawCode(ctx.random, options.tokenLength, tokenAlphabet)]),
-  );
-  // The room keeps the tokens of the players who have not arrived: each takes its seat only with its own.
-  const init: RoomInit = {
-    code,
-    lobby: ctx.key,
-    mode: lobbyType.id,
-    host: players[0]?.id ?? "",
-    seats: seatsFor(lobbyType.teams, players),
-    tokens,
-  };
-  const running: QueueMatch = { ...match, starting: true, room: code, url: host.url, tokens };
-  const ready: Effect[] = players.flatMap((p) => pushTo([p.id], readyFrame(running, p.id, ctx.key)));
-  // The players' registries index the active room, so a returning player's gateway finds it (SPEC §4).
-  const recorded: Effect[] = players.map((p) => ({
-    type: "tell",
-    to: playerKey(p.id),
-    message: { type: "matchStarted", queue: ctx.key, room: code },
-  }));
-  const left = state.entries.filter((e) => !match.entries.includes(e.id));
-  return {
-    state: { ...patchMatch(state, match.id, running), entries: left },
-    // Created and claimed by the host node itself (the runtime carries the spawn there).
-    effects: [{ type: "spawn", key: roomKey(code), init, node: host.node }, ...ready, ...recorded],
-  };
-}
-
-/** Where one player of a running match plays: the fields of its `matchReady`. */
-function whereToPlay(match: QueueMatch, player: string, queue: string) {
-  return {
-    queue,
-    matchId: match.id,
-    url: match.url ?? "",
-    room: match.room ?? "",
-    token: match.tokens[player] ?? "",
-  };
-}
-
-/** A running match's `matchReady` for one of its players. */
-function readyFrame(match: QueueMatch, player: string, queue: string) {
-  return { type: "matchReady", ...whereToPlay(match, player, queue) };
 }
 
 /**
@@ -289,53 +210,19 @@ export function declineMatch(
 }
 
 /**
- * A match's timer: a start that waits for a node is tried again; past the accept deadline every entry with
- * a player who has not accepted leaves, the others go back. A stale fire changes nothing.
+ * A match's timer: a start that waits for a node is tried again, a room not confirmed in time is asked
+ * for again; past the accept deadline every entry with a player who has not accepted leaves, the others
+ * go back. A stale fire changes nothing.
  */
 export function matchTimer(state: QueueState, id: string, env: QueueEnv): QueueStep {
   const match = state.matches.find((m) => m.id === id);
-  // A match whose room runs arms no timer: a fire is stale.
-  if (match?.room !== null) return { state, effects: [] };
+  // A match whose room was announced arms no timer: a fire is stale.
+  if (match === undefined || match.announced) return { state, effects: [] };
+  if (match.room !== null) return reaskRoom(state, match, env);
   if (match.starting) return startMatch(state, match, env);
   if (env.ctx.now < match.acceptBy) return { state, effects: [] };
   const late = state.entries
     .filter((e) => match.entries.includes(e.id) && playersOf(e).some((p) => !match.accepted.includes(p)))
     .map((e) => e.id);
   return cancelMatch(state, match, late, "acceptTimeout", env);
-}
-
-/** The active match a player is playing (its room spawned), if any. */
-export function playingMatchOf(state: QueueState, player: string): QueueMatch | undefined {
-  return state.matches.find((m) => m.room !== null && m.seats.some((s) => s.player === player));
-}
-
-/**
- * A match's room ended (the room says so, or a gateway found it gone): its record is dropped, its players
- * may queue again, and their registries forget the room.
- */
-export function matchRoomEnded(state: QueueState, room: string): QueueStep {
-  const match = state.matches.find((m) => m.room === room);
-  if (match === undefined) return { state, effects: [] };
-  const forget: Effect[] = playersOfMatch(match).map((p) => ({
-    type: "tell",
-    to: playerKey(p),
-    message: { type: "matchEnded", room },
-  }));
-  return { state: patchMatch(state, match.id, undefined), effects: forget };
-}
-
-/**
- * A gateway asks for a returning player's running match (SPEC §4): answered with what its `matchReady`
- * said (same room, same token), or NOT_FOUND when the player plays no match of this queue.
- */
-export function activeMatch(state: QueueState, player: string, queue: string): QueueStep {
-  const match = playingMatchOf(state, player);
-  if (match === undefined) return refuse(state, "NOT_FOUND", `${player} plays no match of ${queue}`);
-  return { state, effects: [reply(whereToPlay(match, player, queue))] };
-}
-
-/** A match's room was not created (its code was taken): it opens again under a new code, with new tokens. */
-export function matchSpawnFailed(state: QueueState, key: string, env: QueueEnv): QueueStep {
-  const match = state.matches.find((m) => m.room !== null && roomKey(m.room) === key);
-  return match === undefined ? { state, effects: [] } : startMatch(state, { ...match, room: null }, env);
 }

@@ -74,8 +74,10 @@ export const queueMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("decline"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
   // A match's room ended (told by the room, or by a gateway that found it gone): the record is cleared.
   z.strictObject({ type: z.literal("roomEnded"), room: z.string().min(1) }),
-  // A match's room could not be created (its code was taken): it is opened again under a new code.
+  // A match's room could not be created (its code was taken, its node full): asked for again.
   z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1) }),
+  // A match's room is stored (the runtime confirms the spawn): now the match is announced.
+  z.strictObject({ type: z.literal("spawned"), key: z.string().min(1) }),
   // A match's room: a player arrived with its token (nothing to do, the record stays until the room ends).
   z.strictObject({ type: z.literal("leave"), player: playerIdSchema }),
   // A gateway asks for a returning player's running match (SPEC §4).

@@ -16,6 +16,11 @@ export const queueOptionsSchema = z.strictObject({
   defaultRegion: z.string().min(1).max(64).default("default"),
   /** The room of an accepted match: its code, as a matched lobby draws it, and the retry of a full node. */
   ...matchedLobbyOptionsSchema.shape,
+  /**
+   * How long a match's room may take to be confirmed stored before it is asked for again: past a
+   * remote spawn's ask timeout (5 s), so only a confirmation lost with a crashed node is asked again.
+   */
+  roomConfirmMs: z.number().int().min(1000).max(600_000).default(15_000),
   /** The length of each player's token in `matchReady` (letters and digits from the seeded source). */
   tokenLength: z.number().int().min(16).max(64).default(24),
 });

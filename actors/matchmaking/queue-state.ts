@@ -7,8 +7,11 @@ import { stepAlgorithmSchema } from "./step-algorithm.ts";
 
 /** A queue's snapshot: its entries in arrival order and its view of its open lobbies. */
 
-/** The version of the queue state's shape (2: the queue's accept phase — matched entries and matches). */
-export const queueSchemaVersion = 2;
+/**
+ * The version of the queue state's shape (2: the queue's accept phase — matched entries and matches; 3: a
+ * match's room is announced only once stored, `announced` and `node`).
+ */
+export const queueSchemaVersion = 3;
 
 /** Where an entry stands: waiting for a step, waiting for filter verdicts, or being placed in a lobby. */
 export const entryStageSchema = z.discriminatedUnion("status", [
@@ -75,10 +78,18 @@ export const queueMatchSchema = z.strictObject({
   /** Everyone accepted: the room is being opened (retried while no node can take it), then runs. */
   starting: z.boolean(),
   /**
-   * The room's code once spawned: the players' active room (SPEC §4), kept until the room ends. Its
-   * players cannot queue again meanwhile.
+   * The room's code once asked for. Once `announced` it is the players' active room (SPEC §4), kept until
+   * the room ends; its players cannot queue again meanwhile.
    */
   room: z.string().nullable().default(null),
+  /**
+   * The room is stored and its players were told (`matchReady`). Until then the match is a pending room,
+   * kept in the snapshot so that a crash between the spawn and the announcement resolves. (A version 2
+   * match with a room was announced in the step that spawned it: `upgradeQueueState`.)
+   */
+  announced: z.boolean().default(false),
+  /** The node the room was asked for on (a room asked for again goes there too). */
+  node: z.string().nullable().default(null),
   /** The node the room was opened on (its `url`), sent again to a player who reconnects. */
   url: z.string().nullable().default(null),
   /**
@@ -109,11 +120,16 @@ export const queueStateSchema = z.strictObject({
 /** A queue's state. */
 export type QueueState = z.output<typeof queueStateSchema>;
 
-/** Reads a queue snapshot of a known schema version; a version 1 queue had no matches (the defaults). */
+/**
+ * Reads a queue snapshot of a known schema version; a version 1 queue had no matches, a version 2 match
+ * no pending room (the defaults).
+ */
 export function upgradeQueueState(state: unknown, version: number): QueueState {
-  if (version !== 1 && version !== queueSchemaVersion)
+  if (version !== 1 && version !== 2 && version !== queueSchemaVersion)
     throw new RangeError(`unknown queue schema version ${version}`);
-  return queueStateSchema.parse(state);
+  const parsed = queueStateSchema.parse(state);
+  if (version === queueSchemaVersion) return parsed;
+  return { ...parsed, matches: parsed.matches.map((m) => ({ ...m, announced: m.room !== null })) };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ActorSystemOptions } from "./actor-system-options.ts";
 import type { ActorTable } from "./actor-table.ts";
 import { planTimers } from "./cell-timers.ts";
 import type { MailboxRunner } from "./mailbox-runner.ts";
-import { PersistError, type ClaimOwner } from "./ports.ts";
+import { PersistError, type ClaimOwner, type SnapshotSpawn } from "./ports.ts";
 import { answerOf, toResult, unavailable, type ResultBounds } from "./request-results.ts";
 import type { SnapshotMaker } from "./snapshot-maker.ts";
 import type { ActorContext, AskResult, RequestId, Transition } from "./types.ts";
@@ -52,15 +52,29 @@ export class ActorCreator {
   }
 
   /**
-   * Creates the actor of a spawn effect (on `node` when it names another node). Resolves true once it
-   * is stored; false when it could not be created, after telling `from` `spawnFailed`.
+   * Creates the actor of a spawn effect (on its `node` when it names another node). Resolves true once
+   * it is stored, after telling `from` `spawned` when the spawn asks for a confirmation; false when it
+   * could not be created, after telling `from` `spawnFailed`.
    */
-  async spawnFromEffect(key: string, init: unknown, from: string, node?: string): Promise<boolean> {
-    const outcome = await this.spawnChild(key, init, node);
-    if (outcome.stored) return true;
+  async spawnFromEffect(spawn: SnapshotSpawn, from: string): Promise<boolean> {
+    const { key } = spawn;
+    const outcome = await this.spawnChild(key, spawn.init, spawn.node);
+    if (outcome.stored || (spawn.reask === true && (await this.stored(key)))) {
+      if (spawn.confirm === true) this.host.deliver(from, { message: { type: "spawned", key } });
+      return true;
+    }
     this.options.events?.persistFailed?.(key, new Error(`spawn from ${from} failed: ${outcome.why}`));
     this.host.deliver(from, { message: { type: "spawnFailed", key } });
     return false;
+  }
+
+  /** True when `key` has a snapshot (a reasked spawn's first try made it); false also when unreadable. */
+  private async stored(key: string): Promise<boolean> {
+    try {
+      return (await this.options.store.read(key)) !== null;
+    } catch {
+      return false;
+    }
   }
 
   /**

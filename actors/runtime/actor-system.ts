@@ -53,7 +53,7 @@ export class ActorSystem {
       deliver: (key, envelope) => {
         this.delivery.deliver(key, envelope);
       },
-      spawnFromEffect: (key, init, from, node) => this.creator.spawnFromEffect(key, init, from, node),
+      spawnFromEffect: (spawn, from) => this.creator.spawnFromEffect(spawn, from),
       forget: (cell) => {
         this.handOvers.forget(cell);
       },

@@ -31,11 +31,18 @@ function withoutSpawns(outcome: Outcome): Outcome {
 
 /** The spawns among a batch's effects, as its snapshot records them. */
 export function spawnsOf(effects: readonly Effect[]): SnapshotSpawn[] {
-  return effects.flatMap((e) =>
-    e.type === "spawn"
-      ? [e.node === undefined ? { key: e.key, init: e.init } : { key: e.key, init: e.init, node: e.node }]
-      : [],
-  );
+  return effects.flatMap((e) => (e.type === "spawn" ? [spawnOf(e)] : []));
+}
+
+/** A spawn effect as its snapshot records it (and as the runtime carries it out). */
+export function spawnOf(effect: Extract<Effect, { type: "spawn" }>): SnapshotSpawn {
+  return {
+    key: effect.key,
+    init: effect.init,
+    ...(effect.node === undefined ? {} : { node: effect.node }),
+    ...(effect.confirm === undefined ? {} : { confirm: effect.confirm }),
+    ...(effect.reask === undefined ? {} : { reask: effect.reask }),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Envelope } from "./actor-cell.ts";
 import type { ActorSystemOptions } from "./actor-system-options.ts";
-import type { Outcome } from "./batch-outcome.ts";
+import { spawnOf, type Outcome } from "./batch-outcome.ts";
+import type { SnapshotSpawn } from "./ports.ts";
 import { rejection, unavailable } from "./request-results.ts";
 import type { AskResult, EventStamp, StudioEventName } from "./types.ts";
 
@@ -8,10 +9,11 @@ import type { AskResult, EventStamp, StudioEventName } from "./types.ts";
 export interface EffectHost {
   deliver(key: string, envelope: Envelope): void;
   /**
-   * Creates the actor of a spawn effect (on `node` when it names another node). Resolves true once it
-   * is stored; false when it could not be created, after telling `from` `spawnFailed`.
+   * Creates the actor of a spawn effect (on its `node` when it names another node). Resolves true once
+   * it is stored (after telling `from` `spawned` when the spawn asks for it); false when it could not be
+   * created, after telling `from` `spawnFailed`.
    */
-  spawnFromEffect(key: string, init: unknown, from: string, node?: string): Promise<boolean>;
+  spawnFromEffect(spawn: SnapshotSpawn, from: string): Promise<boolean>;
 }
 
 /** What a node that may no longer speak for a key does not do for a batch it wrote (see runSilenced). */
@@ -63,7 +65,7 @@ export class EffectRunner {
           this.host.deliver(effect.to, { message: effect.message });
           break;
         case "spawn":
-          void this.host.spawnFromEffect(effect.key, effect.init, from, effect.node);
+          void this.host.spawnFromEffect(spawnOf(effect), from);
           break;
         case "releaseBlob":
           this.options.blobs?.release(effect.id);

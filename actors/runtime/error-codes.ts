@@ -7,7 +7,7 @@ export const ErrorCodes = {
   UNAVAILABLE: { retryable: true, text: "the node cannot serve this now; retry after retryAfterMs" },
   MOVED: { retryable: true, text: "the key lives elsewhere now; look it up again and retry" },
   RATE_LIMITED: { retryable: true, text: "too many requests on this connection; retry after retryAfterMs" },
-  FULL: { retryable: false, text: "the lobby has maxMembers members" },
+  FULL: { retryable: false, text: "the lobby has maxMembers members, or every node holds its lobby limit" },
   NOT_FOUND: { retryable: false, text: "no lobby with this code exists anywhere in the cluster" },
   NOT_HOST: { retryable: false, text: "only the host may do this" },
   TOO_MANY_PLAYERS: { retryable: false, text: "more members than 2 × the mode's team size" },

@@ -192,9 +192,7 @@ export class MailboxRunner {
     stamped: readonly Outcome[],
     now: number,
   ): Promise<ReadonlySet<string> | null> {
-    const stored = await Promise.all(
-      spawns.map((s) => this.host.spawnFromEffect(s.key, s.init, cell.key, s.node)),
-    );
+    const stored = await Promise.all(spawns.map((s) => this.host.spawnFromEffect(s, cell.key)));
     const failed = new Set(spawns.flatMap((s, i) => (stored[i] === true ? [] : [s.key])));
     cell.spawning = [];
     let speaks = !cell.stopped && (await this.leaseHeld());

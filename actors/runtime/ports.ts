@@ -46,6 +46,10 @@ export interface SnapshotSpawn {
   readonly init: unknown;
   /** The node it was placed on, when the spawn named one. */
   readonly node?: string;
+  /** The creator is told `spawned` once it is stored (the spawn effect's `confirm`). */
+  readonly confirm?: true;
+  /** A key that already has a snapshot counts as this spawn's (the spawn effect's `reask`). */
+  readonly reask?: true;
 }
 
 /** An actor's last acknowledged state: what a snapshot write carries. Plain data. */
@@ -199,6 +203,15 @@ export type OwnerLocation =
   | { readonly kind: "elsewhere"; readonly url: string }
   /** Its owner went silent and no survivor has taken it over yet: ask again in a moment. */
   | { readonly kind: "waiting"; readonly retryAfterMs: number };
+
+/** Where a new lobby goes, as a gateway needs it for a create. */
+export type NewLobbyPlace =
+  /** This node. */
+  | { readonly kind: "here" }
+  /** A peer makes it: this node drains, or it is at its lobby limit and the peer is not (`full`). */
+  | { readonly kind: "elsewhere"; readonly url: string; readonly reason: "drain" | "full" }
+  /** Every live node is at its lobby limit: the create is refused `FULL`. */
+  | { readonly kind: "full"; readonly message: string };
 
 /** A message carried to another node for one of its actors. */
 export interface Forwarded {

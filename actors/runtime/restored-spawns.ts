@@ -35,7 +35,12 @@ export class RestoredSpawns {
    */
   async settleSpawns(key: string, stored: StoredActor): Promise<StoredActor | null> {
     const { spawning, ...snapshot } = stored.snapshot;
-    await Promise.all((spawning ?? []).map((spawn) => this.settleSpawn(key, spawn)));
+    const settled = await Promise.all((spawning ?? []).map((spawn) => this.settleSpawn(key, spawn)));
+    // Behind the messages that made the creator load: a confirmed spawn's creator hears it exists.
+    (spawning ?? []).forEach((spawn, i) => {
+      if (spawn.confirm === true && settled[i] === true)
+        this.host.deliver(key, { message: { type: "spawned", key: spawn.key } });
+    });
     const now = this.options.scheduler.now();
     const written = { ...snapshot, epoch: stored.epoch, writeId: this.host.newWriteId(now) };
     try {

@@ -79,6 +79,10 @@ export type Effect =
    * batch's other effects wait until it is stored (MailboxRunner, "Spawns before what they cause"). With
    * `quietIfFailed`, the frames of the same step are about this actor (a start's transfers): if it could
    * not be created, they are not sent, and the `spawnFailed` that follows says what changed instead.
+   * With `confirm`, the creator is told `spawned { key }` once the actor is stored (also when a restore
+   * settled it), so a step can ask for a child and say nothing of it until it exists. With `reask` (a
+   * confirmed spawn asked again, its first outcome lost in a crash), a key that already has a snapshot
+   * counts as this spawn's, as a restore takes it.
    */
   | {
       readonly type: "spawn";
@@ -86,6 +90,8 @@ export type Effect =
       readonly init: unknown;
       readonly node?: string;
       readonly quietIfFailed?: true;
+      readonly confirm?: true;
+      readonly reask?: true;
     }
   /** The actor is finished (a lobby whose last member left): its snapshot is deleted. */
   | { readonly type: "stop" }
@@ -143,6 +149,12 @@ export interface TimerFired {
  */
 export interface SpawnFailed {
   readonly type: "spawnFailed";
+  readonly key: string;
+}
+
+/** Delivered to an actor whose `spawn` effect with `confirm` created its actor: it is stored. */
+export interface Spawned {
+  readonly type: "spawned";
   readonly key: string;
 }
 

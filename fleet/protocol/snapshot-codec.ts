@@ -31,6 +31,8 @@ const spawnSchema = z.object({
   key: z.string().min(1),
   init: z.unknown(),
   node: z.string().min(1).exactOptional(),
+  confirm: z.literal(true).exactOptional(),
+  reask: z.literal(true).exactOptional(),
 });
 
 /** The schema of a stored snapshot: exactly the runtime's `Snapshot` (actors/runtime/ports.ts). */

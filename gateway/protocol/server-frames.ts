@@ -106,7 +106,11 @@ export const redirectFrame = z
   .object({
     type: z.literal("redirect"),
     url: z.string(),
-    reason: z.enum(["lobby", "activity", "room", "drain", "moved"]),
+    /**
+     * Why the socket moves: the key lives there (`lobby`, `activity`, `room`), a new lobby is made there
+     * because this node drains (`drain`) or holds its lobby limit (`full`), or the key moved (`moved`).
+     */
+    reason: z.enum(["lobby", "activity", "room", "drain", "full", "moved"]),
   })
   .strict();
 

@@ -2,16 +2,18 @@ import {
   isRetryable,
   type ActorSystem,
   type AskResult,
+  type NewLobbyPlace,
   type OwnerLocation,
   type Random,
   type RequestId,
 } from "../../actors/runtime/index.ts";
 import { createProblem, defaultLobbyOptions, type LobbyOptions } from "../../actors/lobby/index.ts";
-import { drawCode, normalizeCode, roomKey } from "../../actors/common/index.ts";
+import { normalizeCode, roomKey } from "../../actors/common/index.ts";
 import type { LobbyRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "../sessions/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
+import { createUnderFreshCode, type CodeAttempt, type DrawnCode } from "./fresh-code.ts";
 import { refused } from "./refused.ts";
 import { hashLobbyPassword } from "../lobby-password.ts";
 
@@ -28,8 +30,11 @@ export interface LobbyRequestsDeps {
    * redirects the player's socket there; one being taken over is refused UNAVAILABLE. Never rejects.
    */
   readonly ownerOf: (key: string) => Promise<OwnerLocation>;
-  /** Where a new lobby goes: here, or (while this node drains) a peer the player is redirected to. */
-  readonly placeNew?: () => OwnerLocation;
+  /**
+   * Where a new lobby goes: here, or a peer the player is redirected to (this node drains, or holds its
+   * `--max-lobbies`), or nowhere (every node holds its lobbies). Unset: always here.
+   */
+  readonly placeNew?: () => NewLobbyPlace;
   /** Called once per `redirect` frame sent, with its reason (the node counts them). */
   readonly onRedirect?: (reason: RedirectReason) => void;
   /** Uploads a start may hand to its room; without it a start naming one is refused. */
@@ -39,7 +44,6 @@ export interface LobbyRequestsDeps {
 }
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
-const maxCodeDraws = 8;
 /** After eight taken codes the code space is crowded: give the lobbies a moment to close. */
 const noFreeCodeRetryMs = 1_000;
 
@@ -193,8 +197,9 @@ export class LobbyRequests {
   }
 
   /**
-   * Creates a lobby with a fresh code. The player's registry records the code first (the create's intent),
-   * so a retried create — same session and request id — returns the same lobby instead of a second one.
+   * Creates a lobby with a fresh code (`createUnderFreshCode`: a retried create — same session and
+   * request id — returns the same lobby instead of a second one), where placement says: here, or on the
+   * peer the player is redirected to, or nowhere when every node holds its lobbies (`FULL`).
    */
   private async create(session: Session, fields: CreateFields, request: RequestId): Promise<AskResult> {
     const { password, ...lobbyFields } = fields;
@@ -206,48 +211,44 @@ export class LobbyRequests {
     if (problem !== undefined) return refused(problem.code, problem.message);
     const place = this.deps.placeNew?.();
     if (place?.kind === "elsewhere") {
-      // This node drains: the new lobby is made on a peer, where the SDK re-sends the create.
-      session.send({ type: "redirect", url: place.url, reason: "drain" });
-      this.deps.onRedirect?.("drain");
-      return { ok: false, code: "MOVED", message: "this node is draining", retryAfterMs: 100 };
+      // The new lobby is made on a peer, where the SDK re-sends the create.
+      session.send({ type: "redirect", url: place.url, reason: place.reason });
+      this.deps.onRedirect?.(place.reason);
+      const why = place.reason === "drain" ? "this node is draining" : "this node holds its lobby limit";
+      return { ok: false, code: "MOVED", message: why, retryAfterMs: 100 };
     }
-    const registry = `player/${session.player}`;
-    let intent: "beginCreate" | "replaceCreate" = "beginCreate";
-    for (let draw = 0; draw < maxCodeDraws; draw++) {
-      const proposed = drawCode(this.deps.random, this.deps.lobby.codeLength, this.deps.lobby.codeAlphabet);
-      const recorded = await this.deps.system.ask(registry, {
-        type: intent,
-        session: request.session,
-        id: request.id,
-        code: proposed,
-      });
-      if (!recorded.ok) return recorded;
-      const code = (recorded.value as { code: string }).code;
-      const key = `lobby/${code}`;
-      const passwordHash = password === undefined ? null : await hashLobbyPassword(code, password);
-      const init = { code, host, ...lobbyFields, passwordHash };
-      const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
-      if (spawned.created) {
-        if (spawned.result.ok) session.lobby = key;
-        enteredOrNot(session, key, spawned.result, this.deps.system);
-        if (spawned.result.ok) await this.deps.leaveActivity(session, request);
-        return spawned.result;
-      }
-      // A code taken by another lobby: nothing of this player's was in it, so nothing is held for it.
-      session.heldDisconnects.delete(key);
-      if (code !== proposed) {
-        // A retry of a create that already made its lobby: answer with it (and resend its state).
-        const again = await this.join(session, code, request);
-        return again.ok ? { ok: true, value: { code } } : again;
-      }
-      intent = "replaceCreate"; // the drawn code was taken by another lobby: draw again
+    if (place?.kind === "full") return refused("FULL", place.message);
+    const { codeLength, codeAlphabet } = this.deps.lobby;
+    const codes = { ...this.deps, codeLength, codeAlphabet, what: "lobby", retryAfterMs: noFreeCodeRetryMs };
+    return createUnderFreshCode(codes, session, request, (drawn) =>
+      this.createAs(session, drawn, lobbyFields, password, request),
+    );
+  }
+
+  /** One code's attempt of a create: the lobby made, the retried create's lobby joined, or `taken`. */
+  private async createAs(
+    session: Session,
+    { code, recordedBefore }: DrawnCode,
+    choices: Omit<CreateFields, "password">,
+    password: string | undefined,
+    request: RequestId,
+  ): Promise<CodeAttempt> {
+    const key = `lobby/${code}`;
+    const passwordHash = password === undefined ? null : await hashLobbyPassword(code, password);
+    const init = { code, host: { id: session.player, name: session.name }, ...choices, passwordHash };
+    const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
+    if (spawned.created) {
+      if (spawned.result.ok) session.lobby = key;
+      enteredOrNot(session, key, spawned.result, this.deps.system);
+      if (spawned.result.ok) await this.deps.leaveActivity(session, request);
+      return spawned.result;
     }
-    return {
-      ok: false,
-      code: "UNAVAILABLE",
-      message: "could not draw a free lobby code",
-      retryAfterMs: noFreeCodeRetryMs,
-    };
+    // A code taken by another lobby: nothing of this player's was in it, so nothing is held for it.
+    session.heldDisconnects.delete(key);
+    if (!recordedBefore) return "taken";
+    // A retry of a create that already made its lobby: answer with it (and resend its state).
+    const again = await this.join(session, code, request);
+    return again.ok ? { ok: true, value: { code } } : again;
   }
 
   /** Asks the session's lobby (the data, door and chat requests come through here too). */

@@ -1,4 +1,11 @@
-import type { ActorSystem, AskResult, OwnerLocation, Random, RequestId } from "../../actors/runtime/index.ts";
+import type {
+  ActorSystem,
+  AskResult,
+  NewLobbyPlace,
+  OwnerLocation,
+  Random,
+  RequestId,
+} from "../../actors/runtime/index.ts";
 import type { LobbyOptions } from "../../actors/lobby/index.ts";
 import type { RequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
@@ -30,8 +37,8 @@ export interface RequestRouterDeps {
   readonly locateOwner?: (key: string) => Promise<OwnerLocation>;
   /** In a fleet: resolves when the node sees the claim of `key` change, or after `maxMs`. */
   readonly ownerChanged?: (key: string, maxMs: number) => Promise<void>;
-  /** Where a new lobby goes: here, or (while this node drains) a peer the player is redirected to. */
-  readonly placeNew?: () => OwnerLocation;
+  /** Where a new lobby goes: here, a peer the player is redirected to (draining, or full), or nowhere. */
+  readonly placeNew?: () => NewLobbyPlace;
   /** Called once per `redirect` frame sent, with its reason (the node counts them). */
   readonly onRedirect?: (reason: RedirectReason) => void;
   /** The matchmaking lobby types this node's queues serve (none: every search is NOT_FOUND). */

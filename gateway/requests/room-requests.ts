@@ -1,4 +1,4 @@
-import { drawCode, normalizeCode, roomKey } from "../../actors/common/index.ts";
+import { normalizeCode, roomKey } from "../../actors/common/index.ts";
 import { directRoomInitSchema } from "../../actors/room/index.ts";
 import type {
   ActorSystem,
@@ -9,6 +9,7 @@ import type {
   RequestId,
 } from "../../actors/runtime/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
+import { createUnderFreshCode, type CodeAttempt, type DrawnCode } from "./fresh-code.ts";
 import type { RoomRequestFrame, RoomRequestOf } from "../protocol/room-client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "../sessions/index.ts";
@@ -40,7 +41,6 @@ const redirectRetryMs = 100;
 export const roomCodeLength = 6;
 const roomCodeAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const roomCodePattern = /^[A-Z]{1,16}$/;
-const maxCodeDraws = 8;
 const busyRetryMs = 1_000;
 
 const notInRoom: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not seated in a room" };
@@ -111,76 +111,73 @@ export class RoomRequests {
   }
 
   /**
-   * Creates a room under a freshly drawn code. As for a lobby's create, the player's registry records the
-   * code first (request ids are unique within a session, so a room's create never meets a lobby's), and
-   * a retried create joins the room its first attempt made instead of making a second one. A player
-   * seated in another room is refused ALREADY_PLAYING.
+   * Creates a room under a freshly drawn code (`createUnderFreshCode`, as a lobby's create: a retried
+   * create joins the room its first attempt made instead of making a second one). A player seated in
+   * another room is refused ALREADY_PLAYING.
    */
-  private async create(
+  private create(
     session: Session,
     frame: RoomRequestOf<"createRoom">,
     request: RequestId,
   ): Promise<AskResult> {
-    const { type: _type, id: _id, blob: blobId, ...choices } = frame;
-    const registry = `player/${session.player}`;
-    let intent: "beginCreate" | "replaceCreate" = "beginCreate";
-    for (let draw = 0; draw < maxCodeDraws; draw++) {
-      const proposed = drawCode(this.deps.random, roomCodeLength, roomCodeAlphabet);
-      const recorded = await this.deps.system.ask(registry, {
-        type: intent,
-        session: request.session,
-        id: request.id,
-        code: proposed,
-      });
-      if (!recorded.ok) return recorded;
-      const code = (recorded.value as { code: string }).code;
-      if (code !== proposed) return this.join(session, code, undefined, request);
-      // Checked after the registry, so that a retry of a create that made its room (above) is answered.
-      const busy = this.elsewhere(session, null);
-      if (busy) return busy;
-      if (this.deps.canOpenRoom?.() === false) {
-        return {
-          ok: false,
-          code: "UNAVAILABLE",
-          message: "this node cannot open a room now",
-          retryAfterMs: busyRetryMs,
-        };
-      }
-      let blob: BlobRef | undefined;
-      if (blobId !== undefined) {
-        if (!this.deps.blobs) return refused("INVALID", "this node takes no documents");
-        const claimed = this.deps.blobs.claim(session.player, blobId);
-        if ("ok" in claimed) return claimed;
-        blob = claimed;
-      }
-      const init = directRoomInitSchema.safeParse({
-        code,
-        direct: true,
-        host: { id: session.player, name: session.name },
-        ...choices,
-        ...(blob === undefined ? {} : { blob }),
-      });
-      if (!init.success) {
-        if (blob) this.deps.blobs?.unclaim(session.player, blob);
-        return refused("INVALID", init.error.issues[0]?.message ?? "invalid room");
-      }
-      const key = roomKey(code);
-      const spawned = await this.deps.system.spawn(key, init.data, { request });
-      if (spawned.created) {
-        if (spawned.result.ok) {
-          this.seat(session, key);
-          if (blob) this.deps.blobs?.held(blob, key);
-        } else if (blob) this.deps.blobs?.unclaim(session.player, blob);
-        return spawned.result;
-      }
-      intent = "replaceCreate"; // the drawn code was taken by another room: draw again
-    }
-    return {
-      ok: false,
-      code: "UNAVAILABLE",
-      message: "could not draw a free room code",
+    const codes = {
+      ...this.deps,
+      codeLength: roomCodeLength,
+      codeAlphabet: roomCodeAlphabet,
+      what: "room",
       retryAfterMs: busyRetryMs,
     };
+    return createUnderFreshCode(codes, session, request, (drawn) =>
+      this.createAs(session, drawn, frame, request),
+    );
+  }
+
+  /** One code's attempt of a create: the room made, the retried create's room joined, a refusal, or `taken`. */
+  private async createAs(
+    session: Session,
+    { code, recordedBefore }: DrawnCode,
+    frame: RoomRequestOf<"createRoom">,
+    request: RequestId,
+  ): Promise<CodeAttempt> {
+    if (recordedBefore) return this.join(session, code, undefined, request);
+    // Checked after the registry, so that a retry of a create that made its room (above) is answered.
+    const busy = this.elsewhere(session, null);
+    if (busy) return busy;
+    if (this.deps.canOpenRoom?.() === false) {
+      return {
+        ok: false,
+        code: "UNAVAILABLE",
+        message: "this node cannot open a room now",
+        retryAfterMs: busyRetryMs,
+      };
+    }
+    const { type: _type, id: _id, blob: blobId, ...choices } = frame;
+    let blob: BlobRef | undefined;
+    if (blobId !== undefined) {
+      if (!this.deps.blobs) return refused("INVALID", "this node takes no documents");
+      const claimed = this.deps.blobs.claim(session.player, blobId);
+      if ("ok" in claimed) return claimed;
+      blob = claimed;
+    }
+    const init = directRoomInitSchema.safeParse({
+      code,
+      direct: true,
+      host: { id: session.player, name: session.name },
+      ...choices,
+      ...(blob === undefined ? {} : { blob }),
+    });
+    if (!init.success) {
+      if (blob) this.deps.blobs?.unclaim(session.player, blob);
+      return refused("INVALID", init.error.issues[0]?.message ?? "invalid room");
+    }
+    const key = roomKey(code);
+    const spawned = await this.deps.system.spawn(key, init.data, { request });
+    if (!spawned.created) return "taken";
+    if (spawned.result.ok) {
+      this.seat(session, key);
+      if (blob) this.deps.blobs?.held(blob, key);
+    } else if (blob) this.deps.blobs?.unclaim(session.player, blob);
+    return spawned.result;
   }
 
   private async join(

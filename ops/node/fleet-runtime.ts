@@ -44,6 +44,8 @@ export function fleetNodeSettingsOf(config: NodeConfig): FleetNodeSettings {
     version: foyerVersion,
     protocol: PROTOCOL_VERSION + config.protocolBump,
     resultSessions: resultSessionsOf(config),
+    maxRooms: config.maxRooms,
+    ...(config.maxLobbies === 0 ? {} : { maxLobbies: config.maxLobbies }),
   };
 }
 

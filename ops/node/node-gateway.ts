@@ -65,7 +65,7 @@ function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter
           ownerChanged: (key: string, maxMs: number) => fleet.ownerChanged(key, maxMs),
           placeNew: () => fleet.placeNew(),
         }
-      : {}),
+      : { placeNew: () => parts.capacity.placeNewLobby() }),
     lobbyTypes: config.lobbyTypes.lobbyTypes.map((t) => t.id),
     activities: config.activities.activities.map((a) => a.id),
     blobs: new BlobRequests({

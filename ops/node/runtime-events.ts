@@ -21,8 +21,8 @@ export function queueDepthsOf(
 }
 
 /**
- * The runtime's events as log lines and metrics, and the room count that decides whether a start may open
- * a room.
+ * The runtime's events as log lines and metrics, and the room and lobby counts that decide whether a start
+ * may open a room and an embedded node a lobby.
  */
 export function runtimeEventsOf(log: Logger, capacity: NodeCapacity, metrics: NodeMetrics): RuntimeEvents {
   const counted = metrics.runtimeEvents;
@@ -38,10 +38,12 @@ export function runtimeEventsOf(log: Logger, capacity: NodeCapacity, metrics: No
     },
     created: (key) => {
       if (key.startsWith("room/")) capacity.rooms++;
+      if (key.startsWith("lobby/")) capacity.lobbies++;
       counted.created(key);
     },
     stopped: (key) => {
       if (key.startsWith("room/")) capacity.rooms--;
+      if (key.startsWith("lobby/")) capacity.lobbies--;
       counted.stopped(key);
     },
     persisted: counted.persisted,

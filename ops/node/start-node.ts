@@ -73,7 +73,7 @@ function metricsOf(config: NodeConfig, sessions: SessionRegistry, later: LaterPa
 /** The parts of a node made before its runtime: its sessions, capacity, counters and token keys. */
 function nodePartsOf(config: NodeConfig, logger: Logger) {
   const log = logger.child({ component: "node", node: config.nodeId });
-  const capacity = new NodeCapacity(config.maxRooms, config.nodeId);
+  const capacity = new NodeCapacity(config.maxRooms, config.nodeId, config.maxLobbies);
   const sessions = new SessionRegistry();
   const later = new LaterParts();
   const metrics = metricsOf(config, sessions, later);

@@ -85,7 +85,7 @@ describe("a fleet node built from its ports", () => {
     expect(a.state.draining()).toBe(false);
     expect(a.drain()).toEqual({ accepted: true, message: "draining" });
     expect(a.drain()).toEqual({ accepted: true, message: "already draining" });
-    expect(a.placeNew()).toEqual({ kind: "elsewhere", url: "ws://b/ws" });
+    expect(a.placeNew()).toEqual({ kind: "elsewhere", url: "ws://b/ws", reason: "drain" });
     expect(a.state.canOpenRoom()).toBe(false);
     expect((await a.drained).state).toBe("done");
     expect(a.failovers()).toEqual({ count: 0, recent: [] });

@@ -105,16 +105,16 @@ describe("the queue's accept phase", () => {
     expect(stages(q)).toEqual([["alice", "waiting", false]]);
   });
 
-  it("every accept: the room opens on the load view's node and each player gets matchReady with its own token", () => {
+  it("every accept: the room is asked for on the load view's node, and nothing is announced yet", () => {
     const q = matched();
     expect(q.send({ type: "accept", player: "alice", matchId: M1 })).toEqual([{ type: "reply" }]);
     const effects = q.send({ type: "accept", player: "bob", matchId: M1 });
     const [spawn] = ofType(effects, "spawn");
     expect(spawn?.key).toMatch(/^room\/[A-Z]{6}$/);
-    // Placed on the host node: that node creates and claims the room.
-    expect(spawn?.node).toBe(host.node);
+    // Placed on the host node: that node creates and claims the room; the queue waits for it to be stored.
+    expect(spawn).toMatchObject({ node: host.node, confirm: true });
     const code = spawn?.key.slice("room/".length);
-    const tokens = ofType(effects, "push").map((p) => p.frame.token);
+    const match = q.state.matches[0]!;
     expect(spawn?.init).toEqual({
       code,
       lobby: "queue/chess",
@@ -125,28 +125,53 @@ describe("the queue's accept phase", () => {
         { seat: 2, team: 1, player: "bob" },
       ],
       // The room checks each player's token when it arrives (joinRoom { code, token }).
-      tokens: { alice: tokens[0], bob: tokens[1] },
+      tokens: match.tokens,
     });
-    const ready = ofType(effects, "push").map((p) => [p.to, p.frame]);
-    expect(ready).toEqual([
-      [["alice"], expect.objectContaining({ type: "matchReady", matchId: M1, url: host.url, room: code })],
-      [["bob"], expect.objectContaining({ type: "matchReady", matchId: M1, url: host.url, room: code })],
+    expect(match.tokens.alice).toMatch(/^[A-Za-z0-9]{24}$/);
+    expect(match.tokens.alice).not.toBe(match.tokens.bob);
+    // The pending room is in the snapshot; no player hears of it, no registry records it.
+    expect(match).toMatchObject({ room: code, node: host.node, url: host.url, announced: false });
+    expect(ofType(effects, "push")).toEqual([]);
+    expect(ofType(effects, "tell")).toEqual([]);
+    expect(ofType(effects, "timer")).toEqual([
+      { type: "timer", name: `match:${M1}`, at: q.ctx.now + 15_000, kind: "game" },
     ]);
-    expect(tokens[0]).toMatch(/^[A-Za-z0-9]{24}$/);
-    expect(tokens[0]).not.toBe(tokens[1]);
-    expect(effects).toContainEqual({ type: "cancelTimer", name: `match:${M1}` });
-    expect(q.state.entries).toEqual([]);
-    // The match stays as the players' active room.
-    expect(q.state.matches.map((m) => [m.id, m.room])).toEqual([[M1, code]]);
   });
 
-  /** Alice and Bob accepted; their room runs. */
-  function playing() {
+  it("the room confirmed stored: each player gets matchReady with its own token, once", () => {
+    const q = playing();
+    const match = q.state.matches[0]!;
+    const tokens = ofType(q.ready, "push").map((p) => p.frame.token);
+    expect(ofType(q.ready, "push").map((p) => [p.to, p.frame])).toEqual([
+      [["alice"], expect.objectContaining({ type: "matchReady", matchId: M1, url: host.url, room: q.room })],
+      [["bob"], expect.objectContaining({ type: "matchReady", matchId: M1, url: host.url, room: q.room })],
+    ]);
+    expect(tokens).toEqual([match.tokens.alice, match.tokens.bob]);
+    expect(ofType(q.ready, "tell").map((t) => t.to)).toEqual(["player/alice", "player/bob"]);
+    expect(q.ready).toContainEqual({ type: "cancelTimer", name: `match:${M1}` });
+    expect(q.state.entries).toEqual([]);
+    // The match stays as the players' active room.
+    expect(q.state.matches.map((m) => [m.id, m.room, m.announced])).toEqual([[M1, q.room, true]]);
+    // A second confirmation (an ask again crossing the first) announces nothing twice.
+    const before = q.state;
+    expect(q.send({ type: "spawned", key: `room/${q.room}` })).toEqual([]);
+    expect(q.state).toBe(before);
+  });
+
+  /** Alice and Bob accepted; their room was asked for (`asked`), not yet confirmed. */
+  function accepted() {
     const q = matched();
     q.send({ type: "accept", player: "alice", matchId: M1 });
-    const effects = q.send({ type: "accept", player: "bob", matchId: M1 });
-    const room = ofType(effects, "spawn")[0]?.key.slice("room/".length) ?? "";
-    return Object.assign(q, { room, started: effects });
+    const asked = q.send({ type: "accept", player: "bob", matchId: M1 });
+    const room = ofType(asked, "spawn")[0]?.key.slice("room/".length) ?? "";
+    return Object.assign(q, { room, asked });
+  }
+
+  /** Alice and Bob accepted and their room was confirmed stored (`ready`): it runs. */
+  function playing() {
+    const q = accepted();
+    const ready = q.send({ type: "spawned", key: `room/${q.room}` });
+    return Object.assign(q, { ready });
   }
 
   it("while the match's room runs its players cannot queue again; its roomEnded lets them", () => {
@@ -161,34 +186,63 @@ describe("the queue's accept phase", () => {
     expect(q.send(find("bob", 100))[0]).toEqual({ type: "reply", value: { entry: "e3" } });
   });
 
-  it("a room that could not be created opens again under a new code, with new tokens", () => {
-    const q = playing();
+  it("a room that could not be created is asked for again under a new code, with new tokens, still silently", () => {
+    const q = accepted();
+    const first = q.state.matches[0]!.tokens;
     const effects = q.send({ type: "spawnFailed", key: `room/${q.room}` });
     const [spawn] = ofType(effects, "spawn");
     const again = spawn?.key.slice("room/".length);
     expect(again).toMatch(/^[A-Z]{6}$/);
     expect(again).not.toBe(q.room);
-    expect(ofType(effects, "push").map((p) => [p.to, p.frame.room])).toEqual([
-      [["alice"], again],
-      [["bob"], again],
-    ]);
-    const tokens = (e: typeof effects) => ofType(e, "push").map((p) => p.frame.token);
-    expect(tokens(effects)).not.toEqual(tokens(q.started));
-    expect(q.state.matches.map((m) => m.room)).toEqual([again]);
-    // A stray failure of another key changes nothing.
+    expect(ofType(effects, "push")).toEqual([]);
+    expect(q.state.matches[0]!.tokens).not.toEqual(first);
+    expect(q.state.matches.map((m) => [m.room, m.announced])).toEqual([[again, false]]);
+    // A stray failure of another key, or a late one of the first room, changes nothing.
     const before = q.state;
     expect(q.send({ type: "spawnFailed", key: "room/NOPE" })).toEqual([]);
+    expect(q.send({ type: "spawnFailed", key: `room/${q.room}` })).toEqual([]);
+    expect(q.send({ type: "spawned", key: `room/${q.room}` })).toEqual([]);
     expect(q.state).toBe(before);
+    // Its confirmation announces the new room.
+    const ready = q.send({ type: "spawned", key: `room/${again}` });
+    expect(ofType(ready, "push").map((p) => p.frame.room)).toEqual([again, again]);
   });
 
-  it("no node can take the room: the match waits and tries again until one can", () => {
+  it("a confirmation not in time (lost with a crashed node) asks again for the same room, where a stored one counts", () => {
+    const q = accepted();
+    const [first] = ofType(q.asked, "spawn");
+    const effects = q.fire(`match:${M1}`, q.ctx.now + 15_000);
+    expect(ofType(effects, "spawn")).toEqual([{ ...first, reask: true }]);
+    expect(ofType(effects, "push")).toEqual([]);
+    expect(q.state.matches.map((m) => [m.room, m.announced])).toEqual([[q.room, false]]);
+    expect(ofType(q.send({ type: "spawned", key: `room/${q.room}` }), "push")).toHaveLength(2);
+    // Announced: a later fire is stale.
+    expect(q.fire(`match:${M1}`, q.ctx.now + 15_000)).toEqual([]);
+  });
+
+  it("no node can take a room: nobody is matched, and the players are matched once a room frees", () => {
     const q = chessQueue({});
     q.send(find("alice", 100));
     q.send(find("bob", 100));
-    q.step();
+    expect(pushed(q.step())).toEqual([]);
+    expect(stages(q)).toEqual([
+      ["alice", "waiting", false],
+      ["bob", "waiting", false],
+    ]);
+    // Still searched at the first step's range: waiting for a room costs no step.
+    expect(q.state.entries.map((e) => e.step)).toEqual([0, 0]);
+    expect(q.state.tickAt).not.toBeNull();
+    q.ctx.node = { ...q.ctx.node, roomHost: host };
+    expect(pushed(q.step())).toEqual([["matchFound", ["alice", "bob"]]]);
+  });
+
+  it("the rooms filled up during the accepts: the match waits and tries again until a node can take it", () => {
+    const q = matched();
+    q.ctx.node = { ...q.ctx.node, roomHost: undefined };
     q.send({ type: "accept", player: "alice", matchId: M1 });
     const effects = q.send({ type: "accept", player: "bob", matchId: M1 });
     expect(ofType(effects, "spawn")).toEqual([]);
+    expect(ofType(effects, "push")).toEqual([]);
     expect(ofType(effects, "timer")).toEqual([
       { type: "timer", name: `match:${M1}`, at: q.ctx.now + 1000, kind: "game" },
     ]);

@@ -79,7 +79,7 @@ describe("a queueAccept step over its rating index", () => {
       const seen = new Set<string>();
       for (let seed = 1; seed <= 40; seed++) {
         const random = seededRandom(seed);
-        const q = queue(type);
+        const q = queue(type, {}, { roomHost: { node: "n1", url: "ws://n1/ws" } });
         let player = 0;
         const arrive = (n: number) => {
           for (let i = 0; i < n; i++) {

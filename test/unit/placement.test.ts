@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { liveTargets, placeNewLobby, regionsOf, roomHostAmong, type PeerView } from "../../fleet/index.ts";
+import {
+  liveTargets,
+  peerLoads,
+  placeNewLobby,
+  regionsOf,
+  roomHostAmong,
+  withRoomFor,
+  type PeerLoad,
+  type PeerView,
+} from "../../fleet/index.ts";
 
 // The placement rules of a fleet node as pure functions of its peers' heartbeats.
 
@@ -46,36 +55,107 @@ describe("the peers a key may move to", () => {
 });
 
 describe("where a new lobby goes", () => {
-  const targets = [
-    { node: "a", url: "ws://a/ws", load: 5 },
-    { node: "b", url: "ws://b/ws", load: 2 },
-    { node: "c", url: "ws://c/ws", load: 2 },
-  ];
+  /** A live peer with `lobbies` lobby claims counted (undefined: not counted) and a heartbeat load. */
+  const at = (node: string, lobbies: number | undefined, load = 0): PeerLoad => ({
+    node,
+    url: `ws://${node}/ws`,
+    load,
+    claims: lobbies === undefined ? undefined : new Map([["lobby", lobbies]]),
+  });
+  const peers = [at("a", 5), at("b", 2, 9), at("c", 2, 1)];
+  const calm = { draining: false, lobbies: 3 };
 
-  it("is here while the node does not drain", () => {
-    expect(placeNewLobby(false, targets)).toEqual({ kind: "here" });
+  it("is here while the node neither drains nor holds its limit", () => {
+    expect(placeNewLobby(calm, peers, undefined)).toEqual({ kind: "here" });
+    expect(placeNewLobby(calm, peers, 4)).toEqual({ kind: "here" });
   });
 
-  it("is the least-loaded target while it drains, the first of equals", () => {
-    expect(placeNewLobby(true, targets)).toEqual({ kind: "elsewhere", url: "ws://b/ws" });
+  it("is the peer with the fewest lobbies by its claims while it drains, the lower load of equals", () => {
+    expect(placeNewLobby({ ...calm, draining: true }, peers, undefined)).toEqual({
+      kind: "elsewhere",
+      url: "ws://c/ws",
+      reason: "drain",
+    });
   });
 
-  it("is here when a draining node has no target", () => {
-    expect(placeNewLobby(true, [])).toEqual({ kind: "here" });
+  it("is here when a draining node has no peer to send it to", () => {
+    expect(placeNewLobby({ ...calm, draining: true }, [], undefined)).toEqual({ kind: "here" });
+  });
+
+  it("at its limit: the least-loaded peer with room, reason full; a peer at the limit or uncounted is never taken", () => {
+    const full = { draining: false, lobbies: 3 };
+    expect(placeNewLobby(full, peers, 3)).toEqual({ kind: "elsewhere", url: "ws://c/ws", reason: "full" });
+    expect(placeNewLobby(full, [at("a", 3), at("b", undefined), at("d", 2, 50)], 3)).toEqual({
+      kind: "elsewhere",
+      url: "ws://d/ws",
+      reason: "full",
+    });
+  });
+
+  it("every node at its limit (or uncounted): refused, draining or not", () => {
+    const full = { draining: false, lobbies: 3 };
+    const all = [at("a", 3), at("b", 4), at("c", undefined)];
+    expect(placeNewLobby(full, all, 3)).toMatchObject({ kind: "full" });
+    expect(placeNewLobby({ ...full, draining: true }, all, 3)).toMatchObject({ kind: "full" });
+    expect(placeNewLobby(full, [], 3)).toMatchObject({
+      kind: "full",
+      message: expect.stringContaining("--max-lobbies") as string,
+    });
+  });
+
+  it("counts each live peer's own claims: from its incarnation's, live and not draining only", () => {
+    const counted = new Map([["x.1", new Map([["lobby", 7]])]]);
+    const loads = peerLoads([peer("x", {}), peer("y", { draining: true }), peer("z", {}, "suspected")], (p) =>
+      counted.get(p.incarnation),
+    );
+    expect(placeNewLobby({ draining: false, lobbies: 9 }, loads, 9)).toEqual({
+      kind: "elsewhere",
+      url: "ws://x/ws",
+      reason: "full",
+    });
+    expect(placeNewLobby({ draining: false, lobbies: 9 }, loads, 7)).toMatchObject({ kind: "full" });
   });
 });
 
 describe("a match room's host among this node and its peers", () => {
-  const targets = [{ node: "b", url: "ws://b/ws", load: 3 }];
+  const b = (rooms: number | undefined, load = 3): PeerLoad => ({
+    node: "b",
+    url: "ws://b/ws",
+    load,
+    claims: rooms === undefined ? undefined : new Map([["room", rooms]]),
+  });
+  const here = (load: number) => ({ node: "a", url: "ws://a/ws", load });
 
   it("is this node when it is the least loaded, a peer otherwise", () => {
-    expect(roomHostAmong({ node: "a", url: "ws://a/ws", load: 1 }, targets, () => false)?.node).toBe("a");
-    expect(roomHostAmong({ node: "a", url: "ws://a/ws", load: 7 }, targets, () => false)?.node).toBe("b");
+    expect(roomHostAmong(here(1), [b(0)], 10, () => false)?.node).toBe("a");
+    expect(roomHostAmong(here(7), [b(0)], 10, () => false)?.node).toBe("b");
   });
 
   it("is a peer when this node cannot open a room, none when that peer refused one", () => {
-    expect(roomHostAmong(undefined, targets, () => false)).toEqual({ node: "b", url: "ws://b/ws" });
-    expect(roomHostAmong(undefined, targets, (node) => node === "b")).toBeUndefined();
+    expect(roomHostAmong(undefined, [b(0)], 10, () => false)).toEqual({ node: "b", url: "ws://b/ws" });
+    expect(roomHostAmong(undefined, [b(0)], 10, (node) => node === "b")).toBeUndefined();
+  });
+
+  it("is never a peer at the room limit by its claims, nor one whose rooms are not counted", () => {
+    expect(roomHostAmong(undefined, [b(9)], 10, () => false)?.node).toBe("b");
+    expect(roomHostAmong(undefined, [b(10)], 10, () => false)).toBeUndefined();
+    expect(roomHostAmong(undefined, [b(undefined)], 10, () => false)).toBeUndefined();
+    // Every node at its limit, this one included: no host at all (a queue's match then waits).
+    expect(roomHostAmong(undefined, [b(10, 0)], 10, () => false)).toBeUndefined();
+  });
+
+  it("weighs a peer's claims as counted for its incarnation, live and not draining only", () => {
+    const counted = new Map([["x.1", new Map([["room", 2]])]]);
+    const loads = peerLoads(
+      [peer("x", { load: 5 }), peer("y", { load: 1 }), peer("z", { draining: true })],
+      (p) => counted.get(p.incarnation),
+    );
+    expect(loads).toEqual([
+      { node: "x", url: "ws://x/ws", load: 5, claims: new Map([["room", 2]]) },
+      { node: "y", url: "ws://y/ws", load: 1, claims: undefined },
+    ]);
+    expect(withRoomFor(loads, "room", 3).map((p) => p.node)).toEqual(["x"]);
+    expect(withRoomFor(loads, "room", 2)).toEqual([]);
   });
 });
 
