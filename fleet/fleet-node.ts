@@ -112,6 +112,7 @@ export class FleetNode {
       local: hooks.outbox,
       here: hooks.connectedHere,
       now: ports.monotonic,
+      ...(settings.relayAfterMoveMs === undefined ? {} : { relayAfterMoveMs: settings.relayAfterMoveMs }),
     });
     this.system = this.newSystem();
     hooks.register(this.system);
