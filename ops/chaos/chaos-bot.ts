@@ -32,12 +32,14 @@ export class ChaosBot {
 
   constructor(
     readonly id: string,
-    private readonly ctx: BotContext,
-    private readonly random: Random,
+    protected readonly ctx: BotContext,
+    protected readonly random: Random,
+    /** The node the bot connects to first (default: one drawn from `random`). */
+    first: number = random.int(ctx.urls.length),
   ) {
     const key = ctx.tokenKey;
     this.client = new FoyerClient({
-      urls: rotate(ctx.urls, random.int(ctx.urls.length)),
+      urls: rotate(ctx.urls, first),
       token: () => signPlayerToken({ sub: id, name: id, exp: Math.floor(Date.now() / 1000) + 3600 }, key),
       reconnectMinMs: 50,
       reconnectMaxMs: 1_000,
@@ -88,7 +90,7 @@ export class ChaosBot {
   }
 
   /** One request, chosen by what the bot sees of its lobby. */
-  private async step(): Promise<void> {
+  protected async step(): Promise<void> {
     const lobby = this.client.lobby;
     const roll = this.random.int(100);
     if (!lobby) {
@@ -122,21 +124,24 @@ export class ChaosBot {
     }
   }
 
-  private async create(): Promise<void> {
+  /** Creates a lobby; a shared one is offered to the other bots' joins. Returns its code, or null. */
+  protected async create(share = true): Promise<string | null> {
     const sentAt = Date.now();
     const id = this.ctx.nextOpId();
     try {
       const { code } = await this.client.create();
-      this.ctx.codes.push(code);
+      if (share) this.ctx.codes.push(code);
       if (this.ctx.codes.length > 64) this.ctx.codes.shift();
       this.record(id, "create", code, null, sentAt, "acked", null);
+      return code;
     } catch (error) {
       this.record(id, "create", null, null, sentAt, outcomeOf(error), String(error));
+      return null;
     }
   }
 
   /** Sends a request and records it; a join records the code the node answered. */
-  private async send(
+  protected async send(
     kind: BotOpKind,
     code: string | null,
     arg: boolean | string | null,
@@ -157,7 +162,7 @@ export class ChaosBot {
   }
 
   /** Drops the socket as a network failure would, and waits for the SDK to resume (up to the call deadline). */
-  private async reconnect(): Promise<void> {
+  protected async reconnect(): Promise<void> {
     const sentAt = Date.now();
     const id = this.ctx.nextOpId();
     const code = this.client.lobby?.code ?? null;

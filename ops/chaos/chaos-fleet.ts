@@ -203,6 +203,9 @@ export class ChaosFleet {
       ...this.shared,
       flags: {
         "failure-timeout-ms": String(this.options.failureTimeoutMs),
+        // A moved lobby is relayed to members still on the node it left for 5 s, not 30: a member the
+        // move left behind goes deaf while the drain is still open, where the hearing audit sees it.
+        "relay-after-move-ms": "5000",
         "max-connections-per-ip": "100000",
         "log-level": "info",
         ...ports,
