@@ -27,6 +27,8 @@ const uncertain = new Set(["TIMEOUT", "UNAVAILABLE", "MOVED", "RATE_LIMITED"]);
  */
 export class ChaosBot {
   readonly client: FoyerClient;
+  /** The node that welcomed the bot last (null before its first welcome). */
+  protected node: string | null = null;
   private connected = false;
   private closed = false;
 
@@ -48,6 +50,7 @@ export class ChaosBot {
     });
     this.client.on("connected", ({ node }) => {
       this.connected = true;
+      this.node = node;
       ctx.journal.connections.push({ bot: id, at: Date.now(), connected: true, node });
     });
     this.client.on("disconnected", () => {

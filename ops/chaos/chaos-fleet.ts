@@ -151,9 +151,15 @@ export class ChaosFleet {
     if (response.status !== 202) return { applied: false, note: `${response.status} ${body}` };
     slot.state = "draining";
     const process = slot.process;
-    void process.exited.then(async () => {
-      if (slot.process === process && slot.state === "draining") await this.restart(i);
-    });
+    void process.exited
+      .then(async () => {
+        if (slot.process === process && slot.state === "draining") await this.restart(i);
+      })
+      .catch(() => {
+        // Refused every time (its old incarnation still looked alive): down, as after a kill, so the
+        // runner waits for it and healAll starts it again. Thrown on, it ended the whole run.
+        if (slot.process === process) slot.state = "killed";
+      });
     return { applied: true, note: body };
   }
 

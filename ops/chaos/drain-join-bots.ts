@@ -13,11 +13,36 @@ export interface DrainTeam {
 /** How long after the host heard the drain its joiners may still start their joins. */
 const joinWithinMs = 600;
 /** How long a joiner stays in the team's lobby (changing it) before it leaves for the next drain. */
-const stayMs = 15_000;
+const stayMs = 30_000;
 /** How long the team's host keeps changing its lobby after a drain began. */
-const changeForMs = 20_000;
+const changeForMs = 30_000;
 /** How long an anchor's room runs before it finishes it (and starts another). */
-const roomForMs = 30_000;
+const roomForMs = 45_000;
+
+/**
+ * A bot of a node's drain team: it goes back to its node when it finds itself elsewhere (a drain or a
+ * failover moved it), by dropping its socket until a reconnect lands there.
+ */
+abstract class TeamBot extends ChaosBot {
+  protected readonly home: string;
+
+  constructor(id: string, ctx: BotContext, random: Random, node: number) {
+    super(id, ctx, random, node);
+    this.home = `n${node + 1}`;
+  }
+
+  /** True when the bot is on another node than its own (and out of a lobby, so free to go back). */
+  protected async homeward(): Promise<boolean> {
+    if (this.node === null || this.node === this.home || this.client.lobby) return false;
+    // At most one try every 2 s: a home node that is down (killed, restarting) is not hammered.
+    if (Date.now() - this.triedHomeAt < 2_000) return true;
+    this.triedHomeAt = Date.now();
+    await this.reconnect();
+    return true;
+  }
+
+  private triedHomeAt = 0;
+}
 
 /**
  * The bots that join lobbies while their node drains. Each node has a team, connected to that node
@@ -30,6 +55,7 @@ const roomForMs = 30_000;
  * like every bot's and audited the same way.
  */
 export function drainTeam(ctx: BotContext, node: number, random: (i: number) => Random): ChaosBot[] {
+  // The nodes are n1, n2, … in the order of the fleet's URLs (ChaosFleet).
   const team: DrainTeam = { code: null, drainHeardAt: 0 };
   const name = `drain-n${node + 1}`;
   return [
@@ -39,17 +65,22 @@ export function drainTeam(ctx: BotContext, node: number, random: (i: number) => 
   ];
 }
 
-/** Keeps a room running on its node (an `ffa` room of its own lobby), finished and started again every 30 s. */
-class DrainAnchorBot extends ChaosBot {
+/** Keeps a room running on its node (an `ffa` room of its own lobby), finished and started again every 45 s. */
+class DrainAnchorBot extends TeamBot {
   private playingSince = 0;
 
   protected override async step(): Promise<void> {
     const lobby = this.client.lobby;
     if (!lobby) {
-      await this.create(false);
+      if (!(await this.homeward())) await this.create(false);
       return;
     }
     if (!lobby.playing) {
+      // A lobby the drain (or a failover) moved away pins nothing here: back home first.
+      if (this.node !== this.home) {
+        await this.send("leave", lobby.code, null, () => this.client.leave());
+        return;
+      }
       const started = await this.send("start", lobby.code, "ffa", () => this.client.start("ffa"));
       if (started === "acked") this.playingSince = Date.now();
       return;
@@ -62,7 +93,7 @@ class DrainAnchorBot extends ChaosBot {
 }
 
 /** Keeps a lobby on its node and, once the node drains, changes it (its ready flag) for a while. */
-class DrainHostBot extends ChaosBot {
+class DrainHostBot extends TeamBot {
   constructor(
     id: string,
     ctx: BotContext,
@@ -80,18 +111,22 @@ class DrainHostBot extends ChaosBot {
   protected override async step(): Promise<void> {
     const lobby = this.client.lobby;
     if (!lobby) {
-      this.team.code = await this.create(false);
+      if (!(await this.homeward())) this.team.code = await this.create(false);
       return;
     }
     this.team.code = lobby.code;
-    if (Date.now() - this.team.drainHeardAt > changeForMs) return;
+    if (Date.now() - this.team.drainHeardAt > changeForMs) {
+      // The drain is over and moved the lobby away: a new one at home, for the next drain there.
+      if (this.node !== this.home) await this.send("leave", lobby.code, null, () => this.client.leave());
+      return;
+    }
     const ready = !(lobby.members.find((m) => m.player === this.id)?.ready ?? false);
     await this.send("ready", lobby.code, ready, () => this.client.ready(ready));
   }
 }
 
-/** Joins the host's lobby right after the node began to drain, changes it, and leaves 15 s later. */
-class DrainJoinerBot extends ChaosBot {
+/** Joins the host's lobby right after the node began to drain, changes it, and leaves 30 s later. */
+class DrainJoinerBot extends TeamBot {
   private handled = 0;
   private joinedAt = 0;
 
@@ -125,7 +160,10 @@ class DrainJoinerBot extends ChaosBot {
       return;
     }
     const { code, drainHeardAt } = this.team;
-    if (code === null || drainHeardAt <= this.handled) return;
+    if (code === null || drainHeardAt <= this.handled) {
+      if (Date.now() - this.joinedAt > stayMs) await this.homeward();
+      return;
+    }
     this.handled = drainHeardAt;
     const wait = drainHeardAt + this.random.int(joinWithinMs) - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));

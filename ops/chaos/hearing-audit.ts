@@ -26,8 +26,9 @@ export interface HearingReport {
  * frames are whole states, so a later one carries the change, and a frame of an older epoch (an owner
  * that lost the key) does not count. A member is not held to it when its bot was not connected through
  * the whole window (a drop, a fault: it hears the lobby again on its resume), or when it was moving to
- * another lobby meanwhile (a create, a leave, or a join of another code overlapping the window: the
- * gateway drops the frames of a lobby the player left behind). A member that stayed connected and heard
+ * another lobby meanwhile (a create, or a join or leave of another lobby overlapping the window: the
+ * gateway drops the frames of a lobby the player left behind). A leave of this lobby is no excuse: the
+ * change lists the member, so it was pushed to it before the leave was answered. A member that stayed connected and heard
  * nothing is the silence this counts: a join answered during a move whose member was never told `moved`.
  */
 export function auditHearing(
@@ -103,7 +104,7 @@ function movingElsewhere(ops: readonly OpRecord[], change: Change, until: number
   const code = change.key.slice("lobby/".length);
   return ops.some(
     (op) =>
-      (op.kind === "create" || op.kind === "leave" || (op.kind === "join" && op.code !== code)) &&
+      (op.kind === "create" || ((op.kind === "join" || op.kind === "leave") && op.code !== code)) &&
       op.sentAt <= until &&
       op.endedAt + 1_000 >= change.at,
   );
