@@ -17,7 +17,7 @@ const stayMs = 30_000;
 /** How long the team's host keeps changing its lobby after a drain began. */
 const changeForMs = 30_000;
 /** How long an anchor's room runs before it finishes it (and starts another). */
-const roomForMs = 45_000;
+const roomForMs = 25_000;
 
 /**
  * A bot of a node's drain team: it goes back to its node when it finds itself elsewhere (a drain or a
@@ -65,7 +65,7 @@ export function drainTeam(ctx: BotContext, node: number, random: (i: number) => 
   ];
 }
 
-/** Keeps a room running on its node (an `ffa` room of its own lobby), finished and started again every 45 s. */
+/** Keeps a room running on its node (an `ffa` room of its own lobby), finished and started again every 25 s. */
 class DrainAnchorBot extends TeamBot {
   private playingSince = 0;
 
