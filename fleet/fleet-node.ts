@@ -45,7 +45,7 @@ export class FleetNode {
   private readonly membership: Membership;
   private readonly router: FleetRouter;
   private readonly failover: Failover;
-  private readonly relay: PushRelay;
+  private readonly relay: PushRelay; // queues' and matched lobbies' frames reach every gateway (docs/matchmaking.md)
   private readonly endpoint: NodeEndpoint;
   private readonly migrations: Migrations;
   private readonly drainer: NodeDrain;
@@ -105,7 +105,6 @@ export class FleetNode {
       scheduler,
       fallbackAfterMs: settings.failureTimeoutMs,
     });
-    // Frames of queues and matched lobbies reach players on every gateway (docs/matchmaking.md).
     this.relay = new PushRelay({
       bus: ports.bus,
       node: settings.nodeId,
