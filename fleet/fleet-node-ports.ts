@@ -21,6 +21,8 @@ export interface FleetNodeSettings {
   /** How long a drain moves keys before it gives up, and how many at once. */
   readonly drainDeadlineMs: number;
   readonly drainConcurrency: number;
+  /** How long a key moved here is relayed to its members still on the node it left (default 30 s). */
+  readonly relayAfterMoveMs?: number;
   /** The release and the client protocol its heartbeat reports. */
   readonly version: string;
   readonly protocol: number;

@@ -50,7 +50,7 @@ export class FleetNode {
   private readonly membership: Membership;
   private readonly router: FleetRouter;
   private readonly failover: Failover;
-  private readonly relay: PushRelay;
+  private readonly relay: PushRelay; // queues' and matched lobbies' frames reach every gateway (docs/matchmaking.md)
   private readonly endpoint: NodeEndpoint;
   private readonly migrations: Migrations;
   private readonly drainer: NodeDrain;
@@ -121,13 +121,13 @@ export class FleetNode {
       scheduler,
       fallbackAfterMs: settings.failureTimeoutMs,
     });
-    // Frames of queues and matched lobbies reach players on every gateway (docs/matchmaking.md).
     this.relay = new PushRelay({
       bus: ports.bus,
       node: settings.nodeId,
       local: hooks.outbox,
       here: hooks.connectedHere,
       now: ports.monotonic,
+      ...(settings.relayAfterMoveMs === undefined ? {} : { relayAfterMoveMs: settings.relayAfterMoveMs }),
     });
     this.system = this.newSystem();
     hooks.register(this.system);

@@ -229,6 +229,12 @@ export const settings = {
     def: "48",
     help: "fleet: moves a drain runs at once; more drains faster, but members wait longer while theirs move",
   },
+  relayAfterMoveMs: {
+    schema: int(100, 600_000),
+    env: "FOYER_RELAY_AFTER_MOVE_MS",
+    def: "30000",
+    help: "fleet: a lobby moved here is relayed this long to its members still on the node it left",
+  },
   protocolBump: {
     schema: int(0, 1),
     env: "FOYER_PROTOCOL_BUMP",

@@ -36,9 +36,11 @@ export interface PushRelayOptions {
   readonly here: (player: string) => boolean;
   /** Monotonic ms, for how long a moved key stays relayed (default `performance.now`). */
   readonly now?: () => number;
+  /** How long a key that moved here is relayed (default `relayAfterMoveMs`). */
+  readonly relayAfterMoveMs?: number;
 }
 
-/** How long a key that moved here is relayed: its members' SDKs move over well within it. */
+/** How long a key that moved here is relayed by default: its members' SDKs move over well within it. */
 export const relayAfterMoveMs = 30_000;
 
 /**
@@ -63,7 +65,7 @@ export class PushRelay implements Outbox {
   relayAfterMove(key: string): void {
     // Re-inserted, so the map stays in expiry order and `push` trims it from the front.
     this.movedHere.delete(key);
-    this.movedHere.set(key, this.now() + relayAfterMoveMs);
+    this.movedHere.set(key, this.now() + (this.options.relayAfterMoveMs ?? relayAfterMoveMs));
   }
 
   /** Starts handing other nodes' relayed frames to this node's sockets. Idempotent. */

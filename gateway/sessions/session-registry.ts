@@ -11,7 +11,16 @@ import { SessionsByKey } from "./sessions-by-key.ts";
 export class SessionRegistry implements Outbox {
   private readonly byId = new Map<string, Session>();
   private readonly byPlayer = new Map<string, Session>();
-  private readonly byKey = new SessionsByKey();
+  private readonly byKey = new SessionsByKey((session, key) => {
+    this.enteredKey(session, key);
+  });
+  /**
+   * Keys that moved from this node to another (a drain), and their new owner's URL. A session can still
+   * enter one after its members here were told `moved`: a join the frozen lobby buffered, or one that was
+   * on its way to it, is answered by the new owner once the move is through. Kept until the node resets
+   * (a draining node takes no keys, so none comes back while it runs).
+   */
+  private readonly movedAway = new Map<string, string>();
   /**
    * The URL clients reach this node at, added to `activityTransfer` frames as `url` (set once the
    * gateway listens). A single node runs the rooms its activity lobbies start, so it is this node's.
@@ -87,19 +96,39 @@ export class SessionRegistry implements Outbox {
     // A player's record is nobody's lobby, activity lobby or room: no session to walk for it (a drain
     // moves one per player, and walking every session for each was a tenth of the source's CPU).
     if (key.startsWith("player/")) return 0;
+    this.movedAway.set(key, url);
     let told = 0;
-    for (const session of this.byKey.of(key)) {
-      if (session.socket) {
-        session.handedOff = [...(session.handedOff ?? []), key];
-        session.send({ type: "moved", key, url });
-        told++;
-        continue;
-      }
-      if (session.lobby === key) session.lobby = null;
-      if (session.activity === key) session.activity = null;
-      if (session.room === key) session.room = null;
-    }
+    for (const session of this.byKey.of(key)) if (this.handOff(session, key, url)) told++;
     return told;
+  }
+
+  /** Forgets the keys that moved away (the node restarts empty, and may own any key again). */
+  forgetMoves(): void {
+    this.movedAway.clear();
+  }
+
+  /**
+   * A session entered `key`: if the key moved away, it is sent after its members, as `moveAway` sent
+   * them. Without this, a member whose join was answered during the move stayed on this node, heard its
+   * lobby only while the new owner relayed it (`--relay-after-move-ms`), and then nothing.
+   */
+  private enteredKey(session: Session, key: string): void {
+    const url = this.movedAway.get(key);
+    if (url === undefined || session.handedOff?.includes(key) === true) return;
+    this.handOff(session, key, url);
+  }
+
+  /** One session in `key`, which moved to `url`: told `moved` if connected (true), else let go of it. */
+  private handOff(session: Session, key: string, url: string): boolean {
+    if (session.socket) {
+      session.handedOff = [...(session.handedOff ?? []), key];
+      session.send({ type: "moved", key, url });
+      return true;
+    }
+    if (session.lobby === key) session.lobby = null;
+    if (session.activity === key) session.activity = null;
+    if (session.room === key) session.room = null;
+    return false;
   }
 
   /** Sessions still connected here with a key handed off to another node (a drain waits for them to go). */

@@ -8,6 +8,9 @@ import type { KeyIndex, Session } from "./session.ts";
 export class SessionsByKey implements KeyIndex {
   private readonly byKey = new Map<string, Set<Session>>();
 
+  /** `entered` hears each key a registered session enters (not those it had when it was added). */
+  constructor(private readonly entered: (session: Session, key: string) => void = () => undefined) {}
+
   /** The sessions in `key`. */
   of(key: string): readonly Session[] {
     const sessions = this.byKey.get(key);
@@ -27,7 +30,9 @@ export class SessionsByKey implements KeyIndex {
     if (was === now) return;
     // Lobby, activity and room keys differ by their prefixes, so no other field of the session holds `was`.
     if (was !== null && !session.keys().includes(was)) this.leave(session, was);
-    if (now !== null) this.enter(session, now);
+    if (now === null) return;
+    this.enter(session, now);
+    this.entered(session, now);
   }
 
   private enter(session: Session, key: string): void {

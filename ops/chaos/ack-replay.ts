@@ -42,6 +42,7 @@ export function expectationOf(ops: readonly OpRecord[]): Expectation {
       case "makeHost":
       case "start":
       case "return":
+      case "finish":
       case "reconnect":
         break;
     }

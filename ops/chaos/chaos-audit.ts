@@ -1,4 +1,5 @@
 import type { ChaosJournal, FinalView } from "./chaos-journal.ts";
+import { auditHearing } from "./hearing-audit.ts";
 import { measureRecovery } from "./recovery.ts";
 import { auditFinalState, type ProbeResult } from "./state-audit.ts";
 import { auditHeardOrder, auditVoices } from "./voice-audit.ts";
@@ -11,6 +12,10 @@ export interface AuditReport {
   readonly strandedClients: readonly string[];
   /** SPEC §1 host and member order, in the final state and in every change a member heard. */
   readonly orderViolations: readonly string[];
+  /** Lobby changes a member connected throughout did not hear from the lobby's owner within 10 s. */
+  readonly unheardChanges: readonly string[];
+  /** The (change, member) pairs the hearing audit looked at. */
+  readonly hearingChecked: number;
   readonly recoveryMs: readonly number[];
   readonly unrecovered: readonly string[];
 }
@@ -24,12 +29,15 @@ export function auditRun(
 ): AuditReport {
   const state = auditFinalState(journal.ops, views, probes);
   const recovery = measureRecovery(journal, endAt);
+  const hearing = auditHearing(journal.writes, journal.heard, journal.connections, journal.ops);
   return {
     lostAcks: state.lostAcks,
     lostLobbies: state.lostLobbies,
     dualOwners: auditVoices(journal.heard, journal.writes),
     strandedClients: state.strandedClients,
     orderViolations: [...state.orderViolations, ...auditHeardOrder(journal.heard)],
+    unheardChanges: hearing.unheardChanges,
+    hearingChecked: hearing.checked,
     recoveryMs: recovery.recoveryMs,
     unrecovered: recovery.unrecovered,
   };
@@ -42,7 +50,8 @@ export function auditFailed(report: AuditReport): boolean {
       report.lostLobbies.length +
       report.dualOwners.length +
       report.strandedClients.length +
-      report.orderViolations.length >
+      report.orderViolations.length +
+      report.unheardChanges.length >
     0
   );
 }

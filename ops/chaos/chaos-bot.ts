@@ -27,17 +27,21 @@ const uncertain = new Set(["TIMEOUT", "UNAVAILABLE", "MOVED", "RATE_LIMITED"]);
  */
 export class ChaosBot {
   readonly client: FoyerClient;
+  /** The node that welcomed the bot last (null before its first welcome). */
+  protected node: string | null = null;
   private connected = false;
   private closed = false;
 
   constructor(
     readonly id: string,
-    private readonly ctx: BotContext,
-    private readonly random: Random,
+    protected readonly ctx: BotContext,
+    protected readonly random: Random,
+    /** The node the bot connects to first (default: one drawn from `random`). */
+    first: number = random.int(ctx.urls.length),
   ) {
     const key = ctx.tokenKey;
     this.client = new FoyerClient({
-      urls: rotate(ctx.urls, random.int(ctx.urls.length)),
+      urls: rotate(ctx.urls, first),
       token: () => signPlayerToken({ sub: id, name: id, exp: Math.floor(Date.now() / 1000) + 3600 }, key),
       reconnectMinMs: 50,
       reconnectMaxMs: 1_000,
@@ -46,6 +50,7 @@ export class ChaosBot {
     });
     this.client.on("connected", ({ node }) => {
       this.connected = true;
+      this.node = node;
       ctx.journal.connections.push({ bot: id, at: Date.now(), connected: true, node });
     });
     this.client.on("disconnected", () => {
@@ -88,7 +93,7 @@ export class ChaosBot {
   }
 
   /** One request, chosen by what the bot sees of its lobby. */
-  private async step(): Promise<void> {
+  protected async step(): Promise<void> {
     const lobby = this.client.lobby;
     const roll = this.random.int(100);
     if (!lobby) {
@@ -122,21 +127,24 @@ export class ChaosBot {
     }
   }
 
-  private async create(): Promise<void> {
+  /** Creates a lobby; a shared one is offered to the other bots' joins. Returns its code, or null. */
+  protected async create(share = true): Promise<string | null> {
     const sentAt = Date.now();
     const id = this.ctx.nextOpId();
     try {
       const { code } = await this.client.create();
-      this.ctx.codes.push(code);
+      if (share) this.ctx.codes.push(code);
       if (this.ctx.codes.length > 64) this.ctx.codes.shift();
       this.record(id, "create", code, null, sentAt, "acked", null);
+      return code;
     } catch (error) {
       this.record(id, "create", null, null, sentAt, outcomeOf(error), String(error));
+      return null;
     }
   }
 
   /** Sends a request and records it; a join records the code the node answered. */
-  private async send(
+  protected async send(
     kind: BotOpKind,
     code: string | null,
     arg: boolean | string | null,
@@ -157,7 +165,7 @@ export class ChaosBot {
   }
 
   /** Drops the socket as a network failure would, and waits for the SDK to resume (up to the call deadline). */
-  private async reconnect(): Promise<void> {
+  protected async reconnect(): Promise<void> {
     const sentAt = Date.now();
     const id = this.ctx.nextOpId();
     const code = this.client.lobby?.code ?? null;

@@ -151,9 +151,15 @@ export class ChaosFleet {
     if (response.status !== 202) return { applied: false, note: `${response.status} ${body}` };
     slot.state = "draining";
     const process = slot.process;
-    void process.exited.then(async () => {
-      if (slot.process === process && slot.state === "draining") await this.restart(i);
-    });
+    void process.exited
+      .then(async () => {
+        if (slot.process === process && slot.state === "draining") await this.restart(i);
+      })
+      .catch(() => {
+        // Refused every time (its old incarnation still looked alive): down, as after a kill, so the
+        // runner waits for it and healAll starts it again. Thrown on, it ended the whole run.
+        if (slot.process === process) slot.state = "killed";
+      });
     return { applied: true, note: body };
   }
 
@@ -203,6 +209,9 @@ export class ChaosFleet {
       ...this.shared,
       flags: {
         "failure-timeout-ms": String(this.options.failureTimeoutMs),
+        // A moved lobby is relayed to members still on the node it left for 5 s, not 30: a member the
+        // move left behind goes deaf while the drain is still open, where the hearing audit sees it.
+        "relay-after-move-ms": "5000",
         "max-connections-per-ip": "100000",
         "log-level": "info",
         ...ports,

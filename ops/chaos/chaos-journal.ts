@@ -7,6 +7,7 @@ export const botOpKinds = [
   "makeHost",
   "start",
   "return",
+  "finish",
   "reconnect",
 ] as const;
 export type BotOpKind = (typeof botOpKinds)[number];
@@ -87,6 +88,17 @@ export interface SnapshotWrite {
   /** null for a delete or a value that is not a snapshot (a tombstone). */
   readonly epoch: number | null;
   readonly seq: number | null;
+  /** When the audit's watch saw it (wall ms). */
+  readonly at?: number;
+  /** A lobby snapshot's members and what its frames would show, for "every member hears each change". */
+  readonly lobby?: WrittenLobby | null;
+}
+
+/** The part of a written lobby state its members hear. */
+export interface WrittenLobby {
+  readonly members: readonly { readonly player: string; readonly connected: boolean }[];
+  /** What a lobby frame of this state shows (members, flags, host, room): equal digests, no change. */
+  readonly digest: string;
 }
 
 /** What one bot looked like after the cluster settled. */

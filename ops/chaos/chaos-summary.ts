@@ -27,6 +27,9 @@ export interface ChaosSummary {
   readonly dualOwners: number;
   readonly strandedClients: number;
   readonly orderViolations: number;
+  /** Lobby changes a connected member did not hear within 10 s, and the (change, member) pairs checked. */
+  readonly unheardChanges: number;
+  readonly hearingChecked: number;
   /** Node faults after which some affected bot was never served again (no recovery time counted). */
   readonly unrecovered: number;
   readonly recoveryMsP50: number;
@@ -60,6 +63,8 @@ export function summarize(
     dualOwners: report.dualOwners.length,
     strandedClients: report.strandedClients.length,
     orderViolations: report.orderViolations.length,
+    unheardChanges: report.unheardChanges.length,
+    hearingChecked: report.hearingChecked,
     unrecovered: report.unrecovered.length,
     recoveryMsP50: percentile(report.recoveryMs, 50),
     recoveryMsP99: percentile(report.recoveryMs, 99),
@@ -79,7 +84,8 @@ export function summaryText(summary: ChaosSummary, report: AuditReport, journal:
       (summary.unrecovered > 0 ? `, ${summary.unrecovered} faults not recovered` : ""),
     `one voice checked on ${summary.framesHeard} frames heard and ${summary.snapshotWrites} snapshot writes`,
     `lostAcks ${summary.lostAcks}, lostLobbies ${summary.lostLobbies}, dualOwners ${summary.dualOwners}, ` +
-      `strandedClients ${summary.strandedClients}, orderViolations ${summary.orderViolations}`,
+      `strandedClients ${summary.strandedClients}, orderViolations ${summary.orderViolations}, ` +
+      `unheardChanges ${summary.unheardChanges} (of ${summary.hearingChecked} member-changes checked)`,
   ];
   const kinds: [string, readonly string[]][] = [
     ["lost acks", report.lostAcks],
@@ -87,6 +93,7 @@ export function summaryText(summary: ChaosSummary, report: AuditReport, journal:
     ["dual owners", report.dualOwners],
     ["stranded clients", report.strandedClients],
     ["member and host order", report.orderViolations],
+    ["changes a member did not hear", report.unheardChanges],
     ["not recovered", report.unrecovered],
   ];
   for (const [name, findings] of kinds) {

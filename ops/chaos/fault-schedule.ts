@@ -23,6 +23,8 @@ export interface ScheduleOptions {
   readonly nodes: number;
   readonly nats: number;
   readonly failureTimeoutMs: number;
+  /** Only these kinds (default every kind the cluster's size allows). */
+  readonly kinds?: readonly FaultKind[];
 }
 
 /** Weights of the kinds drawn after each kind has appeared once. */
@@ -54,6 +56,7 @@ export function planFaults(options: ScheduleOptions): PlannedFault[] {
   const plan: PlannedFault[] = [];
   for (let i = 0; i < count; i += 1) {
     const kind = opening[i] ?? drawKind(kinds, random.int(1_000_000) / 1_000_000);
+    if (kind === undefined) break; // no kind this cluster can take
     const slotStart = firstMs + i * slotMs;
     const atMs = Math.round(slotStart + float() * slotMs * 0.15);
     const size = kind === "natsKill" ? options.nats : options.nodes;
@@ -64,17 +67,21 @@ export function planFaults(options: ScheduleOptions): PlannedFault[] {
 
 /** The kinds a cluster of this size can take while keeping two nodes and two nats-servers up. */
 function allowedKinds(options: ScheduleOptions): FaultKind[] {
-  return faultKinds.filter((kind) => (kind === "natsKill" ? options.nats >= 3 : options.nodes >= 3));
+  return faultKinds.filter(
+    (kind) =>
+      (options.kinds === undefined || options.kinds.includes(kind)) &&
+      (kind === "natsKill" ? options.nats >= 3 : options.nodes >= 3),
+  );
 }
 
-function drawKind(kinds: readonly FaultKind[], u: number): FaultKind {
+function drawKind(kinds: readonly FaultKind[], u: number): FaultKind | undefined {
   const total = kinds.reduce((sum, kind) => sum + weights[kind], 0);
   let left = u * total;
   for (const kind of kinds) {
     left -= weights[kind];
     if (left < 0) return kind;
   }
-  return kinds[kinds.length - 1] ?? "kill";
+  return kinds[kinds.length - 1];
 }
 
 /**

@@ -7,7 +7,8 @@ import { auditFailed, auditRun, type AuditReport } from "./chaos-audit.ts";
 import { ChaosBot, type BotContext } from "./chaos-bot.ts";
 import { ChaosFleet } from "./chaos-fleet.ts";
 import { emptyJournal, type ChaosJournal } from "./chaos-journal.ts";
-import { describeSchedule, planFaults, type PlannedFault } from "./fault-schedule.ts";
+import { drainTeam } from "./drain-join-bots.ts";
+import { describeSchedule, planFaults, type FaultKind, type PlannedFault } from "./fault-schedule.ts";
 import { runFaults } from "./fault-runner.ts";
 import { probeUnseen, settle } from "./settle.ts";
 import { watchSnapshots } from "./snapshot-history.ts";
@@ -23,6 +24,10 @@ export interface ChaosOptions {
   readonly seed: number;
   /** Bots playing (default 8 per node). */
   readonly bots?: number;
+  /** Only faults of these kinds (default every kind). */
+  readonly kinds?: readonly FaultKind[];
+  /** Add each node's drain team (bots that join lobbies while their node drains; default true). */
+  readonly drainTeams?: boolean;
   readonly failureTimeoutMs?: number;
   /** How long the healed cluster may take to settle before the audit (default 30 s + the failure timeout). */
   readonly settleMs?: number;
@@ -40,7 +45,7 @@ export interface ChaosResult {
   readonly journal: ChaosJournal;
   /** The node logs of a failing run. */
   readonly logsDir: string | undefined;
-  /** True when lostAcks, lostLobbies, dualOwners, strandedClients or orderViolations is not 0. */
+  /** True when lostAcks, lostLobbies, dualOwners, strandedClients, orderViolations or unheardChanges is not 0. */
   readonly failed: boolean;
 }
 
@@ -115,10 +120,13 @@ function makeBots(fleet: ChaosFleet, journal: ChaosJournal, options: ChaosOption
     callTimeoutMs,
   };
   const count = options.bots ?? 8 * options.nodes;
-  return Array.from(
-    { length: count },
-    (_, i) => new ChaosBot(`bot-${i + 1}`, ctx, seededRandom((options.seed * 7_919 + i * 104_729) >>> 0)),
+  const randomOf = (i: number) => seededRandom((options.seed * 7_919 + i * 104_729) >>> 0);
+  const bots = Array.from({ length: count }, (_, i) => new ChaosBot(`bot-${i + 1}`, ctx, randomOf(i)));
+  if (options.drainTeams === false) return bots;
+  const teams = Array.from({ length: options.nodes }, (_, node) =>
+    drainTeam(ctx, node, (i) => randomOf(count + node * 8 + i)),
   );
+  return [...bots, ...teams.flat()];
 }
 
 /** A progress line on stderr: time, ops, acks, faults applied, what is up. */

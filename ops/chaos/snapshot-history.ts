@@ -8,7 +8,7 @@ import {
   type KvEntry,
   type KvWatch,
 } from "../../fleet/index.ts";
-import type { SnapshotWrite } from "./chaos-journal.ts";
+import type { SnapshotWrite, WrittenLobby } from "./chaos-journal.ts";
 
 /** A running watch of the snapshot buckets. */
 export interface SnapshotHistory {
@@ -35,16 +35,18 @@ export async function watchSnapshots(
     const onEntry = (entry: KvEntry): void => {
       let epoch: number | null = null;
       let seq: number | null = null;
+      let lobby: WrittenLobby | null = null;
       if (entry.operation === "PUT") {
         try {
           const snapshot = decodeSnapshot(entry.value);
           epoch = snapshot.epoch;
           seq = snapshot.seq;
+          lobby = writtenLobby(snapshot.state);
         } catch {
           // a tombstone of an orphaned create: not a snapshot, starts the key afresh like a delete
         }
       }
-      onWrite({ key: entry.key, revision: entry.revision, epoch, seq });
+      onWrite({ key: entry.key, revision: entry.revision, epoch, seq, at: Date.now(), lobby });
     };
     const watches: KvWatch[] = [];
     for (const name of shardBucketNames(snapshotBucketBase, shards)) {
@@ -62,4 +64,34 @@ export async function watchSnapshots(
     await nc.close();
     throw error;
   }
+}
+
+/** A member as a lobby snapshot holds it, in the fields its frames show. */
+interface StoredMember {
+  readonly player: string;
+  readonly ready?: unknown;
+  readonly connected: boolean;
+  readonly inRoom?: unknown;
+}
+
+/**
+ * The members of a written lobby state and a digest of what its frames show, or null for a state that
+ * is not a lobby's (read loosely: the audit must not fail on a field it does not need).
+ */
+export function writtenLobby(state: unknown): WrittenLobby | null {
+  if (typeof state !== "object" || state === null) return null;
+  const { members, host, room } = state as { members?: unknown; host?: unknown; room?: unknown };
+  if (!Array.isArray(members) || !members.every(isStoredMember)) return null;
+  const roomCode = typeof room === "object" && room !== null ? (room as { code?: unknown }).code : null;
+  const shown = members.map((m) => [m.player, m.ready, m.connected, m.inRoom]);
+  return {
+    members: members.map((m) => ({ player: m.player, connected: m.connected })),
+    digest: JSON.stringify([shown, host ?? null, roomCode ?? null]),
+  };
+}
+
+function isStoredMember(value: unknown): value is StoredMember {
+  if (typeof value !== "object" || value === null) return false;
+  const m = value as { player?: unknown; connected?: unknown };
+  return typeof m.player === "string" && typeof m.connected === "boolean";
 }

@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { runChaos } from "../chaos/index.ts";
+import { faultKinds, runChaos, type FaultKind } from "../chaos/index.ts";
 import { runSuite } from "../conformance/run-suite.ts";
 import { fuzzFailed, runFuzz } from "../fuzz/index.ts";
 
@@ -17,6 +17,7 @@ export function addChaosCommand(program: Command): void {
     .option("--kills <n>", "how many faults to apply (node kills, stops, nats-server kills, drains)", "10")
     .option("--seed <n>", "the seed of the fault schedule and the bots (default: random, printed)")
     .option("--bots <n>", "SDK bots (default 8 per node)")
+    .option("--faults-of <kinds>", `only faults of these kinds, comma separated (${faultKinds.join(", ")})`)
     .option("--json", "end with one JSON object of the figures on the last line")
     .action(
       async (opts: {
@@ -26,6 +27,7 @@ export function addChaosCommand(program: Command): void {
         kills: string;
         seed?: string;
         bots?: string;
+        faultsOf?: string;
         json?: boolean;
       }) => {
         const seed = opts.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(opts.seed);
@@ -41,6 +43,14 @@ export function addChaosCommand(program: Command): void {
           process.stderr.write(`foyer chaos: --${bad[0]} must be a whole number, got ${String(bad[1])}\n`);
           process.exit(2);
         }
+        const kinds = opts.faultsOf?.split(",").map((kind) => kind.trim());
+        const unknownKind = kinds?.find((kind) => !(faultKinds as readonly string[]).includes(kind));
+        if (unknownKind !== undefined) {
+          process.stderr.write(
+            `foyer chaos: --faults-of takes ${faultKinds.join(", ")}; got ${unknownKind}\n`,
+          );
+          process.exit(2);
+        }
         const result = await runChaos({
           nodes: Number(opts.nodes),
           nats: Number(opts.nats),
@@ -48,6 +58,7 @@ export function addChaosCommand(program: Command): void {
           faults: Number(opts.kills),
           seed,
           ...(opts.bots === undefined ? {} : { bots: Number(opts.bots) }),
+          ...(kinds === undefined ? {} : { kinds: kinds as FaultKind[] }),
           progress: process.stderr.isTTY,
           print: (line) => process.stdout.write(`${line}\n`),
         });

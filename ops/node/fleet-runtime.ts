@@ -41,6 +41,7 @@ export function fleetNodeSettingsOf(config: NodeConfig): FleetNodeSettings {
     failureTimeoutMs: config.failureTimeoutMs,
     drainDeadlineMs: config.drainDeadlineMs,
     drainConcurrency: config.drainConcurrency,
+    relayAfterMoveMs: config.relayAfterMoveMs,
     version: foyerVersion,
     protocol: PROTOCOL_VERSION + config.protocolBump,
     resultSessions: resultSessionsOf(config),

@@ -39,7 +39,10 @@ function fleetHooksOf(
     playersHere: (key) => outbox.connectedFor(key),
     connectedHere: (player) => outbox.ofPlayer(player)?.socket != null,
     inKeyHere: (player, key) => inKeyHere(outbox.ofPlayer(player), key),
-    reset: () => gateway()?.closeSockets(CloseCodes.RESET.code, "RESET"),
+    reset: () => {
+      outbox.forgetMoves();
+      gateway()?.closeSockets(CloseCodes.RESET.code, "RESET");
+    },
     moved: (key, url) => {
       outbox.moveAway(key, url);
     },

@@ -4,12 +4,13 @@ import { runChaos, summaryText } from "../../ops/chaos/index.ts";
 /**
  * `foyer chaos` as a test: three node processes and a 3-server NATS cluster under SDK bots for 40 s, with
  * seed 2's schedule — a SIGSTOP past the failure timeout, a drain, kill -9s of nodes (each restarted under
- * its node id) and a kill -9 of a nats-server — then healed, settled and audited. A fault that finds its
+ * its node id) and a kill -9 of a nats-server — then healed, settled and audited, each node's drain team
+ * (bots that join lobbies as their node drains) among the bots. A fault that finds its
  * node still away (a drained node restarting, say) waits, so the last kill may fall after the run's end:
  * the test asks for at least four faults applied, two of them kills.
  */
 describe("chaos on a fleet of three node processes", () => {
-  it("loses no acknowledged change and no lobby, hears no old owner, strands no client", async () => {
+  it("loses no acknowledged change and no lobby, hears no old owner, strands or silences no client", async () => {
     const lines: string[] = [];
     const result = await runChaos({
       nodes: 3,
@@ -37,8 +38,17 @@ describe("chaos on a fleet of three node processes", () => {
         dualOwners: summary.dualOwners,
         strandedClients: summary.strandedClients,
         orderViolations: summary.orderViolations,
+        unheardChanges: summary.unheardChanges,
       },
       story,
-    ).toEqual({ lostAcks: 0, lostLobbies: 0, dualOwners: 0, strandedClients: 0, orderViolations: 0 });
+    ).toEqual({
+      lostAcks: 0,
+      lostLobbies: 0,
+      dualOwners: 0,
+      strandedClients: 0,
+      orderViolations: 0,
+      unheardChanges: 0,
+    });
+    expect(summary.hearingChecked, story).toBeGreaterThan(0);
   }, 240_000);
 });

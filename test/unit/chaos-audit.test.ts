@@ -197,4 +197,10 @@ describe("the fault schedule", () => {
     for (let i = 1; i < plan.length; i += 1) expect(plan[i]!.atMs).toBeGreaterThan(plan[i - 1]!.atMs);
     expect(nodeFaults.every((f) => f.target >= 0 && f.target < 3)).toBe(true);
   });
+
+  it("plans only the kinds asked for (`--faults-of`)", () => {
+    const plan = planFaults({ ...options, kinds: ["drain"] });
+    expect(plan.map((f) => f.kind)).toEqual(Array.from({ length: 10 }, () => "drain"));
+    expect(planFaults({ ...options, nats: 1, kinds: ["natsKill"] })).toEqual([]);
+  });
 });

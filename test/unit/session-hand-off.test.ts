@@ -79,4 +79,37 @@ describe("a lobby moved away while its members are connected here (make before b
       expect(sessions.handedOffConnected).toBe(0);
     },
   );
+
+  it("sends a session that enters the lobby after the move after it too (a join answered during the move)", () => {
+    const { sessions } = registryWith([{ id: "a", lobby: "lobby/MOVE", connected: true }]);
+    sessions.moveAway("lobby/MOVE", "ws://n2/ws");
+    const joiner = new Session("s-j", "j", "j");
+    const socket = recordingSocket();
+    joiner.socket = socket;
+    sessions.add(joiner);
+    joiner.lobby = "lobby/MOVE";
+    expect(socket.frames).toEqual([{ type: "moved", key: "lobby/MOVE", url: "ws://n2/ws" }]);
+    expect(joiner.lobby).toBe("lobby/MOVE");
+    expect(joiner.handedOff).toEqual(["lobby/MOVE"]);
+    // Entering a lobby that did not move, or after the node reset, says nothing.
+    const other = new Session("s-o", "o", "o");
+    const otherSocket = recordingSocket();
+    other.socket = otherSocket;
+    sessions.add(other);
+    other.lobby = "lobby/STAY";
+    sessions.forgetMoves();
+    other.lobby = "lobby/MOVE";
+    expect(otherSocket.frames).toEqual([]);
+    expect(other.handedOff).toBeNull();
+  });
+
+  it("lets a detached session that enters the moved lobby go of it", () => {
+    const { sessions } = registryWith([]);
+    sessions.moveAway("lobby/MOVE", "ws://n2/ws");
+    const away = new Session("s-d", "d", "d");
+    sessions.add(away);
+    away.lobby = "lobby/MOVE";
+    expect(away.lobby).toBeNull();
+    expect(away.handedOff).toBeNull();
+  });
 });

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { auditHearing } from "../../ops/chaos/hearing-audit.ts";
+import type { ConnectionEvent, HeardFrame, OpRecord, SnapshotWrite } from "../../ops/chaos/index.ts";
+import { writtenLobby } from "../../ops/chaos/snapshot-history.ts";
+
+/** A lobby write of ABC at (epoch, seq), seen at `at`, listing `members` (all connected unless named away). */
+function write(
+  epoch: number,
+  seq: number,
+  at: number,
+  members: string[],
+  ready = false,
+  away: string[] = [],
+) {
+  const state = {
+    code: "ABC",
+    host: members[0] ?? null,
+    room: null,
+    members: members.map((player) => ({ player, ready, connected: !away.includes(player), inRoom: false })),
+  };
+  return {
+    key: "lobby/ABC",
+    revision: at,
+    epoch,
+    seq,
+    at,
+    lobby: writtenLobby(state),
+  } satisfies SnapshotWrite;
+}
+
+function heard(bot: string, epoch: number, seq: number, at: number): HeardFrame {
+  return { bot, key: "lobby/ABC", epoch, seq, digest: "", at, lobby: null };
+}
+
+const connectedAtStart = (bot: string): ConnectionEvent => ({ bot, at: 0, connected: true, node: "n1" });
+
+/** The run goes on past the last window, so every change's time is up. */
+const lateFrame = heard("x", 99, 99, 60_000);
+
+describe("the hearing audit: every member hears each change of its lobby within 10 s", () => {
+  const writes = [
+    write(5, 1, 1_000, ["a"]),
+    write(5, 2, 2_000, ["a", "b"]),
+    write(5, 3, 3_000, ["a", "b"], true),
+  ];
+  const connections = [connectedAtStart("a"), connectedAtStart("b")];
+
+  it("finds nothing when each member heard each change, or a later frame", () => {
+    const frames = [heard("a", 5, 1, 1_010), heard("a", 5, 3, 3_010), heard("b", 6, 1, 4_000), lateFrame];
+    const report = auditHearing(writes, frames, connections, []);
+    expect(report.unheardChanges).toEqual([]);
+    expect(report.checked).toBe(5);
+  });
+
+  it("counts a connected member that heard nothing of its lobby after joining (left behind by a move)", () => {
+    const frames = [heard("a", 5, 1, 1_010), heard("a", 5, 3, 3_010), heard("b", 5, 2, 2_010), lateFrame];
+    expect(auditHearing(writes, frames, connections, []).unheardChanges).toEqual([
+      "b lobby/ABC: change 5/3 not heard within 10000 ms (last heard 5/2)",
+    ]);
+  });
+
+  it("does not count a frame of an older owner, nor one heard too late", () => {
+    const frames = [heard("a", 5, 1, 1_010), heard("a", 4, 9, 3_010), heard("b", 5, 3, 14_000), lateFrame];
+    expect(auditHearing(writes, frames, connections, []).unheardChanges).toEqual([
+      "a lobby/ABC: change 5/2 not heard within 10000 ms (last heard 4/9)",
+      "b lobby/ABC: change 5/2 not heard within 10000 ms (nothing heard of it)",
+      "a lobby/ABC: change 5/3 not heard within 10000 ms (last heard 4/9)",
+      "b lobby/ABC: change 5/3 not heard within 10000 ms (nothing heard of it)",
+    ]);
+  });
+
+  it("holds no member to it that dropped in the window, was listed away, or was moving to another lobby", () => {
+    const frames = [heard("a", 5, 1, 1_010), lateFrame];
+    const dropped = [...connections, { bot: "b", at: 2_500, connected: false, node: null }];
+    const leaving: OpRecord = {
+      id: 1,
+      bot: "a",
+      kind: "join",
+      code: "XYZ",
+      arg: null,
+      sentAt: 1_500,
+      endedAt: 2_500,
+      outcome: "acked",
+      error: null,
+    };
+    const aAway = [write(5, 1, 1_000, ["a"]), write(5, 2, 2_000, ["a", "b"], false, ["b"])];
+    expect(auditHearing(aAway, frames, connections, []).unheardChanges).toEqual([
+      "a lobby/ABC: change 5/2 not heard within 10000 ms (last heard 5/1)",
+    ]);
+    expect(auditHearing(writes, frames, dropped, [leaving]).unheardChanges).toEqual([]);
+  });
+
+  it("takes a write that changed nothing shown (a resync, a seal) for no change", () => {
+    const resync = [write(5, 1, 1_000, ["a"]), write(5, 2, 2_000, ["a"]), write(6, 2, 2_500, ["a"])];
+    const report = auditHearing(resync, [heard("a", 5, 1, 1_010), lateFrame], [connectedAtStart("a")], []);
+    expect(report.unheardChanges).toEqual([]);
+    expect(report.checked).toBe(1);
+  });
+});
