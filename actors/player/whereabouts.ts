@@ -12,16 +12,16 @@ const keySchema = z.string().min(1).max(200);
 
 /** A way in, as a gateway asks the registry about it. */
 export const entrySchema = z.discriminatedUnion("kind", [
-  /** A private lobby, joined by code or created (the key of the new code). */
-  z.strictObject({ kind: z.literal("lobby"), key: keySchema }),
+  /** A private lobby, joined by code, or created (`key` null: the code is drawn once the entry is allowed). */
+  z.strictObject({ kind: z.literal("lobby"), key: keySchema.nullable() }),
   /** An activity's lobbies (the directory names the lobby only after the rule allowed the entry). */
   z.strictObject({ kind: z.literal("activity"), activity: z.string().min(1).max(64) }),
   /** A queue search alone (`findLobby`, `findOrCreateLobby`), or a matched lobby's create (`createLobby`). */
   z.strictObject({ kind: z.literal("search"), queue: keySchema }),
   /** A private lobby queued as one party by its host; every member's registry is asked the same entry. */
   z.strictObject({ kind: z.literal("partySearch"), queue: keySchema, lobby: keySchema, host: keySchema }),
-  /** A relay room, created or joined directly, or a match room joined with its token. */
-  z.strictObject({ kind: z.literal("room"), key: keySchema }),
+  /** A relay room, joined directly or with its match's token, or created (`key` null). */
+  z.strictObject({ kind: z.literal("room"), key: keySchema.nullable() }),
 ]);
 
 /** One way in. */
@@ -65,8 +65,8 @@ function refused(code: ErrorCode, message: string): Decision {
 
 /** The entry puts the player back where it already is: a rejoin resends the state and leaves nothing. */
 function isHere(where: Whereabouts, entry: Entry): boolean {
-  if (entry.kind === "lobby") return entry.key === where.lobby;
-  if (entry.kind === "room") return entry.key === where.room;
+  if (entry.kind === "lobby") return entry.key !== null && entry.key === where.lobby;
+  if (entry.kind === "room") return entry.key !== null && entry.key === where.room;
   if (entry.kind === "partySearch") return where.search?.party?.lobby === entry.lobby;
   return false;
 }

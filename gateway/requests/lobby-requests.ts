@@ -7,11 +7,13 @@ import {
   type RequestId,
 } from "../../actors/runtime/index.ts";
 import type { LobbyOptions } from "../../actors/lobby/index.ts";
+import type { Entry } from "../../actors/player/index.ts";
 import { drawCode, normalizeCode, roomKey } from "../../actors/common/index.ts";
 import type { LobbyRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "../sessions/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
+import { throughRule } from "./entry-rule.ts";
 import { refused } from "./refused.ts";
 
 /** What the private lobby's requests need: the actors, code drawing, and the fleet's owners. */
@@ -31,14 +33,15 @@ export interface LobbyRequestsDeps {
   readonly onRedirect?: (reason: RedirectReason) => void;
   /** Uploads a start may hand to its room; without it a start naming one is refused. */
   readonly blobs?: BlobRequests;
-  /** A player is in at most one lobby: entering a private one leaves its activity lobby, if any. */
-  readonly leaveActivity: (session: Session, request: RequestId) => Promise<void>;
 }
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
 const maxCodeDraws = 8;
 /** After eight taken codes the code space is crowded: give the lobbies a moment to close. */
 const noFreeCodeRetryMs = 1_000;
+
+/** A lobby not created yet: its code is drawn after the rule allowed the entry. */
+const newLobby: Entry = { kind: "lobby", key: null };
 
 const notInLobby: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not in a lobby" };
 
@@ -141,11 +144,10 @@ export class LobbyRequests {
       const message = `lobby ${code} is being taken over by another node`;
       return { ok: false, code: "UNAVAILABLE", message, retryAfterMs: owner.retryAfterMs };
     }
+    const join = { type: "join", player: { id: session.player, name: session.name } };
     const result = await this.entering(session, key, () =>
-      this.deps.system.ask(
-        key,
-        { type: "join", player: { id: session.player, name: session.name } },
-        { request },
+      throughRule(this.deps.system, session, { kind: "lobby", key }, () =>
+        this.deps.system.ask(key, join, { request }),
       ),
     );
     if (result.ok) {
@@ -153,8 +155,8 @@ export class LobbyRequests {
       session.lobby = key;
     }
     enteredOrNot(session, key, result, this.deps.system);
-    if (result.ok) await this.deps.leaveActivity(session, request);
-    else if (result.code === "NOT_FOUND") return refused("NOT_FOUND", `no lobby has the code ${code}`);
+    if (!result.ok && result.code === "NOT_FOUND")
+      return refused("NOT_FOUND", `no lobby has the code ${code}`);
     return result;
   }
 
@@ -199,11 +201,12 @@ export class LobbyRequests {
       const code = (recorded.value as { code: string }).code;
       const key = `lobby/${code}`;
       const init = { code, host: { id: session.player, name: session.name }, public: isPublic, metadata };
-      const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
+      const spawned = await this.entering(session, key, () =>
+        this.spawnThroughRule(session, key, init, request),
+      );
       if (spawned.created) {
         if (spawned.result.ok) session.lobby = key;
         enteredOrNot(session, key, spawned.result, this.deps.system);
-        if (spawned.result.ok) await this.deps.leaveActivity(session, request);
         return spawned.result;
       }
       // A code taken by another lobby: nothing of this player's was in it, so nothing is held for it.
@@ -221,6 +224,23 @@ export class LobbyRequests {
       message: "could not draw a free lobby code",
       retryAfterMs: noFreeCodeRetryMs,
     };
+  }
+
+  /** A new lobby is an entry like a join: the rule may refuse it, and decides what it leaves. */
+  private async spawnThroughRule(
+    session: Session,
+    key: string,
+    init: object,
+    request: RequestId,
+  ): Promise<{ created: false } | { created: true; result: AskResult }> {
+    const code = { taken: false };
+    const result = await throughRule(this.deps.system, session, newLobby, async () => {
+      const spawned = await this.deps.system.spawn(key, init, { request });
+      code.taken = !spawned.created;
+      // A code taken by another lobby is no entry made: the next draw asks again.
+      return spawned.created ? spawned.result : refused("INVALID", `the code of ${key} is taken`);
+    });
+    return code.taken ? { created: false } : { created: true, result };
   }
 
   private async inLobby(

@@ -25,6 +25,7 @@ const places: Record<string, Whereabouts> = {
 const entries: Record<string, Entry> = {
   sameLobby: { kind: "lobby", key: "lobby/AAAA" },
   otherLobby: { kind: "lobby", key: "lobby/BBBB" },
+  newLobby: { kind: "lobby", key: null },
   activity: { kind: "activity", activity: "race" },
   otherActivity: { kind: "activity", activity: "quiz" },
   search: { kind: "search", queue },
@@ -32,6 +33,7 @@ const entries: Record<string, Entry> = {
   partySearch: { kind: "partySearch", queue, lobby: "lobby/AAAA", host: "me" },
   sameRoom: { kind: "room", key: "room/QQQQQQ" },
   otherRoom: { kind: "room", key: "room/RRRRRR" },
+  newRoom: { kind: "room", key: null },
 };
 
 const L = (lobby: string) => ({ lobby });
@@ -44,6 +46,7 @@ const expected: Record<string, Record<string, object>> = {
   nowhere: {
     sameLobby: ok(),
     otherLobby: ok(),
+    newLobby: ok(),
     activity: ok(),
     otherActivity: ok(),
     search: ok(),
@@ -51,10 +54,12 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: no("NOT_IN_LOBBY"),
     sameRoom: ok(),
     otherRoom: ok(),
+    newRoom: ok(),
   },
   privateLobby: {
     sameLobby: ok(),
     otherLobby: ok(L("lobby/AAAA")),
+    newLobby: ok(L("lobby/AAAA")),
     activity: ok(L("lobby/AAAA")),
     otherActivity: ok(L("lobby/AAAA")),
     search: ok(L("lobby/AAAA")),
@@ -62,10 +67,12 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: ok(),
     sameRoom: ok(),
     otherRoom: ok(),
+    newRoom: ok(),
   },
   activityLobby: {
     sameLobby: ok(L("activityLobby/race/1")),
     otherLobby: ok(L("activityLobby/race/1")),
+    newLobby: ok(L("activityLobby/race/1")),
     // A move between lobbies of one activity is its directory's.
     activity: ok(),
     otherActivity: ok(L("activityLobby/race/1")),
@@ -74,10 +81,12 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: no("NOT_IN_LOBBY"),
     sameRoom: ok(),
     otherRoom: ok(),
+    newRoom: ok(),
   },
   matchedLobby: {
     sameLobby: ok(L("mmlobby/chess/1")),
     otherLobby: ok(L("mmlobby/chess/1")),
+    newLobby: ok(L("mmlobby/chess/1")),
     activity: ok(L("mmlobby/chess/1")),
     otherActivity: ok(L("mmlobby/chess/1")),
     search: ok(L("mmlobby/chess/1")),
@@ -85,10 +94,12 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: no("NOT_IN_LOBBY"),
     sameRoom: ok(),
     otherRoom: ok(),
+    newRoom: ok(),
   },
   searching: {
     sameLobby: ok(S(alone)),
     otherLobby: ok(S(alone)),
+    newLobby: ok(S(alone)),
     activity: ok(S(alone)),
     otherActivity: ok(S(alone)),
     // The same queue refuses a second search itself.
@@ -97,10 +108,12 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: no("NOT_IN_LOBBY"),
     sameRoom: ok(S(alone)),
     otherRoom: ok(S(alone)),
+    newRoom: ok(S(alone)),
   },
   partyHost: {
     sameLobby: ok(),
     otherLobby: no("SEARCHING"),
+    newLobby: no("SEARCHING"),
     activity: no("SEARCHING"),
     otherActivity: no("SEARCHING"),
     search: no("SEARCHING"),
@@ -109,10 +122,12 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: ok(),
     sameRoom: no("SEARCHING"),
     otherRoom: no("SEARCHING"),
+    newRoom: no("SEARCHING"),
   },
   partyMember: {
     sameLobby: ok(),
     otherLobby: no("SEARCHING"),
+    newLobby: no("SEARCHING"),
     activity: no("SEARCHING"),
     otherActivity: no("SEARCHING"),
     search: no("SEARCHING"),
@@ -120,11 +135,13 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: ok(),
     sameRoom: no("SEARCHING"),
     otherRoom: no("SEARCHING"),
+    newRoom: no("SEARCHING"),
   },
   lobbyRoom: {
     // Back to its own lobby and room: the state is sent again.
     sameLobby: ok(),
     otherLobby: no("ALREADY_PLAYING"),
+    newLobby: no("ALREADY_PLAYING"),
     activity: no("ALREADY_PLAYING"),
     otherActivity: no("ALREADY_PLAYING"),
     search: no("ALREADY_PLAYING"),
@@ -132,10 +149,12 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: no("ALREADY_PLAYING"),
     sameRoom: ok(),
     otherRoom: no("ALREADY_PLAYING"),
+    newRoom: no("ALREADY_PLAYING"),
   },
   directRoom: {
     sameLobby: no("ALREADY_PLAYING"),
     otherLobby: no("ALREADY_PLAYING"),
+    newLobby: no("ALREADY_PLAYING"),
     activity: no("ALREADY_PLAYING"),
     otherActivity: no("ALREADY_PLAYING"),
     search: no("ALREADY_PLAYING"),
@@ -143,6 +162,7 @@ const expected: Record<string, Record<string, object>> = {
     partySearch: no("ALREADY_PLAYING"),
     sameRoom: ok(),
     otherRoom: no("ALREADY_PLAYING"),
+    newRoom: no("ALREADY_PLAYING"),
   },
 };
 
