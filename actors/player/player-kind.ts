@@ -16,7 +16,7 @@ export function playerKind(_options: PlayerOptions = {}): ActorKind<PlayerState,
     kind: "player",
     schemaVersion: playerSchemaVersion,
     create: () => ({
-      state: { lobby: null, creates: [], leaving: [], search: null, entering: null, match: null },
+      state: { lobby: null, creates: [], leaving: [], search: null, entering: null, room: null, match: null },
       effects: [],
     }),
     parse: parsePlayerMessage,

@@ -10,6 +10,7 @@ import {
   left,
   restoredPlaces,
   searchEnded,
+  seatLeft,
 } from "./player-places.ts";
 import type { CreateRecord, PlayerState } from "./player-state.ts";
 import { createMemoryMs, maxRememberedCreates } from "./player-state.ts";
@@ -67,8 +68,10 @@ export function handlePlayer(
       return enterFailed(state, message);
     case "searchEnded":
       return searchEnded(state, message);
+    case "seatLeft":
+      return seatLeft(state, message.room);
     case "get": {
-      const value = { lobby: state.lobby, match: state.match, search: state.search };
+      const value = { lobby: state.lobby, match: state.match, search: state.search, room: state.room };
       return { state, effects: [{ type: "reply", value }] };
     }
     case "matchStarted": {

@@ -32,7 +32,11 @@ export const playerMessageSchema = z.discriminatedUnion("type", [
     queueEntry: z.string().min(1).max(64).optional(),
     /** The matched lobby a `createLobby` opened. */
     lobby: lobbyKeySchema.optional(),
+    /** The room a `createRoom` or `joinRoom` seated the player in. */
+    room: lobbyKeySchema.optional(),
   }),
+  // From a gateway: the player left the seat it took directly, or the room turned out gone.
+  z.strictObject({ type: z.literal("seatLeft"), room: lobbyKeySchema }),
   z.strictObject({ type: z.literal("enterFailed"), entry: entrySchema }),
   z.strictObject({ type: z.literal("get") }),
   z.strictObject({ type: z.literal("beginCreate"), ...createRequest }),

@@ -22,10 +22,16 @@ import {
 
 type Step = Transition<PlayerState>;
 type Of<T extends PlayerMessage["type"]> = Extract<PlayerMessage, { type: T }>;
+/** What a gateway reports of a made entry. */
+interface Report {
+  readonly queueEntry?: string | undefined;
+  readonly lobby?: string | undefined;
+  readonly room?: string | undefined;
+}
 
 /** Where the player is: the registry's records, and the room its gateway sees it seated in. */
 export function whereaboutsOf(state: PlayerState, seated: string | null): Whereabouts {
-  const room = seated ?? (state.match === null ? null : roomKey(state.match.room));
+  const room = seated ?? state.room ?? (state.match === null ? null : roomKey(state.match.room));
   return { lobby: state.lobby, search: state.search, room };
 }
 
@@ -69,16 +75,17 @@ function searchOf(entry: Entry, queueEntry: string | null): SearchRecord | null 
 }
 
 /** The intent's entry was made: the place is recorded and the departures start. */
-function made(state: PlayerState, ctx: ActorContext, queueEntry: string | null = null, lobby?: string): Step {
+function made(state: PlayerState, ctx: ActorContext, report: Report = {}): Step {
   const intent = state.entering;
   if (intent === null) return { state, effects: [] };
   let next: PlayerState = { ...state, entering: null };
   if (intent.leave.some((d) => "lobby" in d && d.lobby === next.lobby)) next = { ...next, lobby: null };
   if (intent.leave.some((d) => "search" in d)) next = { ...next, search: null };
-  const search = searchOf(intent.entry, queueEntry);
+  const search = searchOf(intent.entry, report.queueEntry ?? null);
   if (search !== null) next = { ...next, search };
   // A create of a matched lobby puts the player in it at once.
-  if (lobby !== undefined) next = { ...next, lobby, search: null };
+  if (report.lobby !== undefined) next = { ...next, lobby: report.lobby, search: null };
+  if (report.room !== undefined) next = { ...next, room: report.room };
   return depart(next, intent.leave, ctx);
 }
 
@@ -87,7 +94,7 @@ export function entered(state: PlayerState, message: Of<"entered">, ctx: ActorCo
   if (state.entering === null || !sameEntry(state.entering.entry, message.entry)) {
     return { state, effects: [reply()] };
   }
-  const step = made(state, ctx, message.queueEntry ?? null, message.lobby);
+  const step = made(state, ctx, message);
   return { state: step.state, effects: [...step.effects, reply()] };
 }
 
@@ -108,6 +115,12 @@ export function searchEnded(state: PlayerState, message: Of<"searchEnded">): Ste
     (message.entry === null || search.entry === null || search.entry === message.entry);
   if (!sameSearch) return { state, effects: [reply()] };
   return { state: { ...state, search: null }, effects: [reply()] };
+}
+
+/** The player left the room it sat down in directly (or the room is gone). */
+export function seatLeft(state: PlayerState, room: string): Step {
+  if (state.room !== room) return { state, effects: [reply()] };
+  return { state: { ...state, room: null }, effects: [reply()] };
 }
 
 /** Whether the intent under way is an entry of a lobby (which the lobby's `joined` completes). */

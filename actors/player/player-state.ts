@@ -89,6 +89,12 @@ export const playerStateSchema = z.strictObject({
     })
     .nullable(),
   /**
+   * The room the player sat down in directly (`createRoom`, `joinRoom`), as its gateway reported the
+   * entry; cleared when it leaves the seat, or found gone when a refusal is checked against the room.
+   * A lobby's own room is its lobby's to know (the gateway names it as `seated`).
+   */
+  room: z.string().min(1).nullable(),
+  /**
    * The player's running match room (SPEC §4): the queue that made it (which keeps the record and the
    * player's token) and the room's code. An index for the gateway of a returning player; the queue is
    * the authority, and a gateway that finds the room gone clears both.
@@ -102,12 +108,12 @@ export const playerStateSchema = z.strictObject({
 /** A player registry entry's state. */
 export type PlayerState = z.output<typeof playerStateSchema>;
 
-const noSearch = { search: null, entering: null };
+const noSearch = { search: null, entering: null, room: null };
 
 /** Reads a player snapshot of a known schema version. */
 export function upgradePlayerState(state: unknown, version: number): PlayerState {
   // Version 1 had no pending leaves; versions 1 and 2 knew no searches and no entries under way (their
-  // pending leaves were all of lobbies, the shape they still have).
+  // pending leaves were all of lobbies, the shape they still have) and no rooms sat down in directly.
   if (version === 1) return playerStateSchema.parse({ ...(state as object), leaving: [], ...noSearch });
   if (version === 2) return playerStateSchema.parse({ ...(state as object), ...noSearch });
   if (version !== playerSchemaVersion) throw new RangeError(`unknown player schema version ${version}`);

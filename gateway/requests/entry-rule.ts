@@ -17,6 +17,8 @@ export interface EntryReport {
   readonly queueEntry?: string;
   /** The matched lobby a create opened. */
   readonly lobby?: string;
+  /** The room a direct create or join seated the player in. */
+  readonly room?: string;
 }
 
 /** The registry's answer to an entry: refused, or allowed with the departures it will cause. */
@@ -34,30 +36,42 @@ export async function askEntry(
   const first = await system.ask(playerKey(player), { type: "enter", entry, seated });
   const asked =
     !first.ok && first.code === "ALREADY_PLAYING" && seated === null
-      ? await againWithoutGoneMatch(system, player, entry, first)
+      ? await againWithoutGoneRooms(system, player, entry, first)
       : first;
   if (!asked.ok) return { ok: false, refusal: asked };
   return { ok: true, leave: (asked.value as { leave: Departure[] }).leave };
 }
 
 /**
- * Refused for the queue match room the registry holds: a record whose room is gone (its end never
- * reached the queue) is cleared and the rule asked once more, so a player is never kept out by a room that
- * no longer exists. A room that runs, or cannot be checked now, keeps the refusal.
+ * Refused for a room the registry holds (the queue match's, or one sat down in directly): a record whose
+ * room is gone (its end never reached the registry) is cleared and the rule asked once more, so a player
+ * is never kept out by a room that no longer exists. A room that runs, or cannot be checked now, keeps
+ * the refusal.
  */
-async function againWithoutGoneMatch(
+async function againWithoutGoneRooms(
   system: ActorSystem,
   player: string,
   entry: Entry,
   refusal: AskResult,
 ): Promise<AskResult> {
   const found = await system.ask(playerKey(player), { type: "get" });
-  const match = found.ok ? (found.value as { match?: { queue: string; room: string } | null }).match : null;
-  if (!match) return refusal;
-  const checked = await checkMatch(system, match.queue, player);
-  if (checked.status !== "none" && checked.status !== "gone") return refusal;
-  system.tell(playerKey(player), { type: "matchEnded", room: match.room });
-  return system.ask(playerKey(player), { type: "enter", entry, seated: null });
+  if (!found.ok) return refusal;
+  const record = found.value as { match?: { queue: string; room: string } | null; room?: string | null };
+  let cleared = false;
+  if (typeof record.room === "string") {
+    const status = await system.ask(record.room, { type: "status" });
+    if (status.ok || status.code !== "NOT_FOUND") return refusal;
+    system.tell(playerKey(player), { type: "seatLeft", room: record.room });
+    cleared = true;
+  }
+  const match = record.match;
+  if (match) {
+    const checked = await checkMatch(system, match.queue, player);
+    if (checked.status !== "none" && checked.status !== "gone") return refusal;
+    system.tell(playerKey(player), { type: "matchEnded", room: match.room });
+    cleared = true;
+  }
+  return cleared ? system.ask(playerKey(player), { type: "enter", entry, seated: null }) : refusal;
 }
 
 /** Tells the registry how the entry went: made (the departures start) or failed (nothing changes). */

@@ -67,7 +67,7 @@ describe("one lobby per player: the registry knows activity lobbies", () => {
       { type: "reply" },
     ]);
     expect(p.send({ type: "get" })).toEqual([
-      { type: "reply", value: { lobby: KEY, match: null, search: null } },
+      { type: "reply", value: { lobby: KEY, match: null, search: null, room: null } },
     ]);
   });
 

@@ -34,7 +34,7 @@ function player(id = "alice") {
 describe("player registry", () => {
   it("starts in no lobby with no creates and no effects", () => {
     expect(kind.create(undefined, testContext())).toEqual({
-      state: { lobby: null, creates: [], leaving: [], search: null, entering: null, match: null },
+      state: { lobby: null, creates: [], leaving: [], search: null, entering: null, room: null, match: null },
       effects: [],
     });
   });
@@ -43,7 +43,7 @@ describe("player registry", () => {
     const p = player();
     expect(p.send({ type: "joined", lobby: "lobby/AAAAAA" })).toEqual([{ type: "reply" }]);
     expect(p.send({ type: "get" })).toEqual([
-      { type: "reply", value: { lobby: "lobby/AAAAAA", match: null, search: null } },
+      { type: "reply", value: { lobby: "lobby/AAAAAA", match: null, search: null, room: null } },
     ]);
   });
 
@@ -166,6 +166,7 @@ describe("player registry", () => {
       leaving: [],
       search: null,
       entering: null,
+      room: null,
       match: null,
     });
     expect(kind.idle(p.state)).toBe(true);
