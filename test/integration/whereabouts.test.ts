@@ -80,8 +80,8 @@ describe("where a player is, over the socket", () => {
     await bob.client.join(code);
     await eventually(() => expect(lobbyOf(alice.client).members).toHaveLength(2));
     await bob.client.findLobby("chess", search);
-    expect(bob.client.lobby).toBeNull();
     await eventually(() => expect(lobbyOf(alice.client).members.map((m) => m.player)).toEqual(["alice"]));
+    expect(bob.client.lobby).toBeNull();
     // Joining a lobby again cancels the search: the queue lets bob go, so he may search afresh.
     await bob.client.join(code);
     await eventually(() => expect(lobbyOf(alice.client).members).toHaveLength(2));
