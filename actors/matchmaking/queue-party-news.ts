@@ -10,10 +10,13 @@ import type { QueueState } from "./queue-state.ts";
  */
 export function withPartyNews(before: QueueState, step: QueueStep, queue: string): QueueStep {
   if (step.state.entries === before.entries) return step;
+  // Most entries search alone: a queue without parties pays one pass, and no set.
+  const parties = before.entries.filter((e) => e.party.length > 0);
+  if (parties.length === 0) return step;
   const still = new Set(step.state.entries.map((e) => e.id));
   const news: Effect[] = [];
-  for (const entry of before.entries) {
-    if (entry.party.length === 0 || still.has(entry.id)) continue;
+  for (const entry of parties) {
+    if (still.has(entry.id)) continue;
     for (const p of [entry.player, ...entry.party]) {
       news.push({
         type: "tell",

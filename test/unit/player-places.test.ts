@@ -144,6 +144,22 @@ describe("player registry: entries through the rule", () => {
     expect(member.state).toMatchObject({ lobby: null, search: null });
   });
 
+  it("a room sat down in directly is recorded, refuses a search from any gateway, and is cleared by seatLeft", () => {
+    const p = registry();
+    const room = { kind: "room", key: null } as const;
+    p.send({ type: "enter", entry: room, seated: null });
+    p.send({ type: "entered", entry: room, room: "room/QQQQQQ" });
+    expect(p.state.room).toBe("room/QQQQQQ");
+    expect(p.send({ type: "enter", entry: search, seated: null })).toEqual([
+      expect.objectContaining({ type: "reject", code: "ALREADY_PLAYING" }),
+    ]);
+    p.send({ type: "seatLeft", room: "room/QQQQQQ" });
+    expect(p.send({ type: "enter", entry: search, seated: null }).at(-1)).toEqual({
+      type: "reply",
+      value: { leave: [] },
+    });
+  });
+
   it("matchStarted ends the match's search", () => {
     const p = registry();
     p.send({ type: "enter", entry: search, seated: null });
