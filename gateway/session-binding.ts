@@ -138,6 +138,9 @@ export async function locateLobby(
     if (found.ok) session.send({ type: "noLobby" });
     return;
   }
+  // A matched lobby (recorded when the player created it) is heard through its queue's frames, not the
+  // session's lobby requests: nothing to rebind.
+  if (lobby.startsWith("mmlobby/")) return;
   // The registry records activity lobbies too (one lobby per player): they are the session's `activity`.
   const activity = lobby.startsWith("activityLobby/");
   // The lobby's pushes reach only sockets on its own node: a member who came back through another

@@ -3,6 +3,7 @@ import type { LobbyTypesFile, LobbyTypesFileInput } from "./lobby-type.ts";
 import { findLobbyType, lobbyTypesFileSchema } from "./lobby-type.ts";
 import { lobbyTypeOfQueueKey } from "./matchmaking-keys.ts";
 import { handleQueue } from "./queue-machine.ts";
+import { withPartyNews } from "./queue-party-news.ts";
 import type { QueueMessage } from "./queue-messages.ts";
 import { parseQueueMessage } from "./queue-messages.ts";
 import type { QueueEnv, QueueOptionsInput } from "./queue-options.ts";
@@ -55,7 +56,7 @@ export function queueKind(
     schemaVersion: queueSchemaVersion,
     create: (_init, ctx) => createQueue(file, ctx),
     parse: parseQueueMessage,
-    handle: (state, message, ctx) => handleQueue(state, message, envOf(ctx)),
+    handle: (state, message, ctx) => withPartyNews(state, handleQueue(state, message, envOf(ctx)), ctx.key),
     upgrade: upgradeQueueState,
     // Its step timer runs while anyone waits; the lobby view is kept by the lobbies' own reports.
     // A match whose room runs is only a record: it waits for no timer.

@@ -125,8 +125,8 @@ export function enqueue(state: QueueState, message: Request, env: QueueEnv): Que
  * The player stops searching. A group already sent to a lobby cannot be called back; one waiting for its
  * match's accepts declines it.
  */
-function cancel(state: QueueState, player: string, env: QueueEnv): QueueStep {
-  const entry = state.entries.find((e) => e.player.id === player);
+function cancel(state: QueueState, player: string, env: QueueEnv, id?: string): QueueStep {
+  const entry = state.entries.find((e) => e.player.id === player && (id === undefined || e.id === id));
   if (entry === undefined) return refuse(state, "NOT_FOUND", `${player} is not in the queue`);
   if (entry.stage.status === "matched")
     return withTick(declineMatch(state, { type: "decline", player, matchId: entry.stage.match }, env), env);
@@ -228,7 +228,7 @@ export function handleQueue(
     case "createLobby":
       return enqueue(state, message, env);
     case "cancel":
-      return cancel(state, message.player, env);
+      return cancel(state, message.player, env, message.entry);
     case "accept":
       return acceptMatch(state, message, env);
     case "decline":

@@ -67,8 +67,13 @@ export const filterVerdictSchema = z.strictObject({
 /** Every message a queue handles. */
 export const queueMessageSchema = z.discriminatedUnion("type", [
   ...queueRequestSchemas,
-  // The player gives up searching (the gateway tells); a group already being placed cannot be called back.
-  z.strictObject({ type: z.literal("cancel"), player: playerIdSchema }),
+  // The player gives up searching (the gateway, or its registry, tells); a group already being placed
+  // cannot be called back. Naming the `entry` cancels only that search, never a later one.
+  z.strictObject({
+    type: z.literal("cancel"),
+    player: playerIdSchema,
+    entry: z.string().min(1).max(64).optional(),
+  }),
   // The queue's accept phase (SPEC §4): a matched player's answer, by the match id it was sent.
   z.strictObject({ type: z.literal("accept"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),
   z.strictObject({ type: z.literal("decline"), player: playerIdSchema, matchId: z.string().min(1).max(128) }),

@@ -15,7 +15,10 @@ export function playerKind(_options: PlayerOptions = {}): ActorKind<PlayerState,
   return {
     kind: "player",
     schemaVersion: playerSchemaVersion,
-    create: () => ({ state: { lobby: null, creates: [], leaving: [], match: null }, effects: [] }),
+    create: () => ({
+      state: { lobby: null, creates: [], leaving: [], search: null, entering: null, room: null, match: null },
+      effects: [],
+    }),
     parse: parsePlayerMessage,
     handle: handlePlayer,
     upgrade: upgradePlayerState,

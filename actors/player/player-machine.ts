@@ -1,65 +1,24 @@
-import type { ActorContext, Effect, Restored, TimerFired, Transition } from "../runtime/index.ts";
-import { keyName } from "../common/index.ts";
+import type { ActorContext, Restored, TimerFired, Transition } from "../runtime/index.ts";
+import { driveLeavesTimer } from "./player-departures.ts";
 import type { PlayerMessage } from "./player-messages.ts";
+import {
+  drive,
+  enter,
+  entered,
+  enterFailed,
+  joined,
+  left,
+  restoredPlaces,
+  searchEnded,
+  seatLeft,
+} from "./player-places.ts";
 import type { CreateRecord, PlayerState } from "./player-state.ts";
-import { createMemoryMs, leaveRetryMs, maxLeaveTries, maxRememberedCreates } from "./player-state.ts";
+import { createMemoryMs, maxRememberedCreates } from "./player-state.ts";
 
 /** The player registry's transition function. */
 
 type Step = Transition<PlayerState>;
 type CreateRequest = Extract<PlayerMessage, { type: "beginCreate" | "replaceCreate" }>;
-
-const driveLeavesTimer = "driveLeaves";
-
-function leaveOf(lobby: string, ctx: ActorContext): Effect {
-  return { type: "tell", to: lobby, message: { type: "leave", player: keyName(ctx.key) } };
-}
-
-function driveLater(ctx: ActorContext): Effect {
-  return { type: "timer", name: driveLeavesTimer, at: ctx.now + leaveRetryMs, kind: "game" };
-}
-
-/**
- * A player is in one lobby at a time: joining another tells the old one the player leaves it, and keeps
- * telling it (the intent lives in the snapshot) until it confirms with `left`, so a lobby whose node died
- * before the tell arrived still lets the player go once a survivor serves it.
- */
-function joined(state: PlayerState, lobby: string, ctx: ActorContext): Step {
-  // Back in a lobby it was leaving: that leave is over.
-  const leaving = state.leaving.filter((l) => l.lobby !== lobby);
-  if (state.lobby === lobby) {
-    if (leaving.length === state.leaving.length) return { state, effects: [{ type: "reply" }] };
-    return { state: { ...state, leaving }, effects: [{ type: "reply" }] };
-  }
-  if (state.lobby === null) return { state: { ...state, lobby, leaving }, effects: [{ type: "reply" }] };
-  const old = state.lobby;
-  const next: PlayerState = {
-    ...state,
-    lobby,
-    leaving: [...leaving.filter((l) => l.lobby !== old), { lobby: old, tries: 1 }],
-  };
-  return { state: next, effects: [leaveOf(old, ctx), driveLater(ctx), { type: "reply" }] };
-}
-
-function left(state: PlayerState, lobby: string): Step {
-  const leaving = state.leaving.filter((l) => l.lobby !== lobby);
-  // A late `left` from a lobby the player already moved on from must not clear the new one.
-  if (state.lobby !== lobby) {
-    if (leaving.length === state.leaving.length) return { state, effects: [{ type: "reply" }] };
-    return { state: { ...state, leaving }, effects: [{ type: "reply" }] };
-  }
-  return { state: { ...state, lobby: null, leaving }, effects: [{ type: "reply" }] };
-}
-
-/** Tells every unconfirmed old lobby `leave` again; one that never answers is given up on after a while. */
-function driveLeaves(state: PlayerState, ctx: ActorContext): Step {
-  const leaving = state.leaving
-    .filter((l) => l.tries < maxLeaveTries)
-    .map((l) => ({ lobby: l.lobby, tries: l.tries + 1 }));
-  const effects: Effect[] = leaving.map((l) => leaveOf(l.lobby, ctx));
-  if (leaving.length > 0) effects.push(driveLater(ctx));
-  return { state: { ...state, leaving }, effects };
-}
 
 function sameRequest(record: CreateRecord, request: CreateRequest): boolean {
   return record.session === request.session && record.id === request.id;
@@ -100,11 +59,27 @@ export function handlePlayer(
     case "joined":
       return joined(state, message.lobby, ctx);
     case "left":
-      return left(state, message.lobby);
-    case "get":
-      return { state, effects: [{ type: "reply", value: { lobby: state.lobby, match: state.match } }] };
-    case "matchStarted":
-      return { state: { ...state, match: { queue: message.queue, room: message.room } }, effects: [] };
+      return left(state, message.lobby, ctx);
+    case "enter":
+      return enter(state, message, ctx);
+    case "entered":
+      return entered(state, message, ctx);
+    case "enterFailed":
+      return enterFailed(state, message);
+    case "searchEnded":
+      return searchEnded(state, message);
+    case "seatLeft":
+      return seatLeft(state, message.room);
+    case "get": {
+      const value = { lobby: state.lobby, match: state.match, search: state.search, room: state.room };
+      return { state, effects: [{ type: "reply", value }] };
+    }
+    case "matchStarted": {
+      // The match's search is over: the player plays now.
+      const search = state.search?.queue === message.queue ? null : state.search;
+      const match = { queue: message.queue, room: message.room };
+      return { state: { ...state, match, search }, effects: [] };
+    }
     case "matchEnded":
       // Only the room it names: a late end of an older match must not clear a newer one.
       if (state.match?.room !== message.room) return { state, effects: [] };
@@ -114,9 +89,8 @@ export function handlePlayer(
     case "replaceCreate":
       return replaceCreate(state, message, ctx.now);
     case "timer":
-      return message.name === driveLeavesTimer ? driveLeaves(state, ctx) : { state, effects: [] };
+      return message.name === driveLeavesTimer ? drive(state, ctx) : { state, effects: [] };
     case "restored":
-      // Its pending leaves carry on with the timer, restored from the snapshot.
-      return { state, effects: [] };
+      return restoredPlaces(state, ctx);
   }
 }

@@ -13,6 +13,10 @@ export const ErrorCodes = {
   TOO_MANY_PLAYERS: { retryable: false, text: "more members than 2 × the mode's team size" },
   ALREADY_PLAYING: { retryable: false, text: "a room is already playing" },
   NOT_IN_LOBBY: { retryable: false, text: "the caller (or the named player) is not a member of the lobby" },
+  SEARCHING: {
+    retryable: false,
+    text: "the player's lobby is searching as a party: its host cancels, or the player leaves the lobby, first",
+  },
   NOT_PLAYING: { retryable: false, text: "no room is playing" },
   INVALID: { retryable: false, text: "the frame or its fields are not valid" },
   UNAUTHORIZED: { retryable: false, text: "missing, expired or forged credentials" },

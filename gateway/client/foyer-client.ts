@@ -267,22 +267,41 @@ export class FoyerClient extends LobbyClient {
    * `matchmaking` event.
    */
   findLobby(lobbyType: string, fields: SearchFields): Promise<{ entry: string }> {
-    return this.call({ type: "findLobby", lobbyType, ...fields } as RequestBody) as Promise<{
-      entry: string;
-    }>;
+    return this.search({ type: "findLobby", lobbyType, ...fields }) as Promise<{ entry: string }>;
   }
   /** As `findLobby`, but opens a lobby the player owns (with `settings`) when nothing matched by `maxSteps`. */
   findOrCreateLobby(lobbyType: string, fields: FindOrCreateFields): Promise<{ entry: string }> {
-    return this.call({ type: "findOrCreateLobby", lobbyType, ...fields } as RequestBody) as Promise<{
-      entry: string;
-    }>;
+    return this.search({ type: "findOrCreateLobby", lobbyType, ...fields }) as Promise<{ entry: string }>;
   }
   /** Opens a lobby of `lobbyType` at once, owned by the player. */
   createLobby(lobbyType: string, fields: CreateFields): Promise<{ entry: string; lobby: string }> {
-    return this.call({ type: "createLobby", lobbyType, ...fields } as RequestBody) as Promise<{
+    return this.search({ type: "createLobby", lobbyType, ...fields }) as Promise<{
       entry: string;
       lobby: string;
     }>;
+  }
+  /**
+   * The host of a private lobby queues the whole lobby as one party (`findLobby` with `party: true`): its
+   * members search together, the lobby stays, and none of them may join another lobby or search until the
+   * search ends (docs/protocol.md, "Where a player is").
+   */
+  findLobbyAsParty(lobbyType: string, fields: Omit<SearchFields, "party">): Promise<{ entry: string }> {
+    return this.findLobby(lobbyType, { ...fields, party: true });
+  }
+  /**
+   * A search alone takes the player out of its private lobby, which sends a leaver no more lobby frames:
+   * the answer is the only news that it is out. A party's search keeps the lobby.
+   */
+  private async search(
+    body: { type: string; party?: boolean | undefined } & Record<string, unknown>,
+  ): Promise<unknown> {
+    const value = await this.call(body as RequestBody);
+    if (body.party !== true) {
+      const left = this.lobby;
+      this.lobby = null;
+      if (left) this.emit("left", { code: left.code });
+    }
+    return value;
   }
   /**
    * Where this player's queue match runs (as in `matchRunning`), or null: for an app that was not

@@ -11,20 +11,27 @@ import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 import { requestFrame } from "./request-frame.ts";
 
 /**
- * Rating matchmaking on the wire (docs/matchmaking.md, SPEC §3–§4). A request is the queue's own request
- * schema with the `lobbyType` whose queue takes it and without `player` (the session's) and `party` (a
- * client must not drag other players along; parties are not on the wire yet). The server frames are what
- * queues and matched lobbies push, with the runtime's stamp.
+ * Rating matchmaking on the wire (docs/matchmaking.md). A request is the queue's own request schema with
+ * the `lobbyType` whose queue takes it and without `player` (the session's) and the queue's `party` list:
+ * a client never names other players. A search may instead say `party: true` — the host of a private
+ * lobby queues its lobby's members as one party, and the gateway reads them from the lobby. The server
+ * frames are what queues and matched lobbies push, with the runtime's stamp.
  */
 
 const [findSchema, findOrCreateSchema, createSchema] = queueRequestSchemas;
 const onWire = { id: requestIdSchema, ack: answeredThroughSchema, lobbyType: lobbyTypeIdSchema };
+/** `true`: the host queues its private lobby's members with it, as one party. */
+const asParty = { party: z.boolean().optional() };
 
 /** Searches `lobbyType`'s lobbies step by step; fails with a `matchmakingFailed` frame by `maxSteps`. */
-export const findLobbyFrame = findSchema.omit({ player: true, party: true }).extend(onWire);
+export const findLobbyFrame = findSchema
+  .omit({ player: true, party: true })
+  .extend({ ...onWire, ...asParty });
 
 /** As `findLobby`, but opens a lobby the player owns when nothing matched by `maxSteps`. */
-export const findOrCreateLobbyFrame = findOrCreateSchema.omit({ player: true, party: true }).extend(onWire);
+export const findOrCreateLobbyFrame = findOrCreateSchema
+  .omit({ player: true, party: true })
+  .extend({ ...onWire, ...asParty });
 
 /** Opens a lobby of `lobbyType` at once, owned by the player. */
 export const createLobbyFrame = createSchema.omit({ player: true, party: true }).extend(onWire);

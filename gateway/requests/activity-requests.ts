@@ -3,12 +3,11 @@ import type { ActorSystem, AskResult, OwnerLocation, RequestId } from "../../act
 import type { ActivityRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import type { Session } from "../sessions/index.ts";
+import { throughRule } from "./entry-rule.ts";
 
 /** How the activity requests reach the rest of the gateway. */
 export interface ActivityRequestsDeps {
   readonly system: ActorSystem;
-  /** Leaves the player's private lobby (a player is in at most one lobby, private or activity). */
-  readonly leaveLobby: (session: Session, request: RequestId) => Promise<AskResult>;
   /**
    * In a fleet: where the node that owns a lobby is. The directory is asked over NATS wherever it lives,
    * but a lobby's pushes reach only sockets on its own node, so a player whose lobby lives elsewhere is
@@ -67,7 +66,8 @@ export class ActivityRequests {
    * Joins an activity. The directory names a lobby (given the player's current one as `previous`, which
    * it leaves when the player moves on); the lobby may refuse FULL when others got there first, and then
    * the directory is asked again with `full: <that lobby>`. A lobby that closed meanwhile (NOT_FOUND) is
-   * treated alike. Once in, the player leaves its private lobby, if any.
+   * treated alike. The rule (entry-rule.ts) decides first: a seated player is refused, and the entry
+   * leaves the player's private lobby and search.
    */
   private async join(
     session: Session,
@@ -79,6 +79,19 @@ export class ActivityRequests {
     if (this.deps.activities?.has(activity) === false) {
       return { ok: false, code: "NOT_FOUND", message: `no activity ${activity}` };
     }
+    const entry = { kind: "activity", activity } as const;
+    return throughRule(this.deps.system, session, entry, () =>
+      this.joinSome(session, activity, vehicle, request),
+    );
+  }
+
+  /** The directory's choice of lobby, joined; another choice when that one filled up meanwhile. */
+  private async joinSome(
+    session: Session,
+    activity: string,
+    vehicle: string | undefined,
+    request: RequestId,
+  ): Promise<AskResult> {
     const player = { id: session.player, name: session.name };
     const chosen = vehicle === undefined ? {} : { vehicle };
     let full: string | undefined;
@@ -101,7 +114,6 @@ export class ActivityRequests {
       const joined = await this.deps.system.ask(lobby, { type: "join", player, ...chosen }, { request });
       if (joined.ok) {
         session.activity = lobby;
-        if (session.lobby !== null) await this.deps.leaveLobby(session, request);
         return joined;
       }
       if (joined.code !== "FULL" && joined.code !== "NOT_FOUND") return joined;
@@ -159,14 +171,6 @@ export class ActivityRequests {
     // Unless a join of another activity completed meanwhile.
     if (session.activity === leaving) session.activity = null;
     return { ok: true };
-  }
-
-  /**
-   * Takes the player out of its activity lobby because it joined or created a private lobby. The answer
-   * does not matter: a lobby that is gone has let the player go already.
-   */
-  async leaveForLobby(session: Session, request: RequestId): Promise<void> {
-    if (session.activity !== null) await this.leave(session, request);
   }
 
   private async inActivity(

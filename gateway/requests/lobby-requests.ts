@@ -8,12 +8,14 @@ import {
   type RequestId,
 } from "../../actors/runtime/index.ts";
 import { createProblem, defaultLobbyOptions, type LobbyOptions } from "../../actors/lobby/index.ts";
+import type { Entry } from "../../actors/player/index.ts";
 import { normalizeCode, roomKey } from "../../actors/common/index.ts";
 import type { LobbyRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "../sessions/index.ts";
 import type { BlobRequests } from "./blob-requests.ts";
 import { createUnderFreshCode, type CodeAttempt, type DrawnCode } from "./fresh-code.ts";
+import { throughRule } from "./entry-rule.ts";
 import { refused } from "./refused.ts";
 import { hashLobbyPassword } from "../lobby-password.ts";
 
@@ -39,8 +41,6 @@ export interface LobbyRequestsDeps {
   readonly onRedirect?: (reason: RedirectReason) => void;
   /** Uploads a start may hand to its room; without it a start naming one is refused. */
   readonly blobs?: BlobRequests;
-  /** A player is in at most one lobby: entering a private one leaves its activity lobby, if any. */
-  readonly leaveActivity: (session: Session, request: RequestId) => Promise<void>;
 }
 
 const codePattern = /^[A-Z0-9]{1,32}$/;
@@ -63,6 +63,8 @@ function createFieldsOf(frame: Extract<LobbyRequestFrame, { type: "create" }>): 
   const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   return { public: isPublic ?? false, metadata: metadata ?? null, ...given };
 }
+/** A lobby not created yet: its code is drawn after the rule allowed the entry. */
+const newLobby: Entry = { kind: "lobby", key: null };
 
 const notInLobby: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not in a lobby" };
 
@@ -173,16 +175,19 @@ export class LobbyRequests {
     const player = { id: session.player, name: session.name };
     const passwordHash =
       password === undefined ? {} : { passwordHash: await hashLobbyPassword(code, password) };
+    const join = { type: "join", player, ...passwordHash };
     const result = await this.entering(session, key, () =>
-      this.deps.system.ask(key, { type: "join", player, ...passwordHash }, { request }),
+      throughRule(this.deps.system, session, { kind: "lobby", key }, () =>
+        this.deps.system.ask(key, join, { request }),
+      ),
     );
     if (result.ok) {
       if (session.lobby && session.lobby !== key) session.lastLobby = session.lobby;
       session.lobby = key;
     }
     enteredOrNot(session, key, result, this.deps.system);
-    if (result.ok) await this.deps.leaveActivity(session, request);
-    else if (result.code === "NOT_FOUND") return refused("NOT_FOUND", `no lobby has the code ${code}`);
+    if (!result.ok && result.code === "NOT_FOUND")
+      return refused("NOT_FOUND", `no lobby has the code ${code}`);
     return result;
   }
 
@@ -236,11 +241,12 @@ export class LobbyRequests {
     const key = `lobby/${code}`;
     const passwordHash = password === undefined ? null : await hashLobbyPassword(code, password);
     const init = { code, host: { id: session.player, name: session.name }, ...choices, passwordHash };
-    const spawned = await this.entering(session, key, () => this.deps.system.spawn(key, init, { request }));
+    const spawned = await this.entering(session, key, () =>
+      this.spawnThroughRule(session, key, init, request),
+    );
     if (spawned.created) {
       if (spawned.result.ok) session.lobby = key;
       enteredOrNot(session, key, spawned.result, this.deps.system);
-      if (spawned.result.ok) await this.deps.leaveActivity(session, request);
       return spawned.result;
     }
     // A code taken by another lobby: nothing of this player's was in it, so nothing is held for it.
@@ -249,6 +255,23 @@ export class LobbyRequests {
     // A retry of a create that already made its lobby: answer with it (and resend its state).
     const again = await this.join(session, code, request);
     return again.ok ? { ok: true, value: { code } } : again;
+  }
+
+  /** A new lobby is an entry like a join: the rule may refuse it, and decides what it leaves. */
+  private async spawnThroughRule(
+    session: Session,
+    key: string,
+    init: object,
+    request: RequestId,
+  ): Promise<{ created: false } | { created: true; result: AskResult }> {
+    const code = { taken: false };
+    const result = await throughRule(this.deps.system, session, newLobby, async () => {
+      const spawned = await this.deps.system.spawn(key, init, { request });
+      code.taken = !spawned.created;
+      // A code taken by another lobby is no entry made: the next draw asks again.
+      return spawned.created ? spawned.result : refused("INVALID", `the code of ${key} is taken`);
+    });
+    return code.taken ? { created: false } : { created: true, result };
   }
 
   /** Asks the session's lobby (the data, door and chat requests come through here too). */

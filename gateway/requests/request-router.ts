@@ -82,15 +82,6 @@ function withoutAck(frame: RequestFrame): RequestFrame {
   return rest;
 }
 
-/** A room created or joined directly has no lobby that could take the player out of it. */
-function seatedInDirectRoom(session: Session): boolean {
-  return session.directRoom && session.room !== null;
-}
-
-function entersLobby(frame: RequestFrame): boolean {
-  return frame.type === "join" || frame.type === "create" || frame.type === "joinActivity";
-}
-
 /**
  * Sends each request frame of a session to the handler of its kind (private lobby, activity,
  * matchmaking, room, blob, browse), and builds those handlers. Each ask carries the request's session
@@ -100,7 +91,7 @@ export class RequestRouter {
   private readonly lobbies: LobbyRequests;
   /** The private lobby's data, door, moderation and chat (docs/lobbies.md). */
   private readonly lobbyData: LobbyDataRequests;
-  /** Activity lobbies' requests; a player is in at most one lobby, so each side leaves the other. */
+  /** Activity lobbies' requests (a player is in at most one lobby: the registry's rule decides). */
   private readonly activities: ActivityRequests;
   /** Relay rooms' requests (docs/rooms.md). */
   private readonly rooms: RoomRequests;
@@ -119,7 +110,6 @@ export class RequestRouter {
       ...(deps.placeNew === undefined ? {} : { placeNew: deps.placeNew }),
       ...onRedirect,
       ...blobs,
-      leaveActivity: (session, request) => this.activities.leaveForLobby(session, request),
     });
     this.lobbyData = new LobbyDataRequests((session, message, request) =>
       this.lobbies.inLobby(session, message, request),
@@ -135,7 +125,6 @@ export class RequestRouter {
     this.matchmaking = new MatchmakingRequests({ system: deps.system, lobbyTypes: deps.lobbyTypes ?? [] });
     this.activities = new ActivityRequests({
       system: deps.system,
-      leaveLobby: (session, request) => this.lobbies.leave(session, request),
       ownerOf,
       ...onRedirect,
       ...(deps.activities === undefined ? {} : { activities: new Set(deps.activities) }),
@@ -166,9 +155,6 @@ export class RequestRouter {
   async handle(session: Session, frame: RequestFrame): Promise<AskResult> {
     // A request sent right after a hello waits until the session knows which lobby the player is in.
     await session.located;
-    if (seatedInDirectRoom(session) && entersLobby(frame)) {
-      return refused("ALREADY_PLAYING", "you are seated in a room: leave it before entering a lobby");
-    }
     // The ack is the runtime's (in the request id): handlers copy frames' fields into actors' messages,
     // whose schemas take no `ack`.
     return retryableTimeout(await this.route(session, withoutAck(frame), requestOf(session, frame)));

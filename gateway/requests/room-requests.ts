@@ -1,4 +1,5 @@
-import { normalizeCode, roomKey } from "../../actors/common/index.ts";
+import { normalizeCode, playerKey, roomKey } from "../../actors/common/index.ts";
+import type { Entry } from "../../actors/player/index.ts";
 import { directRoomInitSchema } from "../../actors/room/index.ts";
 import type {
   ActorSystem,
@@ -13,6 +14,7 @@ import { createUnderFreshCode, type CodeAttempt, type DrawnCode } from "./fresh-
 import type { RoomRequestFrame, RoomRequestOf } from "../protocol/room-client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import { enteredOrNot, type Session } from "../sessions/index.ts";
+import { throughRule, type EntryReport } from "./entry-rule.ts";
 import { refused } from "./refused.ts";
 
 /** Where room requests go, how room codes are drawn and whether this node may open another room. */
@@ -42,6 +44,9 @@ export const roomCodeLength = 6;
 const roomCodeAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const roomCodePattern = /^[A-Z]{1,16}$/;
 const busyRetryMs = 1_000;
+
+/** A room not created yet: its code is drawn after the registry recorded the create. */
+const newRoom: Entry = { kind: "room", key: null };
 
 const notInRoom: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not seated in a room" };
 
@@ -104,16 +109,10 @@ export class RoomRequests {
     }
   }
 
-  /** A player is in one room at a time: another create or join waits until it left (or the room ended). */
-  private elsewhere(session: Session, key: string | null): AskResult | undefined {
-    if (session.room === null || session.room === key) return undefined;
-    return refused("ALREADY_PLAYING", `you are seated in ${session.room}; leave it first`);
-  }
-
   /**
    * Creates a room under a freshly drawn code (`createUnderFreshCode`, as a lobby's create: a retried
-   * create joins the room its first attempt made instead of making a second one). A player seated in
-   * another room is refused ALREADY_PLAYING.
+   * create joins the room its first attempt made instead of making a second one). The rule
+   * (entry-rule.ts) decides next: a player seated in another room is refused ALREADY_PLAYING.
    */
   private create(
     session: Session,
@@ -140,9 +139,27 @@ export class RoomRequests {
     request: RequestId,
   ): Promise<CodeAttempt> {
     if (recordedBefore) return this.join(session, code, undefined, request);
-    // Checked after the registry, so that a retry of a create that made its room (above) is answered.
-    const busy = this.elsewhere(session, null);
-    if (busy) return busy;
+    // Asked after the registry, so that a retry of a create that made its room (above) is answered.
+    const taken = { code: false };
+    const result = await throughRule(
+      this.deps.system,
+      session,
+      newRoom,
+      () => this.open(session, frame, code, request, taken),
+      () => ({ room: roomKey(code) }),
+    );
+    return taken.code ? "taken" : result;
+  }
+
+  /** Spawns a direct room under `code`; `taken.code` says the code was another room's (nothing made). */
+  private async open(
+    session: Session,
+    frame: RoomRequestOf<"createRoom">,
+    code: string,
+    request: RequestId,
+    taken: { code: boolean },
+  ): Promise<AskResult> {
+    const { type: _type, id: _id, blob: blobId, ...choices } = frame;
     if (this.deps.canOpenRoom?.() === false) {
       return {
         ok: false,
@@ -151,7 +168,6 @@ export class RoomRequests {
         retryAfterMs: busyRetryMs,
       };
     }
-    const { type: _type, id: _id, blob: blobId, ...choices } = frame;
     let blob: BlobRef | undefined;
     if (blobId !== undefined) {
       if (!this.deps.blobs) return refused("INVALID", "this node takes no documents");
@@ -172,7 +188,11 @@ export class RoomRequests {
     }
     const key = roomKey(code);
     const spawned = await this.deps.system.spawn(key, init.data, { request });
-    if (!spawned.created) return "taken";
+    if (!spawned.created) {
+      taken.code = true;
+      if (blob) this.deps.blobs?.unclaim(session.player, blob);
+      return refused("INVALID", `the code of ${key} is taken`);
+    }
     if (spawned.result.ok) {
       this.seat(session, key);
       if (blob) this.deps.blobs?.held(blob, key);
@@ -189,27 +209,28 @@ export class RoomRequests {
   ): Promise<AskResult> {
     if (!roomCodePattern.test(code)) return refused("NOT_FOUND", `no room has the code ${code.slice(0, 32)}`);
     const key = roomKey(code);
-    const busy = this.elsewhere(session, key);
-    if (busy) return busy;
     const away = await this.ownedElsewhere(session, key, code);
     if (away) return away;
     // Entering it meanwhile: a disconnect another node tells about the player's old socket is stale.
     session.enteringRoom = key;
-    const result = await this.deps.system
-      .ask(
-        key,
-        {
-          type: "join",
-          player: { id: session.player, name: session.name },
-          ...(side === undefined ? {} : { side }),
-          // An activity room checks it (and tells the activity lobby the player loaded into the room).
-          ...(token === undefined ? {} : { token }),
-        },
-        { request },
-      )
-      .finally(() => {
-        if (session.enteringRoom === key) session.enteringRoom = null;
-      });
+    const join = {
+      type: "join",
+      player: { id: session.player, name: session.name },
+      ...(side === undefined ? {} : { side }),
+      // An activity room checks it (and tells the activity lobby the player loaded into the room).
+      ...(token === undefined ? {} : { token }),
+    };
+    // A new seat is the registry's to know; the room one's lobby started is the lobby's.
+    const seatOf = (): EntryReport => (session.room === key ? {} : { room: key });
+    const result = await throughRule(
+      this.deps.system,
+      session,
+      { kind: "room", key },
+      () => this.deps.system.ask(key, join, { request }),
+      seatOf,
+    ).finally(() => {
+      if (session.enteringRoom === key) session.enteringRoom = null;
+    });
     if (result.ok) {
       // Arriving with a transfer token took the player out of its activity lobby (the room told it).
       if (token !== undefined) session.activity = null;
@@ -266,6 +287,7 @@ export class RoomRequests {
       { request },
     );
     if (!result.ok && result.code !== "NOT_FOUND") return result;
+    this.deps.system.tell(playerKey(session.player), { type: "seatLeft", room: key });
     if (session.room === key) {
       session.lastRoom = key;
       session.room = null;

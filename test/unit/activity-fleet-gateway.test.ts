@@ -29,11 +29,15 @@ function stubSystem(answer: (key: string, message: { type: string }) => AskResul
   const told: string[] = [];
   const system = {
     ask: (key: string, message: { type: string }) => {
+      // The registry's rule allows every entry (its own tests are test/unit/whereabouts.test.ts).
+      if (message.type === "enter") return Promise.resolve({ ok: true, value: { leave: [] } } as AskResult);
       asked.push(`${key} ${message.type}`);
       return Promise.resolve(answer(key, message));
     },
     spawn: () => Promise.resolve({ created: false }),
-    tell: (key: string, message: { type: string }) => told.push(`${key} ${message.type}`),
+    tell: (key: string, message: { type: string }) => {
+      if (message.type !== "entered" && message.type !== "enterFailed") told.push(`${key} ${message.type}`);
+    },
   } as unknown as ActorSystem;
   return { system, asked, told };
 }

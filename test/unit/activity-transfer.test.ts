@@ -66,7 +66,9 @@ describe("one lobby per player: the registry knows activity lobbies", () => {
       expect.objectContaining({ type: "timer", name: "driveLeaves" }),
       { type: "reply" },
     ]);
-    expect(p.send({ type: "get" })).toEqual([{ type: "reply", value: { lobby: KEY, match: null } }]);
+    expect(p.send({ type: "get" })).toEqual([
+      { type: "reply", value: { lobby: KEY, match: null, search: null, room: null } },
+    ]);
   });
 
   it("joining a private lobby tells the activity lobby leave, a message the activity lobby takes", () => {

@@ -40,7 +40,7 @@ describe("lobby, room, player and directory on the runtime", () => {
     await h.settle();
     expect(await h.system.ask("player/bob", { type: "get" })).toEqual({
       ok: true,
-      value: { lobby: "lobby/ABC123", match: null },
+      value: { lobby: "lobby/ABC123", match: null, search: null, room: null },
     });
     expect(await h.system.ask("directory/lobbies", { type: "browse" })).toEqual({
       ok: true,
@@ -82,7 +82,7 @@ describe("lobby, room, player and directory on the runtime", () => {
     expect(h.system.isLive("lobby/ABC123")).toBe(false);
     expect(await h.system.ask("player/alice", { type: "get" })).toEqual({
       ok: true,
-      value: { lobby: null, match: null },
+      value: { lobby: null, match: null, search: null, room: null },
     });
     expect(await h.system.ask("directory/lobbies", { type: "browse" })).toEqual({
       ok: true,
@@ -101,7 +101,7 @@ describe("lobby, room, player and directory on the runtime", () => {
     expect(h.system.isLive("lobby/AAAAAA")).toBe(false);
     expect(await h.system.ask("player/alice", { type: "get" })).toEqual({
       ok: true,
-      value: { lobby: "lobby/BBBBBB", match: null },
+      value: { lobby: "lobby/BBBBBB", match: null, search: null, room: null },
     });
   });
 });

@@ -3,11 +3,15 @@ import { seededRandom, type ActorSystem, type AskResult } from "../../actors/run
 import { RequestRouter } from "../../gateway/requests/index.ts";
 import { Session } from "../../gateway/sessions/index.ts";
 
+/** The player registry's rule allows every entry and takes the player out of nothing. */
+const allowed: AskResult = { ok: true, value: { leave: [] } };
+
 /** An actor system that answers every ask with `answer` and records what was asked of whom. */
 function stubSystem(answer: (key: string, message: { type: string; code?: string }) => AskResult) {
   const asked: string[] = [];
   const system = {
     ask: (key: string, message: { type: string; code?: string }) => {
+      if (message.type === "enter") return Promise.resolve(allowed);
       asked.push(`${key} ${message.type}`);
       return Promise.resolve(answer(key, message));
     },
@@ -87,6 +91,7 @@ describe("LobbyRequests", () => {
     const asked: string[] = [];
     const system = {
       ask: (key: string, message: { type: string }) => {
+        if (message.type === "enter") return Promise.resolve(allowed);
         asked.push(`${key} ${message.type}`);
         return Promise.resolve({ ok: false, code: "NOT_FOUND", message: "no such key" } as AskResult);
       },

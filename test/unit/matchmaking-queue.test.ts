@@ -79,6 +79,12 @@ describe("the queue", () => {
           message: joinFailMessage,
         },
       },
+      // The party's search is over: each registry lets its player go.
+      ...["alice", "bob"].map((p) => ({
+        type: "tell",
+        to: `player/${p}`,
+        message: { type: "searchEnded", queue: "queue/CursorPartyV2", entry: "e1" },
+      })),
     ]);
     expect(joinFailMessage).toBe("No lobbies found matching criteria");
     expect(q.state.entries).toEqual([]);

@@ -113,7 +113,7 @@ describe("matchmaking tokens and reconnect (SPEC §4)", () => {
     const { room } = ready("alice");
     expect(await h.system.ask("player/bob", { type: "get" })).toEqual({
       ok: true,
-      value: { lobby: null, match: { queue: Q, room } },
+      value: { lobby: null, match: { queue: Q, room }, search: null, room: null },
     });
     expect(await h.system.ask(Q, find("bob", 100))).toMatchObject({ ok: false, code: "ALREADY_PLAYING" });
     await h.system.ask(key, {

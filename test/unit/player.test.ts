@@ -34,7 +34,7 @@ function player(id = "alice") {
 describe("player registry", () => {
   it("starts in no lobby with no creates and no effects", () => {
     expect(kind.create(undefined, testContext())).toEqual({
-      state: { lobby: null, creates: [], leaving: [], match: null },
+      state: { lobby: null, creates: [], leaving: [], search: null, entering: null, room: null, match: null },
       effects: [],
     });
   });
@@ -43,7 +43,7 @@ describe("player registry", () => {
     const p = player();
     expect(p.send({ type: "joined", lobby: "lobby/AAAAAA" })).toEqual([{ type: "reply" }]);
     expect(p.send({ type: "get" })).toEqual([
-      { type: "reply", value: { lobby: "lobby/AAAAAA", match: null } },
+      { type: "reply", value: { lobby: "lobby/AAAAAA", match: null, search: null, room: null } },
     ]);
   });
 
@@ -158,12 +158,15 @@ describe("player registry", () => {
     p.send({ type: "joined", lobby: "lobby/AAAAAA" });
     p.send({ type: "beginCreate", session: "s1", id: 1, code: "AAAAAA" });
     expect(kind.upgrade(JSON.parse(JSON.stringify(p.state)), playerSchemaVersion)).toEqual(p.state);
-    expect(() => kind.upgrade(p.state, 3)).toThrow();
+    expect(() => kind.upgrade(p.state, playerSchemaVersion + 1)).toThrow();
     // A version-1 snapshot (before pending leaves) reads as one with none.
     expect(kind.upgrade({ lobby: "lobby/AAAAAA", creates: [] }, 1)).toEqual({
       lobby: "lobby/AAAAAA",
       creates: [],
       leaving: [],
+      search: null,
+      entering: null,
+      room: null,
       match: null,
     });
     expect(kind.idle(p.state)).toBe(true);
