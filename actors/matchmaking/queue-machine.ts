@@ -145,7 +145,7 @@ function cancel(state: QueueState, player: string, env: QueueEnv, id?: string): 
 function runStep(state: QueueState, env: QueueEnv): QueueStep {
   if (env.lobbyType.queueAccept !== undefined) {
     // No node can take a room now: nobody is matched, every entry stays as it is (its step too) until
-    // a room frees, rather than being asked to accept a match with nowhere to play (SPEC §6).
+    // a room frees, rather than being asked to accept a match with nowhere to play.
     if (roomHostOf(env.ctx) === undefined)
       return withTick({ state: { ...state, tickAt: null }, effects: [] }, env);
     return withTick(runMatchStep({ ...state, tickAt: null }, env), env);

@@ -6,7 +6,7 @@ import type { QueueMatch, QueueState } from "./queue-state.ts";
 import { patchMatch } from "./queue-state.ts";
 
 /**
- * The room of a match everyone accepted (SPEC §4), in two steps: the queue asks for the room on the
+ * The room of a match everyone accepted, in two steps: the queue asks for the room on the
  * least-loaded node that can take it, and only once the runtime confirms the room is stored does it
  * announce it (`matchReady` to each player, the active room to each registry). In between the match is
  * a pending room in the queue's snapshot, so a crash resolves it: a restore that finds the room confirms

@@ -6,7 +6,7 @@ import { cursorParty, find } from "./support/matchmaking-driver.ts";
 import { roomRecorder } from "./support/room-recorder.ts";
 
 /**
- * A queue's match is announced only once its room is stored (SPEC §6), on the real runtime. Seen on a
+ * A queue's match is announced only once its room is stored, on the real runtime. Seen on a
  * fleet with every node at its room limit: the matched players were sent `matchReady` twice, for rooms
  * that were never created, and every `joinRoom` failed NOT_FOUND — the queue announced a match in the
  * same step as a spawn that could fail.
