@@ -113,7 +113,14 @@ export async function runMatchmakingBench(options: MatchmakingBenchOptions): Pro
     lobbyTypes: lobbyTypesFileSchema.parse({ lobbyTypes: [benchType(options.stepSeconds)] }),
   };
   const matched = new MatchLog();
-  const node: NodeState = { canOpenRoom: () => false, draining: () => false, mayAct: () => true };
+  // A room host is named so the queue matches at all (it matches nobody while no node can take a room);
+  // nobody accepts here, so no room is ever opened.
+  const node: NodeState = {
+    canOpenRoom: () => false,
+    draining: () => false,
+    mayAct: () => true,
+    roomHost: () => ({ node: "bench", url: "ws://127.0.0.1:0/ws" }),
+  };
   const { system, kv } = await buildEmbeddedRuntime(config, matched.outbox, node, {});
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
