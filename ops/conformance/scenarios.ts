@@ -35,6 +35,11 @@ export function parseScenario(text: string, fileName: string): Scenario {
     if (!(step.client in scenario.clients)) {
       throw new Error(`${fileName}: step ${i + 1} names the client "${step.client}", not in clients`);
     }
+    if ("connect" in step && (step.node ?? 1) > (scenario.nodes ?? 1)) {
+      throw new Error(
+        `${fileName}: step ${i + 1} connects to node ${step.node ?? 1} of ${scenario.nodes ?? 1}`,
+      );
+    }
   });
   return scenario;
 }
