@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile, type Plugin } from "esbuild";
 
@@ -17,7 +18,7 @@ const ownModulesArePure: Plugin = {
   name: "own-modules-are-pure",
   setup(plugin) {
     plugin.onResolve({ filter: /^\.\.?\// }, async (args) => {
-      if (args.pluginData === "inner") return undefined;
+      if (args.pluginData === "inner" || args.importer.includes("node_modules")) return undefined;
       const resolved = await plugin.resolve(args.path, {
         kind: args.kind,
         importer: args.importer,
@@ -29,12 +30,34 @@ const ownModulesArePure: Plugin = {
   },
 };
 
+/**
+ * zod's namespace re-exports every locale (`z.locales`), which a bundle cannot drop: half of the browser
+ * module was error messages in 40 languages. The SDK never switches locale, so the browser module keeps
+ * English, the one zod sets by default.
+ */
+const zodEnglishOnly: Plugin = {
+  name: "zod-english-only",
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: join(args.resolveDir, "../locales/en.js"), namespace: "zod-english-only" }
+        : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 /** The repository files whose code ended up in a bundle (a module it reached but dropped is not one). */
 export function bundledSources(metafile: Metafile): string[] {
   const sources = new Set<string>();
   for (const output of Object.values(metafile.outputs)) {
     for (const [input, use] of Object.entries(output.inputs)) {
-      if (use.bytesInOutput > 0 && !input.startsWith("node_modules/")) sources.add(input);
+      // Inputs in a plugin's namespace (`zod-english-only:…`) are zod's, not the repository's.
+      const ours = !input.startsWith("node_modules/") && !input.includes(":");
+      if (use.bytesInOutput > 0 && ours) sources.add(input);
     }
   }
   return [...sources].sort();
@@ -70,7 +93,7 @@ export async function buildBrowserBundle(outfile: string): Promise<Metafile> {
     target: "es2022",
     minify: true,
     outfile,
-    plugins: [ownModulesArePure],
+    plugins: [zodEnglishOnly, ownModulesArePure],
     metafile: true,
     logLevel: "warning",
   });

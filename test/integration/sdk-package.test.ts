@@ -100,6 +100,9 @@ describe("the SDK package", () => {
     // Self-contained: no bare import (zod and msgpackr are inside), nothing for Node.
     expect(browser).not.toMatch(/\bimport\s*(\{[^}]*\}|\*\s*as\s*\w+|\w+)\s*from\s*["']|\bimport\s*\(/);
     expect(browser).not.toMatch(/\brequire\(|["']node:/);
+    // zod's messages in English only: its other locales were half the module.
+    expect(browser).toMatch(/Invalid input/);
+    expect(browser).not.toMatch(/Ung(ü|\\xFC)ltige Eingabe/);
     const esm = await readFile(join(installed, "dist/node.js"), "utf8");
     expect(esm).toMatch(/from\s*"ws"/);
     // What esbuild kept: the SDK, the protocol, and the schemas the frames are made of, no machine.
@@ -156,6 +159,28 @@ describe("the SDK package", () => {
     const result = JSON.parse(stdout.trim()) as { code: string; members: string[]; refused: string };
     expect(result.code).toMatch(/^[A-Z0-9]{6}$/);
     expect(result.members).toEqual(["alice", "bob"]);
+    expect(result.refused).toBe("NOT_FOUND");
+  });
+
+  it("the browser module works on its own: a page's client creates a lobby", async () => {
+    // Node stands in for the page: the module gets the WebSocket a browser would have.
+    const page = `
+      import WebSocket from "ws";
+      import { FoyerClient, isFoyerError } from "@foyer/client/browser";
+      const [url, token] = process.argv.slice(2);
+      const client = new FoyerClient({ urls: [url], token, WebSocket });
+      await client.connect();
+      const { code } = await client.create();
+      const refused = await client.join("ZZZZZZ").catch((e) => (isFoyerError(e) ? e.code : String(e)));
+      console.log(JSON.stringify({ code, lobby: client.lobby?.code, refused }));
+      client.close();
+    `;
+    await writeFile(join(scratch, "page.mjs"), page);
+    const { stdout } = await run(process.execPath, ["page.mjs", node!.url, tokenFor("carol")], {
+      cwd: scratch,
+    });
+    const result = JSON.parse(stdout.trim()) as { code: string; lobby: string; refused: string };
+    expect(result.lobby).toBe(result.code);
     expect(result.refused).toBe("NOT_FOUND");
   });
 
