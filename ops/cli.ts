@@ -8,6 +8,7 @@ import {
   addFuzzCommand,
   addNodeCommand,
   addRollingRestartCommand,
+  addSdkPackCommand,
   addStatusCommand,
 } from "./commands/index.ts";
 
@@ -24,5 +25,6 @@ addBenchCommand(program);
 addChaosCommand(program);
 addConformanceCommand(program);
 addFuzzCommand(program);
+addSdkPackCommand(program);
 
 await program.parseAsync(process.argv);

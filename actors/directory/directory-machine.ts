@@ -3,6 +3,9 @@ import { lobbyKey, roomKey, type LobbyListing } from "../common/index.ts";
 import type { RoomListing } from "../room/index.ts";
 import type { BrowseKind, DirectoryMessage } from "./directory-messages.ts";
 import type { DirectoryEntry, DirectoryRoomEntry, DirectoryState } from "./directory-state.ts";
+import type { BrowseAnswer } from "./browse-answer.ts";
+
+export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "./browse-answer.ts";
 
 /** The directory's transition function. */
 
@@ -128,18 +131,6 @@ function sweep(state: DirectoryState, now: number): Step {
   ];
   // The fired timer is gone: withSweep arms the next one while lines remain.
   return { state: { listings, rooms, sweepAt: null }, effects };
-}
-
-/** One lobby line of a browse answer. */
-export type BrowseLine = Omit<LobbyListing, "type">;
-
-/** One room line of a browse answer. */
-export type BrowseRoomLine = Omit<RoomListing, "type">;
-
-/** A browse answer: lobbies and rooms, each sorted by code (empty when the kind was not asked for). */
-export interface BrowseAnswer {
-  readonly lobbies: BrowseLine[];
-  readonly rooms: BrowseRoomLine[];
 }
 
 function byCode(a: { code: string }, b: { code: string }): number {

@@ -1,36 +1,16 @@
-import { z } from "zod";
 import type { Effect } from "../runtime/index.ts";
-import { codeSchema, directoryKey, modeSchema } from "../common/index.ts";
-import { mapSchema } from "./room-fields.ts";
-import { roomLimits } from "./room-limits.ts";
+import { directoryKey } from "../common/index.ts";
+import type { RoomListing } from "./room-listing-frames.ts";
 import type { RoomState } from "./room-state.ts";
 import type { Step } from "./room-transition.ts";
+
+export { roomListingSchema, roomUnlistSchema, type RoomListing } from "./room-listing-frames.ts";
 
 /**
  * A public room in the browse list (docs/rooms.md, "The browse list"): a room created directly with
  * `public: true` is listed while it is in setup — joinable — and unlisted when its match starts or it
  * ends. A private room, and every room a lobby started (it starts at once), is never listed.
  */
-
-/** What a public room tells the directory whenever a browse-list field changes. */
-export const roomListingSchema = z.strictObject({
-  type: z.literal("roomListing"),
-  code: codeSchema,
-  mode: modeSchema,
-  map: mapSchema.nullable(),
-  /** Every seat of the room. */
-  seats: z.number().int().min(1).max(roomLimits.maxDirectSeats),
-  /** Seats nobody holds and the host did not give to AI: the ones a `joinRoom` can take. */
-  freeSeats: z.number().int().min(0).max(roomLimits.maxDirectSeats),
-  /** Seated humans. */
-  players: z.number().int().min(0).max(roomLimits.maxDirectSeats),
-});
-
-/** A room's line in the browse list. */
-export type RoomListing = z.output<typeof roomListingSchema>;
-
-/** What a public room tells the directory when it leaves the list (started, ended, closed). */
-export const roomUnlistSchema = z.strictObject({ type: z.literal("roomUnlist"), code: codeSchema });
 
 /** True when the room belongs in the browse list now. */
 export function listed(state: RoomState): boolean {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { metadataSchema } from "../../actors/lobby/index.ts";
+import { metadataSchema } from "../../actors/lobby/lobby-metadata.ts";
 import {
   activityClientFrames,
   type activityReadyFrame,
@@ -159,7 +159,7 @@ export type LobbyRequestFrame = z.infer<
 /** The private lobby's data, door, moderation and chat requests (docs/lobbies.md). */
 export type { LobbyDataRequestFrame };
 /** The answer to a `browse`: the directory's lines, as the SDK hands them on. */
-export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../../actors/directory/index.ts";
+export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../../actors/directory/browse-answer.ts";
 /** A browse of the public lobbies and rooms (the directory's). */
 export type BrowseRequestFrame = z.infer<typeof browseFrame>;
 /** The activity lobbies' requests (`joinActivity`, `activityReady`, `leaveActivity`). */

@@ -18,7 +18,7 @@ import {
 import { blobIdSchema } from "./blob-frames.ts";
 
 /** The room's own types a client's requests carry (a command, the game options, turn durability). */
-export type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/room/index.ts";
+export type { CommandData, RoomGameOptions, TurnDurability } from "../../actors/room/room-fields.ts";
 
 /**
  * The relay room's requests (docs/rooms.md, SPEC §5). The fields are the room's own schemas, so the

@@ -76,7 +76,12 @@ export function addConformanceCommand(program: Command): void {
       "run the protocol conformance scenarios (conformance/scenarios/) against a node over raw WebSockets, " +
         "in JSON and msgpack; exit 1 when one fails (docs/conformance.md)",
     )
-    .requiredOption("--url <url>", "the node's WebSocket URL, e.g. ws://127.0.0.1:7350")
+    .requiredOption(
+      "--url <url>",
+      "the node's WebSocket URL, e.g. ws://127.0.0.1:7350; repeat it for each node of a fleet (the scenarios " +
+        "that need several nodes are skipped without)",
+      (url: string, urls: string[] | undefined) => [...(urls ?? []), url],
+    )
     .option("--scenario <name>", "run only this scenario")
     .addOption(
       new Option("--encoding <encoding>", "which encodings to run")
@@ -91,7 +96,7 @@ export function addConformanceCommand(program: Command): void {
     .option("--json", "print one JSON object with every result")
     .action(
       async (opts: {
-        url: string;
+        url: string[];
         scenario?: string;
         encoding: string;
         tokenKey?: string;
@@ -100,7 +105,8 @@ export function addConformanceCommand(program: Command): void {
       }) => {
         process.exitCode = await runSuite(
           {
-            url: opts.url,
+            url: opts.url[0] ?? "",
+            moreUrls: opts.url.slice(1),
             encodings: opts.encoding === "both" ? ["json", "msgpack"] : [opts.encoding as "json" | "msgpack"],
             timeoutMs: Number(opts.timeoutMs),
             json: opts.json ?? false,

@@ -8,3 +8,4 @@ export {
   addStatusCommand,
 } from "./fleet-commands.ts";
 export { addNodeCommand } from "./node-command.ts";
+export { addSdkPackCommand } from "./sdk-command.ts";

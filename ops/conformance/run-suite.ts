@@ -7,6 +7,8 @@ import { loadScenarios } from "./scenarios.ts";
 export interface SuiteOptions {
   /** ws://host:port (the path `/ws` is added when missing) or a full WebSocket URL. */
   readonly url: string;
+  /** The other nodes of the same fleet, alike, for the scenarios that need several nodes. */
+  readonly moreUrls?: readonly string[];
   /** Only this scenario (its name). */
   readonly scenario?: string;
   readonly encodings: readonly Encoding[];
@@ -59,6 +61,14 @@ export function tokenSource(
   };
 }
 
+/** A scenario's line: ok, FAIL with the step and why, or skip with why. */
+function resultLine(result: ScenarioResult): string {
+  if (result.ok) return `ok    ${result.scenario} [${result.encoding}] (${result.steps} steps)\n`;
+  if (result.skipped !== undefined)
+    return `skip  ${result.scenario} [${result.encoding}]: ${result.skipped}\n`;
+  return `FAIL  ${result.failure ?? result.scenario}\n`;
+}
+
 /** Runs the suite, prints a line per scenario and encoding (or one JSON object) and returns the exit code. */
 export async function runSuite(options: SuiteOptions, print: (text: string) => void): Promise<number> {
   let results: ScenarioResult[];
@@ -67,6 +77,7 @@ export async function runSuite(options: SuiteOptions, print: (text: string) => v
     if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
       throw new SuiteUsageError("--timeout-ms: expected a whole number of milliseconds above 0");
     }
+    const moreUrls = (options.moreUrls ?? []).map((u) => wsUrlOf(u).toString());
     const tokenFor = tokenSource(url, options.tokenKey);
     const all = loadScenarios();
     const scenarios = options.scenario === undefined ? all : all.filter((s) => s.name === options.scenario);
@@ -80,18 +91,13 @@ export async function runSuite(options: SuiteOptions, print: (text: string) => v
       for (const encoding of options.encodings) {
         const result = await runScenario(scenario, {
           url: url.toString(),
+          moreUrls,
           encoding,
           tokenFor,
           ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         });
         results.push(result);
-        if (!options.json) {
-          print(
-            result.ok
-              ? `ok    ${result.scenario} [${encoding}] (${result.steps} steps)\n`
-              : `FAIL  ${result.failure ?? result.scenario}\n`,
-          );
-        }
+        if (!options.json) print(resultLine(result));
       }
     }
   } catch (error) {
@@ -100,11 +106,13 @@ export async function runSuite(options: SuiteOptions, print: (text: string) => v
     else print(`foyer conformance: ${error.message}\n`);
     return 2;
   }
-  const failed = results.filter((r) => !r.ok).length;
+  const skipped = results.filter((r) => r.skipped !== undefined).length;
+  const failed = results.filter((r) => !r.ok).length - skipped;
+  const passed = results.length - failed - skipped;
   if (options.json) {
-    print(`${JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, results })}\n`);
+    print(`${JSON.stringify({ ok: failed === 0, passed, failed, skipped, results })}\n`);
   } else {
-    print(`${results.length - failed} passed, ${failed} failed\n`);
+    print(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`);
   }
   return failed === 0 ? 0 : 1;
 }

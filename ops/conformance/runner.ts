@@ -15,6 +15,8 @@ export type Encoding = "json" | "msgpack";
 export interface RunOptions {
   /** The node's WebSocket URL, e.g. ws://127.0.0.1:7350/ws. */
   readonly url: string;
+  /** The other nodes of the same fleet, for scenarios that need several (`nodes`): node 2 first. */
+  readonly moreUrls?: readonly string[];
   readonly encoding: Encoding;
   /** A token for a player id and display name: signed with a key the node has, or a dev token. */
   readonly tokenFor: (player: string, name: string) => string | Promise<string>;
@@ -34,6 +36,8 @@ export interface ScenarioResult {
   readonly steps: number;
   /** Why it failed, naming the step. */
   readonly failure?: string;
+  /** Why it was not run (it needs more nodes than the runner was given); `ok` is then false. */
+  readonly skipped?: string;
 }
 
 /** Plain maps and arrays only, as the node encodes them (docs/protocol.md, Transport). */
@@ -142,11 +146,18 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(failure === undefined ? {} : { failure }),
   });
 
+  const urls = [options.url, ...(options.moreUrls ?? [])];
+  const needs = scenario.nodes ?? 1;
+  if (needs > urls.length) {
+    const skipped = `needs ${needs} nodes of one fleet, given ${urls.length} URL${urls.length === 1 ? "" : "s"}`;
+    return { ...result(0), ok: false, skipped };
+  }
   let index = 0;
   try {
     for (const step of scenario.steps) {
       await playStep(step, {
         options,
+        urls,
         vars,
         token: tokens.get(step.client) ?? "",
         sockets,
@@ -168,6 +179,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
 
 interface StepContext {
   readonly options: RunOptions;
+  /** The fleet's nodes: node 1 is `options.url`. */
+  readonly urls: readonly string[];
   readonly vars: Map<string, unknown>;
   readonly token: string;
   readonly sockets: Map<string, ClientSocket>;
@@ -183,7 +196,7 @@ async function playStep(step: Step, ctx: StepContext): Promise<void> {
   const socket = sockets.get(step.client);
   if ("connect" in step) {
     if (socket && !socket.closed) throw new StepFailure("the client already has an open socket");
-    sockets.set(step.client, await ClientSocket.open(ctx.options.url));
+    sockets.set(step.client, await ClientSocket.open(connectUrl(step, ctx)));
     return;
   }
   if (!socket) throw new StepFailure("the client has no socket: connect it first");
@@ -193,6 +206,19 @@ async function playStep(step: Step, ctx: StepContext): Promise<void> {
   else if ("expectNothing" in step) await expectNothing(step, socket);
   else if ("expectClose" in step) await expectClose(step, socket, ctx);
   else await expectFrames(step, socket, ctx);
+}
+
+/** Where a `connect` goes: its `url` (variables filled in), or node `node` of the run (1 by default). */
+function connectUrl(step: StepOf<"connect">, ctx: StepContext): string {
+  if (step.url !== undefined) {
+    const url = substitute(step.url, ctx.vars);
+    if (typeof url !== "string") throw new StepFailure(`the url to connect to is not a string: ${show(url)}`);
+    return url;
+  }
+  const url = ctx.urls[(step.node ?? 1) - 1];
+  if (url === undefined)
+    throw new StepFailure(`no node ${step.node ?? 1}: the runner has ${ctx.urls.length}`);
+  return url;
 }
 
 /** `send`: the frame with the scenario's variables filled in, in the run's encoding. */

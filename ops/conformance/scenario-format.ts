@@ -40,6 +40,19 @@ export const connectStep = z
   .object({
     ...stepBase,
     connect: z.literal(true).describe("open a new WebSocket for the client (it must have none open)"),
+    node: z
+      .number()
+      .int()
+      .min(1)
+      .max(9)
+      .optional()
+      .describe(
+        "which node of the fleet to connect to: 1 (the default) is the first URL the runner was given",
+      ),
+    url: z
+      .string()
+      .optional()
+      .describe("connect to this URL instead: a variable bound from a frame, like a redirect's `url`"),
   })
   .strict();
 
@@ -140,6 +153,15 @@ export const scenarioSchema = z
       .regex(/^[a-z0-9-]+$/)
       .describe("the scenario's name: its file name without .json"),
     description: z.string().describe("what the scenario asserts about the protocol"),
+    nodes: z
+      .number()
+      .int()
+      .min(1)
+      .max(9)
+      .optional()
+      .describe(
+        "how many nodes of one fleet the scenario needs (default 1); a runner given fewer URLs skips it",
+      ),
     clients: z
       .record(clientName, z.object({ name: z.string().min(1).max(32).describe("display name in the token") }))
       .describe("the scenario's players; the runner gives each a fresh player id and a signed token"),

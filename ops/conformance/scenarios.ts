@@ -6,6 +6,14 @@ import { scenarioSchema, type Scenario } from "./scenario-format.ts";
 /** Where the scenarios live: `conformance/scenarios/*.json` at the top of the repository. */
 export const scenariosDir = fileURLToPath(new URL("../../conformance/scenarios/", import.meta.url));
 
+/**
+ * The lobby types the matchmaking scenarios use (the built-in `CursorPartyV2` and `conformance-duel`): a
+ * node the whole suite runs against is started with `--lobby-types-file` naming this file.
+ */
+export const conformanceLobbyTypesFile = fileURLToPath(
+  new URL("../../conformance/lobby-types.json", import.meta.url),
+);
+
 /** Reads and checks one scenario file: the schema, the name against the file name, and every step's client. */
 export function parseScenario(text: string, fileName: string): Scenario {
   let raw: unknown;
@@ -26,6 +34,11 @@ export function parseScenario(text: string, fileName: string): Scenario {
   scenario.steps.forEach((step, i) => {
     if (!(step.client in scenario.clients)) {
       throw new Error(`${fileName}: step ${i + 1} names the client "${step.client}", not in clients`);
+    }
+    if ("connect" in step && (step.node ?? 1) > (scenario.nodes ?? 1)) {
+      throw new Error(
+        `${fileName}: step ${i + 1} connects to node ${step.node ?? 1} of ${scenario.nodes ?? 1}`,
+      );
     }
   });
   return scenario;

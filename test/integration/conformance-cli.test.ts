@@ -50,6 +50,14 @@ describe("foyer conformance", () => {
     expect(code).toBe(0);
   });
 
+  it("skips a scenario that needs a fleet when given one URL, and says so (exit 0)", async () => {
+    node = await startTestNode({ devTokens: "true" });
+    const { code, out } = await suite({ url: origin(node), scenario: "redirect-resume-elsewhere" });
+    expect(out).toContain("skip  redirect-resume-elsewhere [json]: needs 2 nodes of one fleet, given 1 URL");
+    expect(out).toContain("0 passed, 0 failed, 2 skipped");
+    expect(code).toBe(0);
+  });
+
   it("fails (exit 1) when the node refuses the players, and says why at which step", async () => {
     node = await startTestNode();
     const { code, out } = await suite({

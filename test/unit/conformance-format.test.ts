@@ -75,6 +75,17 @@ describe("conformance scenario files", () => {
     expect(file).toEqual(scenarioJsonSchema());
   });
 
+  it("docs/conformance.md lists every scenario, and only those", () => {
+    const doc = readFileSync(new URL("../../docs/conformance.md", import.meta.url), "utf8");
+    const table = doc.slice(doc.indexOf("## The scenarios"), doc.indexOf("## Writing a runner"));
+    const listed = [...table.matchAll(/^\| `([a-z0-9-]+)` +\|/gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(
+      loadScenarios()
+        .map((s) => s.name)
+        .sort(),
+    );
+  });
+
   it("a bad scenario is refused with its file and step", () => {
     const base = { name: "x", description: "d", clients: { alice: { name: "A" } } };
     expect(() =>
