@@ -1,4 +1,4 @@
-import { CodedError, codeGuard } from "./coded-error.ts";
+import { classGuard, CodedError, codeGuard, type CodeOf } from "./coded-error.ts";
 
 /** Why a bus operation failed. Stable: matched by code, never by message. */
 export const BusErrorCodes = {
@@ -11,7 +11,7 @@ export const BusErrorCodes = {
 } as const;
 
 /** A stable bus failure code. */
-export type BusErrorCode = (typeof BusErrorCodes)[keyof typeof BusErrorCodes];
+export type BusErrorCode = CodeOf<typeof BusErrorCodes>;
 
 /** The one error a Bus throws for an operational failure; bad subjects throw TypeError. */
 export class BusError extends CodedError<BusErrorCode> {
@@ -19,9 +19,7 @@ export class BusError extends CodedError<BusErrorCode> {
 }
 
 /** True for any BusError. */
-export function isBusError(error: unknown): error is BusError {
-  return error instanceof BusError;
-}
+export const isBusError = classGuard(BusError);
 
 /** True when a request had no subscriber to answer it. */
 export const isNoResponders = codeGuard(isBusError, BusErrorCodes.noResponders);

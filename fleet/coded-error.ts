@@ -19,3 +19,13 @@ export function codeGuard<E extends CodedError<string>>(
 ): (error: unknown) => error is E {
   return (error): error is E => isClass(error) && error.code === code;
 }
+
+/** The stable codes of one port: the values of its codes table. */
+export type CodeOf<Codes extends Record<string, string>> = Codes[keyof Codes];
+
+/** The guard of one port's error class: true for any instance of it. */
+export function classGuard<E extends CodedError<string>>(
+  errorClass: abstract new (...args: never[]) => E,
+): (error: unknown) => error is E {
+  return (error): error is E => error instanceof errorClass;
+}

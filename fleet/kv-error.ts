@@ -1,4 +1,4 @@
-import { CodedError, codeGuard } from "./coded-error.ts";
+import { classGuard, CodedError, codeGuard, type CodeOf } from "./coded-error.ts";
 
 /** Why a KV operation failed. Stable: matched by code, never by message. */
 export const KvErrorCodes = {
@@ -13,7 +13,7 @@ export const KvErrorCodes = {
 } as const;
 
 /** A stable KV failure code. */
-export type KvErrorCode = (typeof KvErrorCodes)[keyof typeof KvErrorCodes];
+export type KvErrorCode = CodeOf<typeof KvErrorCodes>;
 
 /** The one error a KvStore or KvBucket throws for an operational failure; bad arguments throw TypeError. */
 export class KvError extends CodedError<KvErrorCode> {
@@ -21,9 +21,7 @@ export class KvError extends CodedError<KvErrorCode> {
 }
 
 /** True for any KvError. */
-export function isKvError(error: unknown): error is KvError {
-  return error instanceof KvError;
-}
+export const isKvError = classGuard(KvError);
 
 /** True when a `create` lost to a live value. */
 export const isExists = codeGuard(isKvError, KvErrorCodes.exists);
