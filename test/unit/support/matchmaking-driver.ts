@@ -10,26 +10,14 @@ import {
 } from "../../../actors/matchmaking/index.ts";
 import { testContext, type TestContext } from "../../../actors/runtime/test-context.ts";
 import type { Effect, NodeView } from "../../../actors/runtime/types.ts";
+import { cursorPartyV2 } from "../../../ops/lobby-types.ts";
 
 /** Drives matched lobbies and queues by hand on a fake clock: one message in, the effects out. */
 
-/** The seed's `CursorPartyV2` type: one auto-assigned team of 1–8, generous start rules. */
+/** The seed's `CursorPartyV2` type, with a boolean in its room config too (every JSON kind reaches the room). */
 export const cursorParty: LobbyTypeInput = {
-  id: "CursorPartyV2",
-  desc: "relay protocol version 2",
-  teams: [{ code: "all", minUsers: 1, maxUsers: 8, autoAssign: true }],
-  roomConfig: { roomConfig_key1: "customValue", roomConfig_key2: 99, roomConfig_key3: false },
-  rules: {
-    allowEarlyStartWithoutMax: true,
-    forceOnTimeStartWithoutReady: true,
-    allowJoinInProgress: true,
-    onTimeStartSecs: 300,
-    disbandOnStart: false,
-    everyReadyMinPercent: 0,
-    everyReadyMinNum: 1,
-    earliestStartSecs: 1,
-    tooLateSecs: 300,
-  },
+  ...cursorPartyV2,
+  roomConfig: { ...cursorPartyV2.roomConfig, roomConfig_key3: false },
 };
 
 /** Two teams of 2, strict rules: full and everyone ready, or nothing until onTime; tooLate at 120 s. */
