@@ -22,7 +22,7 @@ export {
 } from "./lobby-data-schema.ts";
 export type { DataLimits, DataValue, DataVisibility, LobbyData, MemberData } from "./lobby-data-schema.ts";
 export { createProblem } from "./lobby-create.ts";
-export { lobbyChatChannelSchema } from "./lobby-messages.ts";
+export { lobbyChatChannelSchema } from "./lobby-chat-channel.ts";
 export { lobbyFrame } from "./lobby-frames.ts";
 export { lobbyIdle } from "./lobby-machine.ts";
 export { graceTimerName, returnTimerName } from "./lobby-timers.ts";

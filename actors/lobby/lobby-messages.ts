@@ -1,5 +1,6 @@
 import { kindMessageParser, type Restored, type TimerFired } from "../runtime/index.ts";
 import { z } from "zod";
+import { lobbyChatChannelSchema } from "./lobby-chat-channel.ts";
 import {
   blobRefSchema,
   codeSchema,
@@ -17,9 +18,6 @@ const passwordHashSchema = z.string().min(1).max(256);
 
 /** Seats a lobby may have; the node's own cap (`maxMembers`) is checked by the handler. */
 const maxMembersSchema = z.number().int().min(1).max(100);
-
-/** The lobby chat's channels, as the relay room's: every member, or the members of one's team. */
-export const lobbyChatChannelSchema = z.enum(["all", "team"]);
 
 /** What a lobby accepts: from the gateway (players' requests, connection changes) and from its room. */
 

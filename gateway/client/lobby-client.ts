@@ -1,4 +1,4 @@
-import type { DataValue, DataVisibility } from "../../actors/lobby/index.ts";
+import type { DataValue, DataVisibility } from "../../actors/lobby/lobby-data-schema.ts";
 import { ClientCore } from "./client-core.ts";
 
 /** A lobby data key to set: its value, and who sees it (a new key is `public` without one). */

@@ -3,12 +3,12 @@ import {
   dataDeleteSchema,
   dataValueSchema,
   dataVisibilitySchema,
-  lobbyChatChannelSchema,
   lobbyDataSchema,
   lobbyDataSetSchema,
   memberDataSchema,
   memberDataSetSchema,
-} from "../../actors/lobby/index.ts";
+} from "../../actors/lobby/lobby-data-schema.ts";
+import { lobbyChatChannelSchema } from "../../actors/lobby/lobby-chat-channel.ts";
 import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 
 /**
