@@ -17,7 +17,18 @@ export { turnTimerName } from "./room-clock.ts";
 export { roomSchemaVersion, roomStateSchema, seatedPlayers } from "./room-state.ts";
 export type { RoomSeat, RoomState } from "./room-state.ts";
 export { upgradeRoomState } from "./room-upgrade.ts";
-// Every field schema of the room is public: the module holds nothing else.
-export * from "./room-fields.ts";
+export type { CommandData, RoomGameOptions, TurnDurability } from "./room-fields.ts";
+export {
+  chatChannelSchema,
+  checksumValueSchema,
+  commandDataSchema,
+  mapSchema,
+  roomOptionsSchema,
+  sideSchema,
+  teamSchema,
+  turnDurabilitySchema,
+  turnMsSchema,
+  turnSchema,
+} from "./room-fields.ts";
 export { listed, roomListingOf, roomListingSchema, roomUnlistSchema } from "./room-listing.ts";
 export type { RoomListing } from "./room-listing.ts";
