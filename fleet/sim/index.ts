@@ -12,6 +12,8 @@ export type {
   Violation,
   WriteRecord,
 } from "./sim-checks.ts";
+export { membersAfter, partiesKept, partyPlan } from "./sim-party.ts";
+export type { FinalParty, PartyMember, PartyPlan, PartyRecord } from "./sim-party.ts";
 export { SimNet } from "./sim-bus.ts";
 export type { BusFaultRates } from "./sim-bus.ts";
 export { faultKinds, planFaults } from "./sim-faults.ts";

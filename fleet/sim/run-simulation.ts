@@ -9,6 +9,7 @@ import { SimProcess, type SimVariant } from "./sim-process.ts";
 import { SimRandom } from "./sim-random.ts";
 import { NodeClock, type SimHost, VirtualLoop } from "./virtual-loop.ts";
 import { SimClients } from "./sim-clients.ts";
+import { partiesKept, partyPlan } from "./sim-party.ts";
 import { type BusFaultRates, SimNet } from "./sim-bus.ts";
 
 /** What a simulated run is made of. Everything not given has a default sized for thousands of seeds in CI. */
@@ -20,6 +21,8 @@ export interface SimulationOptions {
   readonly keys?: number;
   /** Players moving between two lobbies through their registry key. Default 1. */
   readonly movers?: number;
+  /** Real private lobbies, each run through its script of joins, ready, rename and leave. Default 1. */
+  readonly parties?: number;
   /** Virtual ms during which faults happen. Default 16,000. */
   readonly faultMs?: number;
   /** Virtual ms after every fault healed, before the checks. Default 14,000. */
@@ -47,6 +50,8 @@ export interface SimulationResult {
     readonly acks: number;
     readonly created: number;
     readonly moves: number;
+    /** Party lobby steps acknowledged. */
+    readonly partySteps: number;
     /** Keys that changed hands by a migration (adopted by a draining node's peer). */
     readonly adopted: number;
     readonly virtualMs: number;
@@ -90,6 +95,8 @@ class SimWorld {
   private readonly settleMs: number;
   private healed = false;
   private incarnations = 0;
+  /** Each party lobby's players, whose sessions follow it (SimProcessPorts.playersOf). */
+  private readonly partyPlayers: ReadonlyMap<string, readonly string[]>;
 
   constructor(private readonly options: SimulationOptions) {
     this.random = new SimRandom(options.seed);
@@ -105,6 +112,8 @@ class SimWorld {
     this.nodeIds = Array.from({ length: options.nodes ?? 4 }, (_, i) => `n${i + 1}`);
     this.faultMs = options.faultMs ?? 16_000;
     this.settleMs = options.settleMs ?? 14_000;
+    const plans = Array.from({ length: options.parties ?? 1 }, (_, i) => partyPlan(i + 1));
+    this.partyPlayers = new Map(plans.map((plan) => [plan.key, plan.players]));
     this.kv = new SimKv(
       this.loop,
       this.random,
@@ -160,6 +169,7 @@ class SimWorld {
       random: this.random,
       keys: this.options.keys ?? 3,
       movers: this.options.movers ?? 1,
+      parties: this.options.parties ?? 1,
       createFrom: 1_500,
       createUntil: Math.max(2_000, this.faultMs * 0.6),
       opsUntil: this.faultMs + 2_000,
@@ -176,15 +186,24 @@ class SimWorld {
     });
     const end = this.faultMs + this.settleMs;
     await this.loop.runUntil(end);
-    const final = await finalKeys({ kv: this.kv, loop: this.loop, processes: this.processes }, clients.keys);
+    const read = await finalKeys({ kv: this.kv, loop: this.loop, processes: this.processes }, [
+      ...clients.keys,
+      ...clients.partyKeys,
+    ]);
     for (const host of this.hosts.values()) host.stopped = true;
-    const violations = checkInvariants({
-      acks: this.acks,
-      writes: this.writes,
-      created: clients.created,
-      final,
-      moves: clients.moves,
-    });
+    // The party lobbies have their own check (sim-party.ts): the counters' invariants read op chains.
+    const counted = (key: string): boolean => !key.startsWith("lobby/");
+    const final = read.filter((f) => counted(f.key));
+    const violations = [
+      ...checkInvariants({
+        acks: this.acks,
+        writes: this.writes,
+        created: clients.created.filter(counted),
+        final,
+        moves: clients.moves,
+      }),
+      ...partiesKept(clients.parties, read),
+    ];
     return {
       seed: this.options.seed,
       violations,
@@ -194,6 +213,7 @@ class SimWorld {
         acks: this.acks.length,
         created: clients.created.length,
         moves: clients.moves.length,
+        partySteps: clients.parties.reduce((sum, party) => sum + party.acked, 0),
         adopted: this.adoptions,
         virtualMs: end,
       },
@@ -230,6 +250,7 @@ class SimWorld {
       adopted: () => {
         this.adoptions++;
       },
+      playersOf: (key) => this.partyPlayers.get(key) ?? [],
       trace: (line) => {
         this.log(line);
       },

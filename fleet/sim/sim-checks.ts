@@ -28,7 +28,8 @@ export interface FinalKey {
 }
 
 /** Which of FLEET-PROTOCOL's invariants a violation breaks. */
-export type Invariant = "one-voice" | "nothing-acked-lost" | "no-key-lost" | "applied-once" | "one-lobby";
+export type Invariant =
+  "one-voice" | "nothing-acked-lost" | "no-key-lost" | "applied-once" | "one-lobby" | "lobby-kept";
 
 /** A player that moved from lobby `from` to `to`: the registry acknowledged its move intent. */
 export interface MoveRecord {

@@ -1,5 +1,6 @@
 import type { MoveRecord } from "./sim-checks.ts";
 import { type OpAnswer, joinOp, moveOp } from "./sim-ops.ts";
+import { type PartyRecord, partyPlan } from "./sim-party.ts";
 import type { SimProcess } from "./sim-process.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { VirtualLoop } from "./virtual-loop.ts";
@@ -10,6 +11,8 @@ export interface SimClientsOptions {
   readonly keys: number;
   /** Players that join one lobby, then move to another through their registry key. */
   readonly movers: number;
+  /** Real private lobbies (`lobby/R…`), each driven through its script (sim-party.ts). */
+  readonly parties: number;
   /** Keys are created at random times between these. */
   readonly createFrom: number;
   readonly createUntil: number;
@@ -35,14 +38,21 @@ export class SimClients {
   readonly created: string[] = [];
   /** Moves whose intent the registry acknowledged. */
   readonly moves: MoveRecord[] = [];
+  /** The party lobbies whose create was acknowledged, with how far their script got. */
+  readonly parties: PartyRecord[] = [];
   private readonly options: SimClientsOptions;
   private readonly lobbies: string[];
 
   constructor(options: SimClientsOptions) {
     this.options = options;
-    this.lobbies = Array.from({ length: options.keys }, (_, i) => `lobby/K${i + 1}`);
+    this.lobbies = Array.from({ length: options.keys }, (_, i) => `counter/K${i + 1}`);
     const registries = Array.from({ length: options.movers }, (_, i) => `player/P${i + 1}`);
     this.keys = [...this.lobbies, ...registries];
+  }
+
+  /** The party lobbies' keys (read back by the final check beside the counters). */
+  get partyKeys(): string[] {
+    return Array.from({ length: this.options.parties }, (_, i) => partyPlan(i + 1).key);
   }
 
   start(): void {
@@ -52,6 +62,21 @@ export class SimClients {
         this.create(key, 3, () => {
           this.nextOp(key, 1);
         });
+      });
+    }
+    for (let i = 0; i < this.options.parties; i++) {
+      const plan = partyPlan(i + 1);
+      loop.schedule(random.between(this.options.createFrom, this.options.createUntil), () => {
+        this.create(
+          plan.key,
+          3,
+          () => {
+            const party: PartyRecord = { plan, acked: 0, inFlight: false };
+            this.parties.push(party);
+            this.nextStep(party);
+          },
+          plan.init,
+        );
       });
     }
     if (this.lobbies.length < 2) return;
@@ -95,8 +120,23 @@ export class SimClients {
     });
   }
 
+  /** Sends a party's next script step until it is acknowledged, then the one after it. */
+  private nextStep(party: PartyRecord): void {
+    const { loop } = this.options;
+    const step = party.plan.steps[party.acked];
+    if (step === undefined || loop.now >= this.options.opsUntil) return;
+    party.inFlight = true;
+    this.untilAcked(party.plan.key, step, () => {
+      party.acked++;
+      party.inFlight = false;
+      loop.schedule(loop.now + this.options.random.between(20, 150), () => {
+        this.nextStep(party);
+      });
+    });
+  }
+
   /** Sends `op` to `key` until it is acknowledged (same id every time), then `then`. */
-  private untilAcked(key: string, op: string, then: () => void): void {
+  private untilAcked(key: string, op: string | object, then: () => void): void {
     const { loop } = this.options;
     let acked = false;
     const attempt = (): void => {
@@ -111,19 +151,19 @@ export class SimClients {
     attempt();
   }
 
-  private create(key: string, triesLeft: number, then: () => void): void {
+  private create(key: string, triesLeft: number, then: () => void, init?: unknown): void {
     const { loop, random, nodes } = this.options;
     const live = nodes();
     if (live.length === 0) {
       if (triesLeft > 0)
         loop.schedule(loop.now + 1_000, () => {
-          this.create(key, triesLeft - 1, then);
+          this.create(key, triesLeft - 1, then, init);
         });
       return;
     }
     const node = random.pick(live);
     this.send(node, () => {
-      void node.create(key).then((ok) => {
+      void node.create(key, init).then((ok) => {
         this.reply(() => {
           if (ok) {
             this.created.push(key);
@@ -131,7 +171,7 @@ export class SimClients {
             then();
           } else if (triesLeft > 0 && this.options.owner(key) === undefined) {
             loop.schedule(loop.now + 1_000, () => {
-              this.create(key, triesLeft - 1, then);
+              this.create(key, triesLeft - 1, then, init);
             });
           }
         });
@@ -158,13 +198,14 @@ export class SimClients {
     attempt();
   }
 
-  private sendOp(key: string, op: string, answer: (answer: OpAnswer) => void): void {
+  /** Sends one op to the key's owner (a counter's op id, or a lobby message as it stands). */
+  private sendOp(key: string, op: string | object, answer: (answer: OpAnswer) => void): void {
     const { random, nodes, owner } = this.options;
     const live = nodes();
     const node = random.chance(0.85) ? owner(key) : live.length > 0 ? random.pick(live) : undefined;
     if (node === undefined) return;
     this.send(node, () => {
-      node.receive(key, op, (a) => {
+      node.receive(key, typeof op === "string" ? { type: "op", op } : op, (a) => {
         this.reply(() => {
           answer(a);
         });

@@ -8,8 +8,8 @@ import {
 import { leaveOp, leftOp, pendingLeaves } from "./sim-ops.ts";
 
 /**
- * The simulation's actors as pure ActorKinds run by the real ActorSystem of each FleetNode: a lobby
- * (`lobby/…`) and a player registry (`player/…`), each holding the op ids it applied, in order. An op
+ * The simulation's counting actors as pure ActorKinds run by the real ActorSystem of each FleetNode: a
+ * counter lobby (`counter/…`) and a player registry (`player/…`), each holding the op ids it applied, in order. An op
  * already held is not applied again but answered again, so a retry is applied once. Every application
  * and every answer pushes `applied { op }` to the world's listener: the runtime stamps that frame with
  * the owner's epoch, which is how the world learns the epoch of each acknowledgement (a reply carries
@@ -69,10 +69,10 @@ function probe(ops: Ops): Transition<Ops> {
   return { state: ops, effects: [{ type: "reply", value: ops.length }] };
 }
 
-/** A lobby: applies ops; a member's `leave` (told by its registry) is confirmed to the registry with `left`. */
+/** A counter lobby (`counter/…`, beside the real lobby kind's `lobby/…`): applies ops; a member's `leave` (told by its registry) is confirmed to the registry with `left`. */
 export function simLobbyKind(): ActorKind<Ops, SimMessage> {
   return {
-    ...counterBase("lobby"),
+    ...counterBase("counter"),
     handle(ops, message, ctx) {
       if (message.type === "get") return probe(ops);
       if (message.type !== "op") return { state: ops, effects: [] };

@@ -16,7 +16,7 @@ export interface FinalWorld {
 }
 
 /**
- * Each key's final ops in the store and, for a key with a snapshot, why nobody serves it (null: served).
+ * Each key's final ops (a counter's; null for a lobby's object state) and state in the store and, for a key with a snapshot, why nobody serves it (null: served).
  *
  * "Served" is what the invariant says: after the faults, a request for the key is answered. So a key is
  * served when its claim names the incarnation running under that node id, that process holds a fresh
@@ -25,16 +25,22 @@ export interface FinalWorld {
  * a takeover whose seal the next read makes — both are served by loading it, which the probe does. The
  * probe is stricter than asking for a live actor: a key in memory whose mailbox no longer runs fails it.
  */
-export async function finalKeys(world: FinalWorld, keys: readonly string[]): Promise<FinalKey[]> {
+export async function finalKeys(
+  world: FinalWorld,
+  keys: readonly string[],
+): Promise<(FinalKey & { readonly state: unknown })[]> {
   const read = keys.map((key) => {
     const entry = world.kv.state("lobbies").get(key);
     const snapshot = entry === undefined ? null : decodeSnapshot(entry.value);
     const ops = snapshot === null || !Array.isArray(snapshot.state) ? null : snapshot.state.map(String);
-    return { key, ops, unserved: ops === null ? Promise.resolve(null) : whyUnserved(world, key) };
+    const state: unknown = snapshot === null ? null : snapshot.state;
+    return { key, ops, state, unserved: snapshot === null ? Promise.resolve(null) : whyUnserved(world, key) };
   });
   const until = world.loop.now + probeMs + 100;
   await world.loop.runUntil(until);
-  return Promise.all(read.map(async ({ key, ops, unserved }) => ({ key, ops, unserved: await unserved })));
+  return Promise.all(
+    read.map(async ({ key, ops, state, unserved }) => ({ key, ops, state, unserved: await unserved })),
+  );
 }
 
 /** Why `key` is not served now, or null once its owner answered the probe. */

@@ -3,6 +3,7 @@ import type { FleetNode } from "../fleet-node.ts";
 import { fleetNodeFrom, type FleetWorld } from "../fleet-node-from.ts";
 import type { FleetLog, FleetNodeHooks, FleetNodeSettings } from "../fleet-node-ports.ts";
 import type { DrainProgress } from "../protocol/index.ts";
+import { defaultLobbyOptions, lobbyKind } from "../../actors/lobby/index.ts";
 import { ackListener, simLobbyKind, simRegistryKind } from "./sim-counter-kind.ts";
 import { describe, type OpAnswer } from "./sim-ops.ts";
 import { joinUntilDone } from "./sim-join.ts";
@@ -38,6 +39,8 @@ export interface SimProcessPorts {
   readonly acked: (key: string, op: string, epoch: number) => void;
   /** A key was adopted here from a draining peer. */
   readonly adopted: () => void;
+  /** The players whose sessions a restored `key` finds on its node (the sim's sessions follow lobbies). */
+  readonly playersOf: (key: string) => readonly string[];
   readonly trace: (line: string) => void;
 }
 
@@ -111,34 +114,34 @@ export class SimProcess {
   }
 
   /** Creates `key` here; true when the create succeeded (the client was told it exists). */
-  async create(key: string): Promise<boolean> {
+  async create(key: string, init?: unknown): Promise<boolean> {
     const fleet = this.fleet;
     // A node takes requests once it joined; a draining one places new lobbies on a peer.
     if (fleet === undefined || !this.joined || fleet.placeNew().kind !== "here") return false;
-    const spawned = await fleet.system.spawn(key, undefined);
+    const spawned = await fleet.system.spawn(key, init);
     if (!spawned.created) return false;
     if (!spawned.result.ok) this.say(`create ${key} failed: ${spawned.result.code}`);
     return spawned.result.ok;
   }
 
-  /** A client's op for `key`: acknowledged, or refused (the client retries with the same id). */
-  receive(key: string, op: string, answer: (answer: OpAnswer) => void): void {
+  /** A client's message for `key`: acknowledged, or refused (the client retries the same message). */
+  receive(key: string, message: unknown, answer: (answer: OpAnswer) => void): void {
     const fleet = this.fleet;
     if (fleet === undefined || !this.joined) {
       answer("refused");
       return;
     }
-    void fleet.system.ask(key, { type: "op", op }).then((result) => {
+    void fleet.system.ask(key, message).then((result) => {
       answer(result.ok ? "acked" : "refused");
     });
   }
 
-  /** Asks `key` how many ops it holds, changing nothing: the final check that it is served. */
+  /** Asks `key` a read-only question (a counter's `get`, a lobby's `view`): the final check that it is served. */
   probe(key: string, timeoutMs: number): Promise<AskResult> {
     const fleet = this.fleet;
     if (fleet === undefined || !this.joined)
       return Promise.resolve({ ok: false, code: "UNAVAILABLE", message: "not joined" });
-    return fleet.system.ask(key, { type: "get" }, { timeoutMs });
+    return fleet.system.ask(key, { type: key.startsWith("lobby/") ? "view" : "get" }, { timeoutMs });
   }
 
   /** True while this process's lease is fresh: it may act. */
@@ -178,10 +181,14 @@ export class SimProcess {
       capacity: { canOpenRoom: () => true },
       events: {},
       register: (system) => {
+        // The real private lobby, as `foyer node` registers it, beside the counters.
+        system.register(lobbyKind(defaultLobbyOptions));
         system.register(simLobbyKind());
         system.register(simRegistryKind(this.ports.variant !== "registry-never-leaves"));
       },
-      playersHere: () => [],
+      // The stand-in for the gateway's sessions: a party's players follow their lobby at once (resumed
+      // on its new node), so a restored lobby counts them connected and arms no grace for them.
+      playersHere: (key) => this.ports.playersOf(key),
       connectedHere: (player) => player === ackListener,
       inKeyHere: () => false,
       reset: () => {

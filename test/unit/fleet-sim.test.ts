@@ -1,12 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { checkInvariants, runSimulation } from "../../fleet/sim/index.ts";
+import {
+  checkInvariants,
+  membersAfter,
+  partiesKept,
+  partyPlan,
+  runSimulation,
+} from "../../fleet/sim/index.ts";
 import { replaySeed, sweep, sweepSeeds } from "./support/fleet-sim-sweep.ts";
 
 /**
  * The deterministic simulation of the fleet (fleet/sim/): each node the real FleetNode, built by
  * fleetNodeFrom as `foyer node` builds it, under store faults, elections, partitions, pauses, clock jumps,
  * crashes and drains over a lossy bus, with players moving between lobbies through their registry's
- * intent, checked against the fleet's invariants and "one lobby per player". The sweep (seeds 1–6,000 by
+ * intent and a real private lobby run through joins, ready, rename and leave, checked against the fleet's
+ * invariants, "one lobby per player" and "every acknowledged lobby change kept". The sweep (seeds 1–5,000 by
  * default) is split with fleet-sim-sweep.test.ts; a failing seed is replayed alone with
  * FOYER_SIM_SEED=<seed> npx vitest run test/unit/fleet-sim.test.ts.
  */
@@ -137,5 +144,28 @@ describe("fleet simulation", () => {
     expect(new Set(violations.map((v) => v.invariant))).toEqual(
       new Set(["one-voice", "nothing-acked-lost", "no-key-lost", "applied-once", "one-lobby"]),
     );
+  });
+
+  it("the lobby check wants exactly the acknowledged steps: a lost or an extra change is a violation", () => {
+    const plan = partyPlan(1);
+    const stored = (steps: number) => ({
+      key: plan.key,
+      state: { members: membersAfter(plan, steps) },
+      unserved: null,
+    });
+    // Three steps acknowledged, the fourth in flight: three or four applied are both right.
+    const party = { plan, acked: 3, inFlight: true };
+    expect(partiesKept([party], [stored(3)])).toEqual([]);
+    expect(partiesKept([party], [stored(4)])).toEqual([]);
+    // An acknowledged step lost (failover to an older snapshot), or one applied that was never sent.
+    expect(partiesKept([party], [stored(2)]).map((v) => v.invariant)).toEqual(["lobby-kept"]);
+    expect(partiesKept([party], [stored(5)]).map((v) => v.invariant)).toEqual(["lobby-kept"]);
+    expect(partiesKept([party], [{ key: plan.key, state: null, unserved: null }])).toHaveLength(1);
+    expect(partiesKept([party], [{ ...stored(3), unserved: "that node is down" }])).toHaveLength(1);
+    // The script changes the lobby at every step, so each count of steps is told apart.
+    const all = Array.from({ length: plan.steps.length + 1 }, (_, n) =>
+      JSON.stringify(membersAfter(plan, n)),
+    );
+    expect(new Set(all).size).toBe(all.length);
   });
 });
