@@ -12,6 +12,13 @@ export const lobbyListingSchema = z.strictObject({
   freeSeats: z.number().int().min(0),
   members: z.number().int().min(0),
   playing: z.boolean(),
+  /** The lobby's public data (keys with visibility `public`). */
+  data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  locked: z.boolean().default(false),
+  hasPassword: z.boolean().default(false),
+  maxMembers: z.number().int().min(1).default(8),
+  /** ctx.now when the lobby was created. */
+  createdAt: z.number().default(0),
 });
 
 /** A lobby's line in the browse list. */

@@ -15,6 +15,12 @@ export function listingOf(state: LobbyState, options: LobbyOptions): LobbyListin
     freeSeats: Math.max(0, options.maxMembers - state.members.length),
     members: state.members.length,
     playing: state.room !== null,
+    // Today's metadata is the lobby's public data; the lock, the password and the create time follow.
+    data: { ...state.metadata },
+    locked: false,
+    hasPassword: false,
+    maxMembers: options.maxMembers,
+    createdAt: 0,
   };
 }
 

@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { Effect } from "../../actors/runtime/types.ts";
 import { lobby, lobbyOf, ofType } from "./support/lobby-driver.ts";
 
-const listing = { type: "listing", code: "ABC123", mode: "duo", map: "dunes" } as const;
+/** The listing's fields a lobby without a lock, a password or a create time says. */
+const door = { locked: false, hasPassword: false, maxMembers: 8, createdAt: 0 } as const;
+const listing = {
+  type: "listing",
+  code: "ABC123",
+  mode: "duo",
+  map: "dunes",
+  data: { mode: "duo", map: "dunes" },
+  ...door,
+} as const;
 
 function directoryTells(effects: readonly Effect[]) {
   return ofType(effects, "tell").filter((t) => t.to === "directory/lobbies");
@@ -14,7 +23,13 @@ describe("visibility (SPEC §1)", () => {
     expect(d.created.at(-1)).toEqual({
       type: "tell",
       to: "directory/lobbies",
-      message: { ...listing, freeSeats: 7, members: 1, playing: false },
+      message: {
+        ...listing,
+        data: { mode: "duo", map: "dunes", ranked: false },
+        freeSeats: 7,
+        members: 1,
+        playing: false,
+      },
     });
     expect(d.state.metadata).toEqual({ mode: "duo", map: "dunes", ranked: false });
   });
@@ -72,6 +87,9 @@ describe("visibility (SPEC §1)", () => {
       freeSeats: 3,
       members: 1,
       playing: false,
+      data: {},
+      ...door,
+      maxMembers: 4,
     });
   });
 
