@@ -10,6 +10,7 @@ import { matchmakingClientFrames, type MatchmakingRequestFrame } from "./matchma
 import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 import { roomClientFrames } from "./room-client-frames.ts";
 import { blobClientFrames, blobIdSchema } from "./blob-frames.ts";
+import { queryClientFrames } from "./query-frames.ts";
 
 /**
  * Frames a client sends. Every frame is a msgpack map (or a JSON text frame) with a `type`; requests carry
@@ -121,6 +122,7 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
   ...matchmakingClientFrames,
   ...roomClientFrames,
   ...blobClientFrames,
+  ...queryClientFrames,
   pingFrame,
 ]);
 

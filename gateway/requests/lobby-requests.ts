@@ -127,7 +127,8 @@ export class LobbyRequests {
     return result;
   }
 
-  private async join(session: Session, code: string, request: RequestId): Promise<AskResult> {
+  /** A join of the lobby `code` (a `join` frame's; `quickJoin` joins through here too). */
+  async join(session: Session, code: string, request: RequestId): Promise<AskResult> {
     if (code === "") return this.create(session, false, null, request);
     if (!codePattern.test(code)) return refused("NOT_FOUND", `no lobby has the code ${code.slice(0, 32)}`);
     const key = `lobby/${code}`;
@@ -172,7 +173,7 @@ export class LobbyRequests {
    * Creates a lobby with a fresh code. The player's registry records the code first (the create's intent),
    * so a retried create — same session and request id — returns the same lobby instead of a second one.
    */
-  private async create(
+  async create(
     session: Session,
     isPublic: boolean,
     metadata: Record<string, string | number | boolean> | null,

@@ -10,6 +10,7 @@ import {
   RequestRouter,
   PROTOCOL_VERSION,
   type GatewayOptions,
+  type LobbyListings,
   type SessionRegistry,
   type TokenKey,
   playerTokenVerifierOf,
@@ -46,6 +47,8 @@ export interface GatewayParts {
   readonly blobs: BlobStore;
   /** In a fleet: redirects, placement and regions are the fleet node's. */
   readonly fleet?: FleetNode | undefined;
+  /** The index of the fleet's public lobbies that queries read. */
+  readonly listings: LobbyListings;
 }
 
 /** The lobby requests of the gateway: a fleet node decides where keys are and where new ones go. */
@@ -66,6 +69,7 @@ function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter
           placeNew: () => fleet.placeNew(),
         }
       : {}),
+    listings: parts.listings,
     lobbyTypes: config.lobbyTypes.lobbyTypes.map((t) => t.id),
     activities: config.activities.activities.map((a) => a.id),
     blobs: new BlobRequests({

@@ -132,7 +132,15 @@ export async function startNode(
   const { system, fleet } = runtime;
   const filters = startFilters(config, system, logger);
   const lobby = lobbyOptionsOf(config);
-  const gateway = buildGateway(config, logger, { ...parts, system, blobs: runtime.blobs, lobby, fleet });
+  const listings = runtime.listings;
+  const gateway = buildGateway(config, logger, {
+    ...parts,
+    system,
+    blobs: runtime.blobs,
+    lobby,
+    fleet,
+    listings,
+  });
   later.gateway = gateway;
   const port = await gateway.listen();
   const { url, httpUrl } = urlsOf(config, port);
