@@ -31,6 +31,8 @@ export interface QueryRequestsDeps {
     request: RequestId,
   ) => Promise<AskResult>;
   readonly random: Random;
+  /** True when the lobby `code` is live on this node: tried first, since a lobby elsewhere redirects. */
+  readonly isHere?: (code: string) => boolean;
 }
 
 /** A quick join looks at this many of the best matches, and tries at most this many of them. */
@@ -113,8 +115,13 @@ export class QueryRequests {
     return line !== undefined && filtersTest(query.filters)(line) ? code : null;
   }
 
-  /** The first few candidates shuffled, the rest in order, at most `quickJoinTries`. */
-  private spread(codes: string[]): string[] {
+  /**
+   * The first few candidates shuffled, the rest in order, at most `quickJoinTries`; those live on this
+   * node first (a join elsewhere redirects the player, and the quick join starts again there).
+   */
+  private spread(all: string[]): string[] {
+    const isHere = this.deps.isHere ?? (() => false);
+    const codes = [...all.filter(isHere), ...all.filter((c) => !isHere(c))];
     const head = codes.slice(0, spreadOver);
     const shuffled: string[] = [];
     while (head.length > 0) shuffled.push(...head.splice(this.deps.random.int(head.length), 1));

@@ -132,6 +132,7 @@ export class RequestRouter {
             join: (session, code, request) => this.lobbies.join(session, code, request),
             create: (session, data, request) => this.lobbies.create(session, true, data, request),
             random: deps.random,
+            isHere: (code) => deps.system.isLive(`lobby/${code}`),
           });
     this.matchmaking = new MatchmakingRequests({ system: deps.system, lobbyTypes: deps.lobbyTypes ?? [] });
     this.activities = new ActivityRequests({

@@ -52,7 +52,7 @@ export interface GatewayParts {
 }
 
 /** The lobby requests of the gateway: a fleet node decides where keys are and where new ones go. */
-function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter {
+export function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter {
   const { system, fleet } = parts;
   return new RequestRouter({
     system,
@@ -84,14 +84,19 @@ function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter
 }
 
 /** The WebSocket gateway in front of the runtime. */
-export function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): GatewayServer {
+export function buildGateway(
+  config: NodeConfig,
+  logger: Logger,
+  parts: GatewayParts,
+  requests: RequestRouter = requestRouterOf(config, parts),
+): GatewayServer {
   const { system, sessions, tokenKeys, refusals, capacity, metrics, fleet } = parts;
   return new GatewayServer(gatewayOptionsOf(config), {
     nodeId: config.nodeId,
     region: config.region,
     ...(fleet ? { regions: () => fleet.regions() } : {}),
     system,
-    requests: requestRouterOf(config, parts),
+    requests,
     sessions,
     tokenKeys,
     tokenVerifier: playerTokenVerifierOf(config, tokenKeys, logger.child({ component: "auth" })),
