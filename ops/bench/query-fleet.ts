@@ -68,6 +68,9 @@ export async function startQueryFleet(count: number): Promise<QueryFleet> {
         maxMembers: "4",
         lobbyIndex: benchIndex,
         lobbyGraceSeconds: "0",
+        // Three nodes in one process on a shared machine: a long event-loop stall while seeding must not
+        // have a node declared dead (its lobbies would answer UNAVAILABLE for the rest of the run).
+        failureTimeoutMs: "60000",
         logLevel: "silent",
       },
       {},
