@@ -14,6 +14,7 @@ export {
   type LobbyRequestsDeps,
   type RoomRequestsDeps,
   type BlobRequestsDeps,
+  type LobbyListings,
 } from "./requests/index.ts";
 export {
   Session,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ActivitySettingsFile } from "../actors/activity/index.ts";
 import type { LobbyTypesFile } from "../actors/matchmaking/index.ts";
+import { parseIndexedKeys } from "../fleet/listings/index.ts";
 import { playerTokenSettings } from "./player-token-settings.ts";
 
 /**
@@ -283,6 +284,19 @@ export const settings = {
     env: "FOYER_TEAM_SIZES",
     def: "duel:1,duo:2,trio:3,squad:4,ffa:0",
     help: "modes and their team sizes, mode:size[,mode:size]",
+  },
+  lobbyIndex: {
+    schema: z.string().transform((raw, ctx) => {
+      try {
+        return parseIndexedKeys(raw);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+    env: "FOYER_LOBBY_INDEX",
+    def: "",
+    help: "public lobby data keys queries may filter and order on, key:string|number|boolean[,…]",
   },
   lobbyGraceSeconds: {
     schema: int(0, 86_400),

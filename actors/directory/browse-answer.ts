@@ -4,8 +4,8 @@ import type { RoomListing } from "../room/room-listing-frames.ts";
 // Types only, from leaf files: the SDK hands browse answers on as these, and its package must not reach
 // the directory's machine through them.
 
-/** One lobby line of a browse answer. */
-export type BrowseLine = Omit<LobbyListing, "type">;
+/** One lobby line of a browse answer: the browse fields of its listing (a query answers with the rest). */
+export type BrowseLine = Pick<LobbyListing, "code" | "mode" | "map" | "freeSeats" | "members" | "playing">;
 
 /** One room line of a browse answer. */
 export type BrowseRoomLine = Omit<RoomListing, "type">;

@@ -82,8 +82,8 @@ const answered: Effect[] = [{ type: "reply" }];
 
 function lobbyListing(state: DirectoryState, message: LobbyListing, now: number): Step {
   const current = Object.hasOwn(state.listings, message.code) ? state.listings[message.code] : undefined;
-  const { type: _type, ...fields } = message;
-  const listings = { ...state.listings, [message.code]: { ...fields, at: now } };
+  const { code, mode, map, freeSeats, members, playing } = message;
+  const listings = { ...state.listings, [code]: { code, mode, map, freeSeats, members, playing, at: now } };
   // The same line again (a refresh) only moves `at`: written with the next real change, or soon.
   const refresh = current !== undefined && sameLobby(current, message);
   return { state: { ...state, listings }, effects: answered, ...(refresh ? { volatile: true } : {}) };

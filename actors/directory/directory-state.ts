@@ -8,7 +8,9 @@ import { roomListingSchema } from "../room/index.ts";
 export const directorySchemaVersion = 1;
 
 /** A public lobby's line, as last reported, with when it was. */
-export const directoryEntrySchema = lobbyListingSchema.omit({ type: true }).extend({ at: z.number() });
+export const directoryEntrySchema = lobbyListingSchema
+  .pick({ code: true, mode: true, map: true, freeSeats: true, members: true, playing: true })
+  .extend({ at: z.number() });
 
 /** One public lobby's line. */
 export type DirectoryEntry = z.output<typeof directoryEntrySchema>;

@@ -107,6 +107,16 @@ export class ActorSystem {
   }
 
   /**
+   * Offers every tell to exactly `key` to `tap` first, on this node: a tap that returns true took the
+   * message, and no actor (here or on the key's owner) sees it. The node keeps the lobby list this way
+   * (public lobbies' listings go to the fleet's listings bucket, not to one actor).
+   */
+  tapTells(key: string, tap: (message: unknown) => boolean): this {
+    this.table.taps.set(key, tap);
+    return this;
+  }
+
+  /**
    * Sends a message and waits for the actor's answer (or the deadline). Never rejects. With a router, a
    * key owned by another node is asked there; `here` (a message another node forwarded) never leaves
    * this node: a key not owned here is answered `MOVED`.

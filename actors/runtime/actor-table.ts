@@ -37,6 +37,8 @@ export interface Waiter {
 export class ActorTable {
   readonly kinds = new Map<string, Registration>();
   readonly endpoints = new Map<string, Endpoint>();
+  /** Tells to exactly this key are offered here first (ActorSystem.tapTells). */
+  readonly taps = new Map<string, (message: unknown) => boolean>();
   readonly cells = new Map<string, ActorCell>();
   readonly loading = new Map<string, Promise<ActorCell | LoadFailure>>();
   readonly waiting = new Map<string, Waiter[]>();

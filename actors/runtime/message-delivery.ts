@@ -51,6 +51,7 @@ export class MessageDelivery {
       else endpoint.tell(key, envelope.message);
       return;
     }
+    if (envelope.resolve === undefined && this.table.taps.get(key)?.(envelope.message) === true) return;
     const waiting = this.table.waiting.get(key);
     if (waiting) {
       waiting.push({ envelope, here });

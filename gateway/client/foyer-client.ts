@@ -2,12 +2,20 @@ import type { BrowseAnswer } from "../protocol/client-frames.ts";
 import type { CommandData, RoomGameOptions, TurnDurability } from "../protocol/room-client-frames.ts";
 import type { CreateFields, FindOrCreateFields, SearchFields } from "../protocol/matchmaking-frames.ts";
 import { LobbyClient, type LobbyDataEntry } from "./lobby-client.ts";
+import type { QueryLobbiesAnswer, QueryLobbiesOptions, QuickJoinOptions } from "../protocol/query-frames.ts";
 import type { RequestBody } from "./client-types.ts";
 import { sha256Hex, uploadChunkBytes } from "./blob-transfer.ts";
 
 export type { FoyerClientOptions, FoyerEvents, SocketLike } from "./client-types.ts";
 export type { LobbyDataEntry, LobbyDoor } from "./lobby-client.ts";
 export type { BrowseAnswer, BrowseLine, BrowseRoomLine } from "../protocol/client-frames.ts";
+export type {
+  LobbyFilter,
+  LobbyLine,
+  QueryLobbiesAnswer,
+  QueryLobbiesOptions,
+  QuickJoinOptions,
+} from "../protocol/query-frames.ts";
 
 /** Where a queue match runs: a `matchRunning` frame's fields. */
 export interface RunningMatchView {
@@ -143,6 +151,24 @@ export class FoyerClient extends LobbyClient {
     opts: { kind?: "lobbies" | "rooms" | "all"; mode?: string; freeOnly?: boolean } = {},
   ): Promise<BrowseAnswer> {
     return this.call({ type: "browse", ...opts }) as Promise<BrowseAnswer>;
+  }
+
+  /**
+   * Public lobbies of the whole fleet that pass every filter (docs/lobbies-query.md), in `order` (by code
+   * by default), a page of `limit`; the answer's `cursor` asks for the next page. A filter on a field the
+   * node does not index, an unknown operator or a value of the wrong type is refused INVALID.
+   */
+  queryLobbies(opts: QueryLobbiesOptions = {}): Promise<QueryLobbiesAnswer> {
+    return this.call({ type: "queryLobbies", ...opts }) as Promise<QueryLobbiesAnswer>;
+  }
+
+  /**
+   * Joins the best public lobby with a free seat that passes the filters (the fullest first, unless
+   * `order` says otherwise), or creates one with `orCreate`'s data when none does; without `orCreate`,
+   * no match is JOIN_FAIL. The answer is the lobby's code, as for `join`.
+   */
+  quickJoin(opts: QuickJoinOptions = {}): Promise<{ code: string }> {
+    return this.call({ type: "quickJoin", ...opts }) as Promise<{ code: string }>;
   }
 
   /**

@@ -17,3 +17,10 @@ export type {
   RoomView,
 } from "../protocol/server-frames.ts";
 export type { CreateFields, FindOrCreateFields, SearchFields } from "../protocol/matchmaking-frames.ts";
+export type {
+  LobbyFilter,
+  LobbyLine,
+  QueryLobbiesAnswer,
+  QueryLobbiesOptions,
+  QuickJoinOptions,
+} from "../protocol/query-frames.ts";

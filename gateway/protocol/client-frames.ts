@@ -16,6 +16,7 @@ import {
   lobbyPasswordSchema,
   type LobbyDataRequestFrame,
 } from "./lobby-data-frames.ts";
+import { queryClientFrames } from "./query-frames.ts";
 
 /**
  * Frames a client sends. Every frame is a msgpack map (or a JSON text frame) with a `type`; requests carry
@@ -137,6 +138,7 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
   ...matchmakingClientFrames,
   ...roomClientFrames,
   ...blobClientFrames,
+  ...queryClientFrames,
   pingFrame,
 ]);
 

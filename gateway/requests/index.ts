@@ -1,6 +1,6 @@
 /**
  * A session's requests: the router that sends each frame type to its kind's handler, and the handlers
- * (private lobby, activity, matchmaking, room, blob).
+ * (private lobby, activity, matchmaking, room, blob, lobby queries).
  */
 export { RequestRouter, type RequestRouterDeps } from "./request-router.ts";
 export { LobbyRequests, type LobbyRequestsDeps } from "./lobby-requests.ts";
@@ -8,4 +8,5 @@ export { ActivityRequests, type ActivityRequestsDeps } from "./activity-requests
 export { MatchmakingRequests, type MatchmakingRequestsDeps } from "./matchmaking-requests.ts";
 export { RoomRequests, type RoomRequestsDeps } from "./room-requests.ts";
 export { BlobRequests, type BlobRequestsDeps } from "./blob-requests.ts";
+export { QueryRequests, type LobbyListings, type QueryRequestsDeps } from "./query-requests.ts";
 export { refused } from "./refused.ts";

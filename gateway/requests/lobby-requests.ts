@@ -153,12 +153,8 @@ export class LobbyRequests {
     return result;
   }
 
-  private async join(
-    session: Session,
-    code: string,
-    request: RequestId,
-    password?: string,
-  ): Promise<AskResult> {
+  /** A join of the lobby `code` (a `join` frame's; `quickJoin` joins through here too). */
+  async join(session: Session, code: string, request: RequestId, password?: string): Promise<AskResult> {
     if (code === "") return this.create(session, { public: false, metadata: null }, request);
     if (!codePattern.test(code)) return refused("NOT_FOUND", `no lobby has the code ${code.slice(0, 32)}`);
     const key = `lobby/${code}`;
@@ -206,7 +202,7 @@ export class LobbyRequests {
    * request id — returns the same lobby instead of a second one), where placement says: here, or on the
    * peer the player is redirected to, or nowhere when every node holds its lobbies (`FULL`).
    */
-  private async create(session: Session, fields: CreateFields, request: RequestId): Promise<AskResult> {
+  async create(session: Session, fields: CreateFields, request: RequestId): Promise<AskResult> {
     const { password, ...lobbyFields } = fields;
     const host = { id: session.player, name: session.name };
     const problem = createProblem(

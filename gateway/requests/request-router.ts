@@ -16,6 +16,7 @@ import { browse } from "./browse-request.ts";
 import { LobbyRequests } from "./lobby-requests.ts";
 import { LobbyDataRequests } from "./lobby-data-requests.ts";
 import { MatchmakingRequests } from "./matchmaking-requests.ts";
+import { QueryRequests, type LobbyListings } from "./query-requests.ts";
 import { refused } from "./refused.ts";
 import { RoomRequests } from "./room-requests.ts";
 
@@ -50,9 +51,13 @@ export interface RequestRouterDeps {
   readonly activities?: readonly string[];
   /** Uploads and downloads of room documents (docs/rooms.md "Large blobs"); without it they are refused. */
   readonly blobs?: BlobRequests;
+  /** The fleet's public lobbies (docs/lobbies-query.md); without it queries are refused. */
+  readonly listings?: LobbyListings;
 }
 
 const ownedHere: OwnerLocation = { kind: "here" };
+
+const noQueries = refused("INVALID", "this node answers no lobby queries");
 
 /** An ask that timed out met a busy or restarting actor; a retry soon finds it answering again. */
 const timeoutRetryMs = 250;
@@ -97,6 +102,8 @@ export class RequestRouter {
   private readonly rooms: RoomRequests;
   /** Rating matchmaking's requests (docs/matchmaking.md). */
   private readonly matchmaking: MatchmakingRequests;
+  /** Lobby queries and quick joins (docs/lobbies-query.md). */
+  private readonly queries: QueryRequests | null;
 
   constructor(private readonly deps: RequestRouterDeps) {
     const ownerOf = (key: string): Promise<OwnerLocation> => this.ownerOf(key);
@@ -122,6 +129,17 @@ export class RequestRouter {
       ownerOf,
       ...onRedirect,
     });
+    this.queries =
+      deps.listings === undefined
+        ? null
+        : new QueryRequests({
+            listings: deps.listings,
+            join: (session, code, request) => this.lobbies.join(session, code, request),
+            create: (session, data, request) =>
+              this.lobbies.create(session, { public: true, metadata: data }, request),
+            random: deps.random,
+            isHere: (code) => deps.system.isLive(`lobby/${code}`),
+          });
     this.matchmaking = new MatchmakingRequests({ system: deps.system, lobbyTypes: deps.lobbyTypes ?? [] });
     this.activities = new ActivityRequests({
       system: deps.system,
@@ -215,7 +233,11 @@ export class RequestRouter {
           ? this.deps.blobs.handle(session, frame, request)
           : Promise.resolve(refused("INVALID", "this node takes no documents"));
       case "browse":
-        return browse(this.deps.system, frame);
+        return browse(this.deps.system, frame, this.deps.listings);
+      case "queryLobbies":
+        return Promise.resolve(this.queries?.query(frame) ?? noQueries);
+      case "quickJoin":
+        return this.queries?.quickJoin(session, frame, request) ?? Promise.resolve(noQueries);
     }
   }
 }

@@ -4,6 +4,7 @@ import { runDrainBench } from "../bench/drain-bench.ts";
 import { runFailoverBench } from "../bench/failover-bench.ts";
 import { runLobbyBench } from "../bench/lobby-bench.ts";
 import { runMatchmakingBench } from "../bench/matchmaking-bench.ts";
+import { runQueryBench } from "../bench/query-bench.ts";
 import { runRoomsBench } from "../bench/rooms-bench.ts";
 import { runScaleBench } from "../bench/scale-bench.ts";
 
@@ -80,6 +81,15 @@ const scenarios: Readonly<Partial<Record<string, Scenario>>> = {
       ...(opts.snapshotShards === undefined ? {} : { snapshotShards: Number(opts.snapshotShards) }),
       json,
     }),
+  query: (opts, json) =>
+    runQueryBench({
+      lobbies: Number(opts.lobbies ?? 100_000),
+      inFlight: 200,
+      queries: 4_000,
+      changes: 200,
+      stormPlayers: Number(opts.players === "10000" ? 5_000 : opts.players),
+      json,
+    }),
   rooms: async (opts, json) => {
     // Both durability modes, one after the other: the capacity of each.
     for (const durability of ["volatile", "persisted"] as const) {
@@ -106,7 +116,7 @@ export function addBenchCommand(program: Command): void {
     )
     .addOption(
       new Option("--scenario <name>", "what to measure")
-        .choices(["lobby", "cluster", "rooms", "failover", "drain", "scale", "matchmaking"])
+        .choices(["lobby", "cluster", "rooms", "failover", "drain", "scale", "matchmaking", "query"])
         .default("lobby"),
     )
     .option("--clients <n>", "lobby, cluster: concurrent clients", "32")
@@ -124,7 +134,7 @@ export function addBenchCommand(program: Command): void {
     )
     .option(
       "--lobbies <n>",
-      "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000); scale: idle lobbies for the memory figure (500)",
+      "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000); scale: idle lobbies for the memory figure (500); query: public lobbies queried (100000)",
     )
     .option(
       "--members <n>",
@@ -136,7 +146,11 @@ export function addBenchCommand(program: Command): void {
     .option("--repeats <n>", "scale: runs of each fleet size, each on a fresh NATS cluster", "3")
     .option("--snapshot-shards <n>", "scale: the fleets' snapshot buckets (default: the nodes' default)")
     .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
-    .option("--players <n>", "matchmaking: players queued at once", "10000")
+    .option(
+      "--players <n>",
+      "matchmaking: players queued at once; query: players of the quick-join storm (5000)",
+      "10000",
+    )
     .option("--step-seconds <s>", "matchmaking: the queue's step", "2")
     .option("--spread <n>", "matchmaking: ratings spread evenly over [1000, 1000 + spread)", "2000")
     .option("--json", "print the figures as one JSON object on the last line")

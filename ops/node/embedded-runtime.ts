@@ -22,6 +22,7 @@ import type { Logger } from "pino";
 import { resultSessionsOf, type NodeConfig } from "../config.ts";
 import { lobbyOptionsOf, registerKinds } from "./node-kinds.ts";
 import type { NodeRuntime } from "./node-runtime.ts";
+import { openListings, type NodeListings } from "./node-listings.ts";
 
 /**
  * The actor runtime of an embedded node: every kind registered, on an in-memory KV through the same
@@ -36,7 +37,7 @@ export async function buildEmbeddedRuntime(
   blobs?: BlobStore,
   publisher?: EventPublisher,
   kvView: (kv: KvStore) => KvStore = (kv) => kv,
-): Promise<{ system: ActorSystem; kv: KvStore; lobby: LobbyOptions }> {
+): Promise<{ system: ActorSystem; kv: KvStore; lobby: LobbyOptions; listings: NodeListings }> {
   const kv = kvView(new MemoryKvServer().connect());
   const scheduler = realScheduler();
   const store = new KvActorStore({
@@ -57,7 +58,9 @@ export async function buildEmbeddedRuntime(
     ...(publisher ? { publisher } : {}),
   });
   registerKinds(system, config);
-  return { system, kv, lobby: lobbyOptionsOf(config) };
+  const listings = await openListings(kv, { node: config.nodeId, indexed: config.lobbyIndex, scheduler });
+  listings.attach(system);
+  return { system, kv, lobby: lobbyOptionsOf(config), listings };
 }
 
 /**
@@ -79,7 +82,7 @@ export async function startEmbeddedRuntime(
   const publisher = busEventPublisher(bus, config.nodeId, (event, error) => {
     parts.events.publishFailed?.(event.key, error);
   });
-  const { system, kv } = await buildEmbeddedRuntime(
+  const { system, kv, listings } = await buildEmbeddedRuntime(
     config,
     parts.outbox,
     parts.node,
@@ -92,7 +95,9 @@ export async function startEmbeddedRuntime(
     system,
     blobs,
     bus,
+    listings,
     async close() {
+      listings.close();
       system.close();
       await kv.close();
       await blobs.close();

@@ -19,6 +19,7 @@ import { PROTOCOL_VERSION } from "../../gateway/index.ts";
 import { resultSessionsOf, type NodeConfig } from "../config.ts";
 import { natsAuthOf } from "../nats/nats-auth.ts";
 import { foyerVersion } from "../version.ts";
+import { openListings, type NodeListings } from "./node-listings.ts";
 
 /** A fleet node over NATS, with the connection it runs on. */
 export interface FleetRuntime {
@@ -28,6 +29,8 @@ export interface FleetRuntime {
   readonly bus: Bus;
   /** Room documents: the `foyer_blobs` JetStream object store, replicated as the KV buckets are. */
   readonly blobs: BlobStore;
+  /** The public lobbies of the whole fleet, for queries. */
+  readonly listings: NodeListings;
   /** Closes the node, then its blob store and its connection. */
   close(): Promise<void>;
 }
@@ -71,12 +74,14 @@ export async function startFleetRuntime(
     replicas: config.natsReplicas,
   });
   const bus = new NatsBus(nc);
+  const scheduler = realScheduler();
+  const listings = await openListings(kv, { node: config.nodeId, indexed: config.lobbyIndex, scheduler });
   const fleet = await fleetNodeFrom(
     {
       kv,
       bus,
       blobs,
-      scheduler: realScheduler(),
+      scheduler,
       monotonic: () => performance.now(),
       wallClock: () => Date.now(),
       random: cryptoRandom(),
@@ -85,7 +90,14 @@ export async function startFleetRuntime(
       snapshotShards: { asked: config.snapshotShards },
     },
     fleetNodeSettingsOf(config),
-    hooks,
+    // The listings are tapped before any lobby runs, so none tells the directory actor instead.
+    {
+      ...hooks,
+      register: (system) => {
+        hooks.register(system);
+        listings.attach(system);
+      },
+    },
   );
   await fleet.start();
   return {
@@ -93,7 +105,9 @@ export async function startFleetRuntime(
     system: fleet.system,
     bus,
     blobs,
+    listings,
     async close() {
+      listings.close();
       await fleet.close();
       await blobs.close();
       await nc.drain().catch(() => undefined);

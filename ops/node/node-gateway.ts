@@ -10,6 +10,7 @@ import {
   RequestRouter,
   PROTOCOL_VERSION,
   type GatewayOptions,
+  type LobbyListings,
   type SessionRegistry,
   type TokenKey,
   playerTokenVerifierOf,
@@ -46,10 +47,12 @@ export interface GatewayParts {
   readonly blobs: BlobStore;
   /** In a fleet: redirects, placement and regions are the fleet node's. */
   readonly fleet?: FleetNode | undefined;
+  /** The index of the fleet's public lobbies that queries read. */
+  readonly listings: LobbyListings;
 }
 
 /** The lobby requests of the gateway: a fleet node decides where keys are and where new ones go. */
-function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter {
+export function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter {
   const { system, fleet } = parts;
   return new RequestRouter({
     system,
@@ -66,6 +69,7 @@ function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter
           placeNew: () => fleet.placeNew(),
         }
       : { placeNew: () => parts.capacity.placeNewLobby() }),
+    listings: parts.listings,
     lobbyTypes: config.lobbyTypes.lobbyTypes.map((t) => t.id),
     activities: config.activities.activities.map((a) => a.id),
     blobs: new BlobRequests({
@@ -80,14 +84,19 @@ function requestRouterOf(config: NodeConfig, parts: GatewayParts): RequestRouter
 }
 
 /** The WebSocket gateway in front of the runtime. */
-export function buildGateway(config: NodeConfig, logger: Logger, parts: GatewayParts): GatewayServer {
+export function buildGateway(
+  config: NodeConfig,
+  logger: Logger,
+  parts: GatewayParts,
+  requests: RequestRouter = requestRouterOf(config, parts),
+): GatewayServer {
   const { system, sessions, tokenKeys, refusals, capacity, metrics, fleet } = parts;
   return new GatewayServer(gatewayOptionsOf(config), {
     nodeId: config.nodeId,
     region: config.region,
     ...(fleet ? { regions: () => fleet.regions() } : {}),
     system,
-    requests: requestRouterOf(config, parts),
+    requests,
     sessions,
     tokenKeys,
     tokenVerifier: playerTokenVerifierOf(config, tokenKeys, logger.child({ component: "auth" })),

@@ -1,15 +1,21 @@
 import type { Logger } from "pino";
 import type { ActorSystem } from "../../actors/runtime/index.ts";
 import type { Bus, DrainProgress, KvStore } from "../../fleet/index.ts";
-import { SessionRegistry, type GatewayServer, type TokenKey } from "../../gateway/index.ts";
+import {
+  SessionRegistry,
+  type GatewayServer,
+  type RequestRouter,
+  type TokenKey,
+} from "../../gateway/index.ts";
 import { NodeMetrics } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
 import { startBlobSweep } from "./blob-sweep.ts";
 import { tokenKeysOf } from "./dev-mode.ts";
 import { refusedDrain, startFilters, startNodeAdmin } from "./node-admin.ts";
 import { NodeCapacity } from "./node-capacity.ts";
-import { buildGateway } from "./node-gateway.ts";
+import { buildGateway, requestRouterOf } from "./node-gateway.ts";
 import { lobbyOptionsOf } from "./node-kinds.ts";
+import type { NodeListings } from "./node-listings.ts";
 import type { NodeRuntime } from "./node-runtime.ts";
 import { startRuntime } from "./start-runtime.ts";
 import { queueDepthsOf, runtimeEventsOf } from "./runtime-events.ts";
@@ -21,6 +27,10 @@ export interface RunningNode {
   readonly port: number;
   readonly system: ActorSystem;
   readonly sessions: SessionRegistry;
+  /** The gateway's request handlers (the query bench drives them without sockets). */
+  readonly requests: RequestRouter;
+  /** The index of the fleet's public lobbies and the writer of this node's (docs/lobbies-query.md). */
+  readonly listings: NodeListings;
   /** The token keys in use (dev mode makes one up). */
   readonly tokenKeys: readonly TokenKey[];
   /** Refused frames by error code, and sockets closed by the node by `close:<reason>`. */
@@ -132,7 +142,10 @@ export async function startNode(
   const { system, fleet } = runtime;
   const filters = startFilters(config, system, logger);
   const lobby = lobbyOptionsOf(config);
-  const gateway = buildGateway(config, logger, { ...parts, system, blobs: runtime.blobs, lobby, fleet });
+  const listings = runtime.listings;
+  const gatewayParts = { ...parts, system, blobs: runtime.blobs, lobby, fleet, listings };
+  const requests = requestRouterOf(config, gatewayParts);
+  const gateway = buildGateway(config, logger, gatewayParts, requests);
   later.gateway = gateway;
   const port = await gateway.listen();
   const { url, httpUrl } = urlsOf(config, port);
@@ -161,6 +174,8 @@ export async function startNode(
     port,
     system,
     sessions,
+    requests,
+    listings,
     tokenKeys: parts.tokenKeys,
     refusals: parts.refusals,
     metrics,

@@ -33,7 +33,8 @@ describe("lobby data, door, moderation and chat over real sockets", () => {
       map: { value: "dunes", visibility: "public" },
     });
     const line = await eventually(async () => {
-      const { lobbies } = await c.browse();
+      // A query's line carries the public data and the door; browse keeps its own fields.
+      const { lobbies } = await c.queryLobbies();
       expect(lobbies[0]?.data).toEqual({ mode: "duo", map: "dunes" });
       return lobbies[0];
     });
