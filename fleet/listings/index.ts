@@ -16,7 +16,7 @@ export {
   queryFilterSchema,
   queryOrderSchema,
   QueryError,
-} from "./query-language.ts";
+} from "../../actors/common/query-language.ts";
 export type {
   BuiltinField,
   FieldType,
@@ -29,7 +29,7 @@ export type {
   QueryInput,
   Scalar,
   SortKey,
-} from "./query-language.ts";
+} from "../../actors/common/query-language.ts";
 export { checkFilter, checkQuery } from "./query-check.ts";
 export { compareKeys, decodeCursor, encodeCursor, filtersTest, lineComparator } from "./query-order.ts";
 export type { ListedLobby } from "./query-order.ts";

@@ -4,7 +4,7 @@ import {
   type IndexedKeys,
   type Query,
   type Scalar,
-} from "./query-language.ts";
+} from "../../actors/common/query-language.ts";
 import { readerOf, type ListedLobby } from "./query-order.ts";
 import { runQuery, type IndexedField, type QueryPage } from "./query-plan.ts";
 import { SortedList } from "./sorted-list.ts";

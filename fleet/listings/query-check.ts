@@ -11,7 +11,7 @@ import {
   type Query,
   type QueryInput,
   type Scalar,
-} from "./query-language.ts";
+} from "../../actors/common/query-language.ts";
 import { decodeCursor } from "./query-order.ts";
 
 /** A query checked against a node's index: every field known, every value of its field's type. Pure. */

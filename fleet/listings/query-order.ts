@@ -7,7 +7,7 @@ import {
   type Order,
   type Scalar,
   type SortKey,
-} from "./query-language.ts";
+} from "../../actors/common/query-language.ts";
 
 /** How a query reads, tests and orders lines, and its cursor. Pure. */
 

@@ -1,4 +1,4 @@
-import type { Filter, Query, Scalar, SortKey } from "./query-language.ts";
+import type { Filter, Query, Scalar, SortKey } from "../../actors/common/query-language.ts";
 import {
   compareKeys,
   encodeCursor,

@@ -1,6 +1,6 @@
 import type { ListedLobby } from "./query-order.ts";
 import { compareScalars } from "./query-order.ts";
-import type { Scalar, SortKey } from "./query-language.ts";
+import type { Scalar, SortKey } from "../../actors/common/query-language.ts";
 
 /**
  * The lines that have one field, sorted by (value, code) ascending, in chunks of at most `maxChunk`: an

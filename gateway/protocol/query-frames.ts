@@ -1,7 +1,13 @@
 import { z } from "zod";
-import { metadataSchema } from "../../actors/lobby/index.ts";
-import { maxFilters, queryFieldsSchema, queryFilterSchema } from "../../fleet/listings/index.ts";
-import type { FilterOp, ListedLobby, Scalar } from "../../fleet/listings/index.ts";
+import { metadataSchema } from "../../actors/lobby/lobby-metadata.ts";
+import type { LobbyListing } from "../../actors/common/listing.ts";
+import {
+  maxFilters,
+  queryFieldsSchema,
+  queryFilterSchema,
+  type FilterOp,
+  type Scalar,
+} from "../../actors/common/query-language.ts";
 import { answeredThroughSchema, requestIdSchema } from "./request-id.ts";
 
 /**
@@ -59,7 +65,7 @@ export interface QueryLobbiesOptions {
 }
 
 /** One public lobby of a query's answer. */
-export type LobbyLine = ListedLobby;
+export type LobbyLine = Omit<LobbyListing, "type">;
 
 /** A page of public lobbies, and the cursor of the next page (null on the last one). */
 export interface QueryLobbiesAnswer {
