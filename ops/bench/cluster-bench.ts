@@ -89,14 +89,15 @@ export interface ClusterBenchResult {
 
 /**
  * KV writes each op waits for one after another, as the code is designed (gateway/lobby-requests.ts,
- * fleet/actor-store.ts): a create records its intent in the player's registry (a snapshot update), then
- * claims the code (claim create) and writes the lobby's first snapshot (snapshot create); join, ready and
- * leave are one fenced snapshot update of the lobby; the last leave closes the lobby, removing its
+ * fleet/actor-store.ts): a create records its code in the player's registry (a snapshot update), the
+ * registry records the entry as an intent of where the player is (a second update), then the create
+ * claims the code (claim create) and writes the lobby's first snapshot (snapshot create); a join is the
+ * registry's intent and one fenced snapshot update of the lobby; ready and leave are that update alone; the last leave closes the lobby, removing its
  * snapshot and then its claim.
  */
 export const designWrites: Record<OpKind, number> = {
-  create: 3,
-  join: 1,
+  create: 4,
+  join: 2,
   ready: 1,
   leave: 1,
   leaveLast: 2,

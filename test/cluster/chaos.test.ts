@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runChaos, summaryText } from "../../ops/chaos/index.ts";
 
 /**
- * `foyer chaos` as a test: three node processes and a 3-server NATS cluster under SDK bots for 40 s, with
+ * `foyer chaos` as a test: three node processes and a 3-server NATS cluster under SDK bots for 55 s, with
  * seed 2's schedule — a SIGSTOP past the failure timeout, a drain, kill -9s of nodes (each restarted under
  * its node id) and a kill -9 of a nats-server — then healed, settled and audited, each node's drain team
  * (bots that join lobbies as their node drains) among the bots. A fault that finds its
@@ -15,7 +15,7 @@ describe("chaos on a fleet of three node processes", () => {
     const result = await runChaos({
       nodes: 3,
       nats: 3,
-      seconds: 40,
+      seconds: 55,
       faults: 6,
       seed: 2,
       bots: 18,

@@ -63,7 +63,10 @@ describe("joins answered while their lobby moves off a draining node", () => {
       Array.from({ length: lobbyCount * joinersPerLobby }, (_, j) => followed(`dj-joiner-${j}`, urls[0]!)),
     );
 
-    expect((await fetch(new URL("/drain", admins[0]), { method: "POST" })).status).toBe(202);
+    // Refused (409) until this node has heard its peer live; then the drain starts.
+    await eventually(async () => {
+      expect((await fetch(new URL("/drain", admins[0]), { method: "POST" })).status).toBe(202);
+    }, 15_000);
     const joined = joiners.map(async (joiner, j) => {
       const lobby = lobbies[j % lobbyCount]!;
       await new Promise((resolve) => setTimeout(resolve, (j / joiners.length) * joinSpreadMs));
