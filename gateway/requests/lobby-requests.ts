@@ -250,6 +250,9 @@ export class LobbyRequests {
     if (!recordedBefore) return "taken";
     // A retry of a create that already made its lobby: answer with it (and resend its state).
     const again = await this.join(session, code, request);
+    // No lobby under the recorded code (its first attempt was refused before the lobby was stored):
+    // the player is in nothing there, so a fresh code is drawn.
+    if (!again.ok && again.code === "NOT_FOUND") return "taken";
     return again.ok ? { ok: true, value: { code } } : again;
   }
 
