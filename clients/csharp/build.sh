@@ -12,4 +12,4 @@ refs=(-r:System.Net.Http.dll "-r:$out/Newtonsoft.Json.dll")
 mcs -nologo -warnaserror+ -target:library "${refs[@]}" -out:"$out/Foyer.dll" "$here"/src/Foyer/*.cs
 mcs -nologo -warnaserror+ "${refs[@]}" "-r:$out/Foyer.dll" -out:"$out/foyer-conformance.exe" "$here"/conformance/*.cs
 mcs -nologo -warnaserror+ "${refs[@]}" "-r:$out/Foyer.dll" -out:"$out/foyer-client-tests.exe" \
-  "$here"/tests/*.cs "$here"/conformance/PlayerTokens.cs
+  "$here"/tests/*.cs "$here"/conformance/{Match,PlayerTokens,Runner,Scenarios,ScenarioSocket}.cs

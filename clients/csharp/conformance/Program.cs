@@ -9,7 +9,7 @@ namespace Foyer.Conformance
 {
     /// <summary>
     /// <c>mono foyer-conformance.exe --url ws://host:port/ws [--url …] (--token-key kid:secret | dev tokens)
-    /// [--scenarios DIR] [--scenario NAME] [--timeout-ms N]</c>: every scenario against a node (or a fleet,
+    /// [--scenarios DIR] [--scenario NAME …] [--timeout-ms N]</c>: every scenario against a node (or a fleet,
     /// one --url per node), a line each, then <c>N passed, M failed[, K skipped]</c>. Exit 0 when none failed,
     /// 1 when one failed, 2 on bad usage.
     /// </summary>
@@ -31,7 +31,8 @@ namespace Foyer.Conformance
         private static async Task<int> Run(string[] args)
         {
             var urls = new List<string>();
-            string tokenKey = null, only = null, dir = null;
+            string tokenKey = null, dir = null;
+            var only = new List<string>();
             var timeoutMs = 5000;
             for (var i = 0; i < args.Length; i++)
             {
@@ -40,7 +41,7 @@ namespace Foyer.Conformance
                 {
                     case "--url": urls.Add(WsUrl(value)); i++; break;
                     case "--token-key": tokenKey = value; i++; break;
-                    case "--scenario": only = value; i++; break;
+                    case "--scenario": only.Add(value); i++; break;
                     case "--scenarios": dir = value; i++; break;
                     case "--timeout-ms":
                         if (!int.TryParse(value, out timeoutMs) || timeoutMs <= 0)
@@ -52,10 +53,11 @@ namespace Foyer.Conformance
             }
             if (urls.Count == 0) throw new ArgumentException("--url: give the node's WebSocket URL (once per node of a fleet)");
             dir = dir ?? FindScenarios();
-            var all = LoadScenarios(dir);
-            var scenarios = only == null ? all : all.Where(s => (string)s["name"] == only).ToList();
-            if (scenarios.Count == 0)
-                throw new ArgumentException("--scenario: no scenario \"" + only + "\"; there are " + string.Join(", ", all.Select(s => (string)s["name"])));
+            var all = Scenarios.Load(dir);
+            var scenarios = only.Count == 0 ? all : all.Where(s => only.Contains((string)s["name"])).ToList();
+            var unknown = only.FirstOrDefault(name => all.All(s => (string)s["name"] != name));
+            if (unknown != null)
+                throw new ArgumentException("--scenario: no scenario \"" + unknown + "\"; there are " + string.Join(", ", all.Select(s => (string)s["name"])));
             if (tokenKey != null) PlayerTokens.Sign(tokenKey, "check", "check"); // bad usage before any run
             var options = new RunOptions
             {
@@ -107,27 +109,6 @@ namespace Foyer.Conformance
                 if (Directory.Exists(candidate)) return candidate;
             }
             throw new ArgumentException("--scenarios: no conformance/scenarios folder above " + Directory.GetCurrentDirectory());
-        }
-
-        /// <summary>Every scenario of the folder, sorted by name, each checked: its name is its file's, its steps name its clients.</summary>
-        public static List<JObject> LoadScenarios(string dir)
-        {
-            var scenarios = new List<JObject>();
-            foreach (var file in Directory.GetFiles(dir, "*.json").OrderBy(f => Path.GetFileName(f), StringComparer.Ordinal))
-            {
-                var fileName = Path.GetFileName(file);
-                var scenario = FoyerJson.Parse(File.ReadAllText(file)) as JObject;
-                if (scenario == null || scenario["steps"] == null || scenario["clients"] == null)
-                    throw new ArgumentException(fileName + ": not a scenario");
-                if ((string)scenario["name"] + ".json" != fileName) throw new ArgumentException(fileName + ": its name is \"" + scenario["name"] + "\"");
-                var clients = (JObject)scenario["clients"];
-                var steps = (JArray)scenario["steps"];
-                for (var i = 0; i < steps.Count; i++)
-                    if (clients[(string)steps[i]["client"]] == null)
-                        throw new ArgumentException(fileName + ": step " + (i + 1) + " names the client \"" + steps[i]["client"] + "\", not in clients");
-                scenarios.Add(scenario);
-            }
-            return scenarios;
         }
     }
 }
