@@ -35,7 +35,8 @@ function run(command: string, args: readonly string[], timeoutMs: number): Promi
 export interface CsharpBuild {
   readonly dir: string;
   conformance(args: readonly string[]): Promise<MonoRun>;
-  clientTests(urls: readonly string[]): Promise<MonoRun>;
+  /** The client's tests against these nodes; with `admin` (node 1's admin API), the drain test too. */
+  clientTests(urls: readonly string[], admin?: string): Promise<MonoRun>;
   remove(): void;
 }
 
@@ -71,12 +72,13 @@ export async function buildCsharp(): Promise<CsharpBuild> {
         ],
         120_000,
       ),
-    clientTests: (urls) =>
+    clientTests: (urls, admin) =>
       run(
         "mono",
         [
           join(dir, "foyer-client-tests.exe"),
           ...urlArgs(urls),
+          ...(admin === undefined ? [] : ["--admin", admin]),
           "--token-key",
           csharpTokenKey,
           "--scenarios",

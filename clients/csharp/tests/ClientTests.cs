@@ -18,6 +18,8 @@ namespace Foyer.Tests
     {
         private static readonly List<string> Urls = new List<string>();
         private static string tokenKey;
+        /// <summary>The admin API of node 1 (--admin): the drain test takes that node out of the fleet, so it runs last.</summary>
+        private static string adminUrl;
         private static string scenariosDir;
         private static readonly string Prefix = "cs" + Guid.NewGuid().ToString("N").Substring(0, 8) + "-";
         private static readonly List<FoyerClient> Clients = new List<FoyerClient>();
@@ -29,6 +31,7 @@ namespace Foyer.Tests
                 if (args[i] == "--url") Urls.Add(args[i + 1]);
                 else if (args[i] == "--token-key") tokenKey = args[i + 1];
                 else if (args[i] == "--scenarios") scenariosDir = args[i + 1];
+                else if (args[i] == "--admin") adminUrl = args[i + 1];
                 else
                 {
                     Console.WriteLine("unknown option " + args[i]);
@@ -37,7 +40,7 @@ namespace Foyer.Tests
             }
             if (Urls.Count == 0 || tokenKey == null || scenariosDir == null)
             {
-                Console.WriteLine("usage: foyer-client-tests.exe --url ws://… [--url ws://…] --token-key kid:secret --scenarios DIR");
+                Console.WriteLine("usage: foyer-client-tests.exe --url ws://… [--url ws://… [--admin http://…]] --token-key kid:secret --scenarios DIR");
                 return 2;
             }
             var harness = new TestHarness();
@@ -45,6 +48,8 @@ namespace Foyer.Tests
             AddNodeTests(harness);
             if (Urls.Count >= 2) AddFleetTests(harness);
             else harness.Skip("fleet tests (redirect)", "need 2 nodes of one fleet, given 1 URL");
+            if (Urls.Count >= 2 && adminUrl != null) AddDrainTest(harness);
+            else harness.Skip("the drain test (moved)", "needs 2 nodes of one fleet and --admin, node 1's admin API");
             var failed = harness.Run(30000);
             foreach (var client in Clients) client.CloseAsync().Wait(2000);
             return failed == 0 ? 0 : 1;
