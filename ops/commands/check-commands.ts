@@ -82,6 +82,11 @@ export function addConformanceCommand(program: Command): void {
         "that need several nodes are skipped without)",
       (url: string, urls: string[] | undefined) => [...(urls ?? []), url],
     )
+    .option(
+      "--admin <url>",
+      "a node's admin API URL, in the order of --url, for the scenarios that drain a node (skipped without)",
+      (url: string, urls: string[] | undefined) => [...(urls ?? []), url],
+    )
     .option("--scenario <name>", "run only this scenario")
     .addOption(
       new Option("--encoding <encoding>", "which encodings to run")
@@ -97,6 +102,7 @@ export function addConformanceCommand(program: Command): void {
     .action(
       async (opts: {
         url: string[];
+        admin?: string[];
         scenario?: string;
         encoding: string;
         tokenKey?: string;
@@ -107,6 +113,7 @@ export function addConformanceCommand(program: Command): void {
           {
             url: opts.url[0] ?? "",
             moreUrls: opts.url.slice(1),
+            ...(opts.admin === undefined ? {} : { adminUrls: opts.admin }),
             encodings: opts.encoding === "both" ? ["json", "msgpack"] : [opts.encoding as "json" | "msgpack"],
             timeoutMs: Number(opts.timeoutMs),
             json: opts.json ?? false,

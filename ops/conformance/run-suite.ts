@@ -9,6 +9,8 @@ export interface SuiteOptions {
   readonly url: string;
   /** The other nodes of the same fleet, alike, for the scenarios that need several nodes. */
   readonly moreUrls?: readonly string[];
+  /** Each node's admin API URL, in the order of the URLs, for the scenarios that drain a node. */
+  readonly adminUrls?: readonly string[];
   /** Only this scenario (its name). */
   readonly scenario?: string;
   readonly encodings: readonly Encoding[];
@@ -92,6 +94,7 @@ export async function runSuite(options: SuiteOptions, print: (text: string) => v
         const result = await runScenario(scenario, {
           url: url.toString(),
           moreUrls,
+          ...(options.adminUrls === undefined ? {} : { adminUrls: options.adminUrls }),
           encoding,
           tokenFor,
           ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),

@@ -18,6 +18,11 @@ export interface RunOptions {
   /** The other nodes of the same fleet, for scenarios that need several (`nodes`): node 2 first. */
   readonly moreUrls?: readonly string[];
   readonly encoding: Encoding;
+  /**
+   * The admin API URL of each node, in the order of `url` and `moreUrls`, for the scenarios with a `drain`
+   * step (a scenario that drains a node without one here is skipped).
+   */
+  readonly adminUrls?: readonly string[];
   /** A token for a player id and display name: signed with a key the node has, or a dev token. */
   readonly tokenFor: (player: string, name: string) => string | Promise<string>;
   /** Prepended to client names to make player ids; default: fresh per run, so runs never share players. */
@@ -152,6 +157,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     const skipped = `needs ${needs} nodes of one fleet, given ${urls.length} URL${urls.length === 1 ? "" : "s"}`;
     return { ...result(0), ok: false, skipped };
   }
+  const undrainable = scenario.steps.find(
+    (step) => "drain" in step && options.adminUrls?.[step.drain - 1] === undefined,
+  );
+  if (undrainable && "drain" in undrainable) {
+    return { ...result(0), ok: false, skipped: `drains node ${undrainable.drain}: needs its admin API URL` };
+  }
   let index = 0;
   try {
     for (const step of scenario.steps) {
@@ -194,6 +205,10 @@ type StepOf<K extends string> = Extract<Step, Record<K, unknown>>;
 async function playStep(step: Step, ctx: StepContext): Promise<void> {
   const { sockets } = ctx;
   const socket = sockets.get(step.client);
+  if ("drain" in step) {
+    await drainNode(step, ctx);
+    return;
+  }
   if ("connect" in step) {
     if (socket && !socket.closed) throw new StepFailure("the client already has an open socket");
     sockets.set(step.client, await ClientSocket.open(connectUrl(step, ctx)));
@@ -219,6 +234,20 @@ function connectUrl(step: StepOf<"connect">, ctx: StepContext): string {
   if (url === undefined)
     throw new StepFailure(`no node ${step.node ?? 1}: the runner has ${ctx.urls.length}`);
   return url;
+}
+
+/** `drain`: POST /drain on the node's admin API until it is accepted (202); 409 while it has no live peer yet. */
+async function drainNode(step: StepOf<"drain">, ctx: StepContext): Promise<void> {
+  const admin = ctx.options.adminUrls?.[step.drain - 1] ?? "";
+  const deadline = Date.now() + ctx.timeoutMs;
+  for (;;) {
+    const response = await fetch(new URL("/drain", admin), { method: "POST" });
+    if (response.status === 202) return;
+    const why = `${response.status} ${await response.text()}`;
+    if (response.status !== 409 || Date.now() > deadline)
+      throw new StepFailure(`the drain was refused: ${why}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** `send`: the frame with the scenario's variables filled in, in the run's encoding. */

@@ -134,6 +134,22 @@ export const closeStep = z
   })
   .strict();
 
+export const drainStep = z
+  .object({
+    ...stepBase,
+    drain: z
+      .number()
+      .int()
+      .min(1)
+      .max(9)
+      .describe(
+        "drain this node of the run (POST /drain on its admin API, asked again while refused with 409): its keys " +
+          "move to its peers, whose members are told `moved`, and the node leaves the fleet",
+      ),
+    timeoutMs,
+  })
+  .strict();
+
 export const stepSchema = z.union([
   connectStep,
   sendStep,
@@ -143,6 +159,7 @@ export const stepSchema = z.union([
   expectNothingStep,
   expectCloseStep,
   closeStep,
+  drainStep,
 ]);
 
 export const scenarioSchema = z

@@ -8,7 +8,7 @@ using Newtonsoft.Json.Linq;
 namespace Foyer.Conformance
 {
     /// <summary>
-    /// <c>mono foyer-conformance.exe --url ws://host:port/ws [--url …] (--token-key kid:secret | dev tokens)
+    /// <c>mono foyer-conformance.exe --url ws://host:port/ws [--url …] [--admin http://… per node] (--token-key kid:secret | dev tokens)
     /// [--scenarios DIR] [--scenario NAME …] [--timeout-ms N]</c>: every scenario against a node (or a fleet,
     /// one --url per node), a line each, then <c>N passed, M failed[, K skipped]</c>. Exit 0 when none failed,
     /// 1 when one failed, 2 on bad usage.
@@ -31,6 +31,7 @@ namespace Foyer.Conformance
         private static async Task<int> Run(string[] args)
         {
             var urls = new List<string>();
+            var admins = new List<string>();
             string tokenKey = null, dir = null;
             var only = new List<string>();
             var timeoutMs = 5000;
@@ -40,6 +41,7 @@ namespace Foyer.Conformance
                 switch (args[i])
                 {
                     case "--url": urls.Add(WsUrl(value)); i++; break;
+                    case "--admin": admins.Add(value); i++; break;
                     case "--token-key": tokenKey = value; i++; break;
                     case "--scenario": only.Add(value); i++; break;
                     case "--scenarios": dir = value; i++; break;
@@ -62,6 +64,7 @@ namespace Foyer.Conformance
             var options = new RunOptions
             {
                 Urls = urls,
+                AdminUrls = admins,
                 TimeoutMs = timeoutMs,
                 TokenFor = (player, name) => tokenKey != null
                     ? Task.FromResult(PlayerTokens.Sign(tokenKey, player, name))

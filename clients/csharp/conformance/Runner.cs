@@ -1,6 +1,8 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Net;
+using System.Net.Http;
 using System.Security.Cryptography;
 using System.Threading.Tasks;
 using Newtonsoft.Json.Linq;
@@ -23,6 +25,8 @@ namespace Foyer.Conformance
     {
         /// <summary>The fleet's WebSocket URLs: node 1 first.</summary>
         public IList<string> Urls;
+        /// <summary>Each node's admin API URL, in the order of <see cref="Urls"/>, for the scenarios that drain a node.</summary>
+        public IList<string> AdminUrls = new List<string>();
         /// <summary>A token for a player id and display name.</summary>
         public Func<string, string, Task<string>> TokenFor;
         public int TimeoutMs = 5000;
@@ -41,7 +45,7 @@ namespace Foyer.Conformance
     public static class Runner
     {
         private static readonly string[] Kinds =
-            { "connect", "send", "sendRaw", "expect", "expectAll", "expectNothing", "expectClose", "close" };
+            { "connect", "send", "sendRaw", "expect", "expectAll", "expectNothing", "expectClose", "close", "drain" };
 
         public static string DescribeStep(JObject step, int index)
         {
@@ -63,6 +67,16 @@ namespace Foyer.Conformance
                 result.Skipped = "needs " + needs + " nodes of one fleet, given " + options.Urls.Count + " URL" +
                                  (options.Urls.Count == 1 ? "" : "s");
                 return result;
+            }
+            foreach (JObject step in steps)
+            {
+                if (step["drain"] == null) continue;
+                var node = (int)step["drain"];
+                if (node > options.AdminUrls.Count)
+                {
+                    result.Skipped = "drains node " + node + ": needs its admin API URL";
+                    return result;
+                }
             }
             var prefix = "cf" + RandomHex(4) + "-";
             var run = new Run { Options = options };
@@ -121,6 +135,11 @@ namespace Foyer.Conformance
                 var client = (string)step["client"];
                 ScenarioSocket socket;
                 Sockets.TryGetValue(client, out socket);
+                if (step["drain"] != null)
+                {
+                    await Drain(Options.AdminUrls[(int)step["drain"] - 1], TimeoutOf(step)).ConfigureAwait(false);
+                    return;
+                }
                 if (step["connect"] != null)
                 {
                     if (socket != null && socket.Closed == null) throw new StepFailure("the client already has an open socket");
@@ -136,6 +155,23 @@ namespace Foyer.Conformance
                 else if (step["expectClose"] != null) await ExpectClose(step, socket).ConfigureAwait(false);
                 else if (step["expect"] != null || step["expectAll"] != null) await ExpectFrames(step, socket).ConfigureAwait(false);
                 else throw new StepFailure("a step of no known kind");
+            }
+
+            /// <summary>POST /drain on the node's admin API until it is accepted (202); 409 while it has no live peer yet.</summary>
+            private static async Task Drain(string admin, int timeoutMs)
+            {
+                var deadline = DateTime.UtcNow.AddMilliseconds(timeoutMs);
+                using (var http = new HttpClient())
+                {
+                    for (;;)
+                    {
+                        var response = await http.PostAsync(new Uri(new Uri(admin), "/drain"), new StringContent("")).ConfigureAwait(false);
+                        if (response.StatusCode == HttpStatusCode.Accepted) return;
+                        var why = (int)response.StatusCode + " " + await response.Content.ReadAsStringAsync().ConfigureAwait(false);
+                        if ((int)response.StatusCode != 409 || DateTime.UtcNow > deadline) throw new StepFailure("the drain was refused: " + why);
+                        await Task.Delay(100).ConfigureAwait(false);
+                    }
+                }
             }
 
             private string ConnectUrl(JObject step)
