@@ -25,8 +25,8 @@ namespace Foyer
         public int ReconnectMaxMs = 5000;
 
         /// <summary>
-        /// Where events are raised: by default the <see cref="SynchronizationContext"/> current when the client
-        /// was made (Unity's main thread, when made there); with none, on the client's reader thread.
+        /// Where events are raised: by default the <see cref="SynchronizationContext"/> current when these
+        /// options were made (Unity's main thread, when made there); with none, on the client's reader thread.
         /// </summary>
         public SynchronizationContext EventContext = SynchronizationContext.Current;
     }
