@@ -17,8 +17,10 @@ export const perOpRows: readonly ScaleRow[] = [
   },
   { label: "requests to an owner (forwarded asks)", counts: ["bus.request.foyer.node.*.actor"] },
   { label: "tells to an owner", counts: ["bus.publish.foyer.node.*.actor"] },
-  { label: "push relay publishes", counts: ["bus.publish.foyer.push"] },
-  { label: "push relay deliveries", counts: ["bus.delivered.foyer.push"] },
+  { label: "push relay broadcasts (publishes)", counts: ["bus.publish.foyer.push"] },
+  { label: "push relay broadcast deliveries", counts: ["bus.delivered.foyer.push"] },
+  { label: "push relay sends to one gateway (requests)", counts: ["bus.request.foyer.node.*.push"] },
+  { label: "gateways' heard answers to a broadcast", counts: ["bus.delivered.foyer.node.*.heard"] },
 ];
 
 /** What the idle fleet costs each node each second. */
@@ -62,8 +64,6 @@ export function scaleFigures(run: ScaleSimulationResult): ScaleFigures {
     perNodeSecond: Object.fromEntries(
       perNodeSecondRows.map((row) => [row.label, idlePerNodeSecond(row.counts)]),
     ),
-    allPerOp: Object.fromEntries(
-      [...run.load.keys()].sort().map((name) => [name, perOp([name])]),
-    ),
+    allPerOp: Object.fromEntries([...run.load.keys()].sort().map((name) => [name, perOp([name])])),
   };
 }

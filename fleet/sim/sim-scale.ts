@@ -69,7 +69,14 @@ class ScaleWorld {
     const healthy = { electing: () => false, partitioned: () => false, faulty: () => false };
     this.kv = new SimKv(this.loop, this.random, none, healthy, () => undefined, this.counters);
     const noLoss = { dropRequest: 0, dropReply: 0, slow: 0 };
-    this.net = new SimNet(this.loop, this.random, noLoss, () => false, () => undefined, this.counters);
+    this.net = new SimNet(
+      this.loop,
+      this.random,
+      noLoss,
+      () => false,
+      () => undefined,
+      this.counters,
+    );
   }
 
   async run(): Promise<ScaleSimulationResult> {

@@ -34,9 +34,11 @@ export async function runSimScaleBench(options: SimScaleBenchOptions): Promise<S
       seed: options.seed,
     });
     figures.push(scaleFigures(run));
-    if (!options.json) console.log(`simulated ${nodes} nodes: ${run.ops} ops in ${options.seconds} virtual s`);
+    if (!options.json)
+      console.log(`simulated ${nodes} nodes: ${run.ops} ops in ${options.seconds} virtual s`);
   }
-  if (options.json) console.log(JSON.stringify({ scenario: "sim-scale", ...options, json: undefined, figures }));
+  if (options.json)
+    console.log(JSON.stringify({ scenario: "sim-scale", ...options, json: undefined, figures }));
   else console.log(`\n${formatSimScale(figures)}`);
   return figures;
 }
@@ -51,10 +53,23 @@ export function formatSimScale(figures: readonly ScaleFigures[]): string {
     `| ${label} | ${values.map((v) => v.toLocaleString("en-US", { maximumFractionDigits: 2 })).join(" | ")} |`;
   return [
     ...head("per op (idle taken out)"),
-    line("ops per second", figures.map((f) => f.opsPerSecond)),
-    ...perOpRows.map((row) => line(row.label, figures.map((f) => f.perOp[row.label] ?? 0))),
+    line(
+      "ops per second",
+      figures.map((f) => f.opsPerSecond),
+    ),
+    ...perOpRows.map((row) =>
+      line(
+        row.label,
+        figures.map((f) => f.perOp[row.label] ?? 0),
+      ),
+    ),
     "",
     ...head("idle, per node and second"),
-    ...perNodeSecondRows.map((row) => line(row.label, figures.map((f) => f.perNodeSecond[row.label] ?? 0))),
+    ...perNodeSecondRows.map((row) =>
+      line(
+        row.label,
+        figures.map((f) => f.perNodeSecond[row.label] ?? 0),
+      ),
+    ),
   ].join("\n");
 }

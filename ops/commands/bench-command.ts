@@ -127,7 +127,17 @@ export function addBenchCommand(program: Command): void {
     )
     .addOption(
       new Option("--scenario <name>", "what to measure")
-        .choices(["lobby", "cluster", "rooms", "failover", "drain", "scale", "sim-scale", "matchmaking", "query"])
+        .choices([
+          "lobby",
+          "cluster",
+          "rooms",
+          "failover",
+          "drain",
+          "scale",
+          "sim-scale",
+          "matchmaking",
+          "query",
+        ])
         .default("lobby"),
     )
     .option("--clients <n>", "lobby, cluster: concurrent clients", "32")

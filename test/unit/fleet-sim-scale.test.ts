@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  SimCounters,
-  countedSubject,
-  runScaleSimulation,
-  scaleFigures,
-} from "../../fleet/sim/index.ts";
+import { SimCounters, countedSubject, runScaleSimulation, scaleFigures } from "../../fleet/sim/index.ts";
 
 /**
  * The scale scenario's counts (`foyer bench --scenario sim-scale`): what a fleet delivers per op and per
@@ -38,8 +33,13 @@ describe("scale scenario", () => {
     const perOp = (figures: typeof two, row: string): number => figures.perOp[row] ?? Number.NaN;
     // The load is the same at both sizes: one claim write per create and per close (2 of 5 steps), a
     // snapshot write per step; neither grows with the fleet.
-    for (const row of ["claim writes", "snapshot writes"]) {
-      expect(perOp(two, row)).toBeGreaterThan(0.3);
+    for (const row of [
+      "claim writes",
+      "snapshot writes",
+      // A frame for a player a node does not know yet is broadcast: once per new lobby here.
+      "push relay broadcasts (publishes)",
+    ]) {
+      expect(perOp(two, row)).toBeGreaterThan(0.1);
       expect(Math.abs(perOp(four, row) - perOp(two, row))).toBeLessThan(0.05);
     }
     // Every node watches the whole claims bucket: each claim write reaches each node, so twice the nodes
@@ -48,6 +48,11 @@ describe("scale scenario", () => {
       const perWrite = perOp(figures, "claims watch deliveries") / perOp(figures, "claim writes");
       expect(perWrite).toBeCloseTo(figures.nodes, 0);
     }
+    // Later frames go to the gateways that hold the lobby's players: at most three of them (the fourth
+    // player sits on the owner), for three of each lobby's five steps, at any fleet size.
+    for (const figures of [two, four])
+      expect(perOp(figures, "push relay sends to one gateway (requests)")).toBeLessThanOrEqual(0.6 * 3);
+    expect(perOp(four, "push relay sends to one gateway (requests)")).toBeGreaterThan(0.3);
     // Heartbeats: one write per node and second, heard by every node.
     expect(two.perNodeSecond["heartbeat writes"]).toBe(1);
     expect(four.perNodeSecond["heartbeat writes"]).toBe(1);
