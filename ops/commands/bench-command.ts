@@ -7,7 +7,6 @@ import { runMatchmakingBench } from "../bench/matchmaking-bench.ts";
 import { runQueryBench } from "../bench/query-bench.ts";
 import { runRoomsBench } from "../bench/rooms-bench.ts";
 import { runScaleBench } from "../bench/scale-bench.ts";
-import { runSimScaleBench } from "../bench/sim-scale-bench.ts";
 
 /** The flags of `foyer bench`, as commander hands them over (strings until a scenario reads them). */
 interface BenchFlags {
@@ -84,8 +83,9 @@ const scenarios: Readonly<Partial<Record<string, Scenario>>> = {
       ...(opts.snapshotShards === undefined ? {} : { snapshotShards: Number(opts.snapshotShards) }),
       json,
     }),
-  "sim-scale": (opts, json) =>
-    runSimScaleBench({
+  // Loaded when asked for: the simulation stays out of every other command's process (`foyer node`).
+  "sim-scale": async (opts, json) =>
+    (await import("../bench/sim-scale-bench.ts")).runSimScaleBench({
       sizes: opts.sizes.split(",").map(Number),
       lobbies: Number(opts.lobbies ?? 40),
       seconds: Number(opts.seconds),
