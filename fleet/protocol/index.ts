@@ -56,7 +56,8 @@ export {
   nodeActorSubject,
 } from "./actor-wire.ts";
 export type { ActorDelivery } from "./actor-wire.ts";
-export { PushRelay, pushRelaySubject, relayedKeyPrefixes } from "./push-relay.ts";
+export { PushRelay, directPushTimeoutMs, pushRelaySubject, relayedKeyPrefixes } from "./push-relay.ts";
+export { PushRoutes, nodeHeardSubject, nodePushSubject, pushRoutesLimit } from "./push-routes.ts";
 export type { PushRelayOptions } from "./push-relay.ts";
 export { busEventPublisher, eventPayload, eventSubject, eventSubjectPrefix } from "./event-publisher.ts";
 export type { EventPayload } from "./event-publisher.ts";

@@ -1,6 +1,7 @@
 import type { Bus, BusMessage, BusSubscription } from "../bus.ts";
 import { BusError, BusErrorCodes } from "../bus-error.ts";
 import { subjectMatches } from "../subject.ts";
+import { type SimCounters, countedSubject } from "./sim-counters.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { SimHost, VirtualLoop } from "./virtual-loop.ts";
 
@@ -40,6 +41,8 @@ export class SimNet {
     private readonly rates: BusFaultRates,
     private readonly faulty: () => boolean,
     private readonly log: (line: string) => void,
+    /** Told of every publish, delivery and request (the scale scenario's counts). */
+    private readonly counters?: SimCounters,
   ) {}
 
   /** The bus as the process `host` sees it. */
@@ -88,6 +91,8 @@ export class SimNet {
   /** Fire and forget: each subscriber hears it after its own delay, or (while faults are on) never. */
   private publish(subject: string, data: Uint8Array): void {
     const faulty = this.faulty();
+    const counted = countedSubject(subject);
+    this.counters?.add(`bus.publish.${counted}`);
     for (const subscriber of this.listening(subject)) {
       if (faulty && this.random.chance(this.rates.dropRequest)) {
         this.log(`bus message ${subject} lost`);
@@ -99,6 +104,7 @@ export class SimNet {
         at,
         () => {
           if (!subscriber.active) return;
+          this.counters?.add(`bus.delivered.${counted}`);
           subscriber.handler({ subject, data: new Uint8Array(data), respond: () => false });
         },
         subscriber.host,
@@ -108,6 +114,7 @@ export class SimNet {
 
   private request(from: SimHost, subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
     const id = ++this.inboxes;
+    this.counters?.add(`bus.request.${countedSubject(subject)}`);
     return new Promise<Uint8Array>((resolve, reject) => {
       let settled = false;
       const settle = (run: () => void): void => {

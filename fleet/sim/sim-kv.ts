@@ -2,6 +2,7 @@ import type { KvBucket, KvEntry, KvStore } from "../kv.ts";
 import { KvError, KvErrorCodes } from "../kv-error.ts";
 import { MemoryBucketData } from "../memory/index.ts";
 import { copyEntry, simWatch } from "./sim-kv-watch.ts";
+import type { SimCounters } from "./sim-counters.ts";
 import type { SimRandom } from "./sim-random.ts";
 import type { SimHost, VirtualLoop } from "./virtual-loop.ts";
 
@@ -46,6 +47,8 @@ export class SimKv {
     private readonly rates: KvFaultRates,
     private readonly reach: KvReachability,
     private readonly landed: LandedWrite,
+    /** Told of every operation and watch delivery, by bucket (the scale scenario's counts). */
+    private readonly counters?: SimCounters,
   ) {}
 
   /** The shared state of `name`, for the checks (no faults, no delay). */
@@ -66,38 +69,45 @@ export class SimKv {
   /** Bucket `name` as the process `host` of node `node` sees it. */
   bucketFor(name: string, node: string, host: SimHost): KvBucket {
     const data = this.state(name);
-    const op = <T>(apply: () => T): Promise<T> => this.operate(node, host, apply);
+    const counters = this.counters;
+    const op = <T>(apply: () => T, kind: string): Promise<T> => {
+      counters?.add(`kv.${kind}.${name}`);
+      return this.operate(node, host, apply);
+    };
     const wrote = (key: string, value: Uint8Array, revision: number): number => {
       this.landed(name, key, value, revision);
       return revision;
     };
     return {
       name,
-      get: (key) => op(() => copy(data.get(key))),
+      get: (key) => op(() => copy(data.get(key)), "get"),
       create: (key, value) => {
         const bytes = new Uint8Array(value);
-        return op(() => wrote(key, bytes, data.create(key, bytes)));
+        return op(() => wrote(key, bytes, data.create(key, bytes)), "create");
       },
       update: (key, value, expected) => {
         const bytes = new Uint8Array(value);
-        return op(() => wrote(key, bytes, data.update(key, bytes, expected)));
+        return op(() => wrote(key, bytes, data.update(key, bytes, expected)), "update");
       },
       put: (key, value) => {
         const bytes = new Uint8Array(value);
-        return op(() => wrote(key, bytes, data.put(key, bytes)));
+        return op(() => wrote(key, bytes, data.put(key, bytes)), "put");
       },
       delete: (key, opts) =>
         op(() => {
           data.delete(key, opts?.expectedRevision);
-        }),
-      keys: (prefix) => op(() => data.keys(prefix ?? "")),
+        }, "delete"),
+      keys: (prefix) => op(() => data.keys(prefix ?? ""), "keys"),
       watch: (opts, onEntry) =>
         simWatch(
           data,
           host,
           { loop: this.loop, random: this.random, unreachable: (at) => this.unreachable(node, at) },
           opts,
-          onEntry,
+          (entry) => {
+            counters?.add(`kv.watch.${name}`);
+            onEntry(entry);
+          },
         ),
     };
   }

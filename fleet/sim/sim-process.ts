@@ -1,4 +1,9 @@
-import { type AskResult, defaultResultSessions, type StampedFrame } from "../../actors/runtime/index.ts";
+import {
+  type ActorSystem,
+  type AskResult,
+  defaultResultSessions,
+  type StampedFrame,
+} from "../../actors/runtime/index.ts";
 import type { FleetNode } from "../fleet-node.ts";
 import { fleetNodeFrom, type FleetWorld } from "../fleet-node-from.ts";
 import type { FleetLog, FleetNodeHooks, FleetNodeSettings } from "../fleet-node-ports.ts";
@@ -41,6 +46,10 @@ export interface SimProcessPorts {
   readonly adopted: () => void;
   /** The players whose sessions a restored `key` finds on its node (the sim's sessions follow lobbies). */
   readonly playersOf: (key: string) => readonly string[];
+  /** Players other than the world's ack listener with a socket on this node (the scale scenario's). */
+  readonly connected?: (player: string) => boolean;
+  /** Kinds this world's nodes serve beside the simulation's own (the scale scenario's lobby). */
+  readonly kinds?: (system: ActorSystem) => void;
   readonly trace: (line: string) => void;
 }
 
@@ -185,11 +194,12 @@ export class SimProcess {
         system.register(lobbyKind(defaultLobbyOptions));
         system.register(simLobbyKind());
         system.register(simRegistryKind(this.ports.variant !== "registry-never-leaves"));
+        this.ports.kinds?.(system);
       },
       // The stand-in for the gateway's sessions: a party's players follow their lobby at once (resumed
       // on its new node), so a restored lobby counts them connected and arms no grace for them.
       playersHere: (key) => this.ports.playersOf(key),
-      connectedHere: (player) => player === ackListener,
+      connectedHere: (player) => player === ackListener || this.ports.connected?.(player) === true,
       inKeyHere: () => false,
       reset: () => {
         this.say("was declared dead: drops its actors");

@@ -24,6 +24,8 @@ interface BenchFlags {
   ops: string;
   repeats: string;
   snapshotShards?: string;
+  sizes: string;
+  seed: string;
   probes: string;
   players: string;
   stepSeconds: string;
@@ -81,6 +83,15 @@ const scenarios: Readonly<Partial<Record<string, Scenario>>> = {
       ...(opts.snapshotShards === undefined ? {} : { snapshotShards: Number(opts.snapshotShards) }),
       json,
     }),
+  // Loaded when asked for: the simulation stays out of every other command's process (`foyer node`).
+  "sim-scale": async (opts, json) =>
+    (await import("../bench/sim-scale-bench.ts")).runSimScaleBench({
+      sizes: opts.sizes.split(",").map(Number),
+      lobbies: Number(opts.lobbies ?? 40),
+      seconds: Number(opts.seconds),
+      seed: Number(opts.seed),
+      json,
+    }),
   query: (opts, json) =>
     runQueryBench({
       lobbies: Number(opts.lobbies ?? 100_000),
@@ -112,11 +123,21 @@ export function addBenchCommand(program: Command): void {
   program
     .command("bench")
     .description(
-      "benchmark an embedded node (lobby, rooms, matchmaking), a local 3-node fleet (cluster, failover, drain) or fleets of 1 to 5 nodes (scale) and print figures",
+      "benchmark an embedded node (lobby, rooms, matchmaking), a local 3-node fleet (cluster, failover, drain) or fleets of 1 to 5 nodes (scale), count what simulated fleets of up to 100 nodes deliver (sim-scale) and print figures",
     )
     .addOption(
       new Option("--scenario <name>", "what to measure")
-        .choices(["lobby", "cluster", "rooms", "failover", "drain", "scale", "matchmaking", "query"])
+        .choices([
+          "lobby",
+          "cluster",
+          "rooms",
+          "failover",
+          "drain",
+          "scale",
+          "sim-scale",
+          "matchmaking",
+          "query",
+        ])
         .default("lobby"),
     )
     .option("--clients <n>", "lobby, cluster: concurrent clients", "32")
@@ -134,7 +155,7 @@ export function addBenchCommand(program: Command): void {
     )
     .option(
       "--lobbies <n>",
-      "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000); scale: idle lobbies for the memory figure (500); query: public lobbies queried (100000)",
+      "failover: lobbies on the node that is killed (1000); drain: idle lobbies on the drained node (1000); scale: idle lobbies for the memory figure (500); sim-scale: lobbies open at once (40); query: public lobbies queried (100000)",
     )
     .option(
       "--members <n>",
@@ -145,6 +166,8 @@ export function addBenchCommand(program: Command): void {
     .option("--ops <n>", "scale: ops per fleet size and run (fewer for a quick look)", "10000")
     .option("--repeats <n>", "scale: runs of each fleet size, each on a fresh NATS cluster", "3")
     .option("--snapshot-shards <n>", "scale: the fleets' snapshot buckets (default: the nodes' default)")
+    .option("--sizes <list>", "sim-scale: the simulated fleet sizes, comma-separated", "5,10,25,50,100")
+    .option("--seed <n>", "sim-scale: the simulation's seed", "1")
     .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
     .option(
       "--players <n>",

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { SimCounters, countedSubject, runScaleSimulation, scaleFigures } from "../../fleet/sim/index.ts";
+
+/**
+ * The scale scenario's counts (`foyer bench --scenario sim-scale`): what a fleet delivers per op and per
+ * node, counted on the simulated KV and bus under a load that does not depend on the fleet's size.
+ */
+
+describe("simulation counters", () => {
+  it("count by name, and tell what grew since a snapshot", () => {
+    const counters = new SimCounters();
+    counters.add("kv.watch.claims");
+    counters.add("kv.watch.nodes", 3);
+    const before = counters.snapshot();
+    counters.add("kv.watch.claims", 2);
+    expect(counters.since(before)).toEqual(new Map([["kv.watch.claims", 2]]));
+    expect(counters.snapshot().get("kv.watch.nodes")).toBe(3);
+  });
+
+  it("count every node's subject of one kind under one name", () => {
+    expect(countedSubject("foyer.node.n12.actor")).toBe("foyer.node.*.actor");
+    expect(countedSubject("foyer.push")).toBe("foyer.push");
+  });
+});
+
+describe("scale scenario", () => {
+  const small = { lobbies: 10, idleMs: 1_000, loadMs: 4_000, seed: 3 };
+
+  it("counts what grows with the fleet and what does not, under one load", async () => {
+    const two = scaleFigures(await runScaleSimulation({ nodes: 2, ...small }));
+    const four = scaleFigures(await runScaleSimulation({ nodes: 4, ...small }));
+    for (const figures of [two, four]) expect(figures.ops).toBeGreaterThan(40);
+    const perOp = (figures: typeof two, row: string): number => figures.perOp[row] ?? Number.NaN;
+    // The load is the same at both sizes: one claim write per create and per close (2 of 5 steps), a
+    // snapshot write per step; neither grows with the fleet.
+    for (const row of [
+      "claim writes",
+      "snapshot writes",
+      // A frame for a player a node does not know yet is broadcast: once per new lobby here.
+      "push relay broadcasts (publishes)",
+    ]) {
+      expect(perOp(two, row)).toBeGreaterThan(0.1);
+      expect(Math.abs(perOp(four, row) - perOp(two, row))).toBeLessThan(0.05);
+    }
+    // Every node watches the whole claims bucket: each claim write reaches each node, so twice the nodes
+    // hear twice the deliveries per op.
+    for (const figures of [two, four]) {
+      const perWrite = perOp(figures, "claims watch deliveries") / perOp(figures, "claim writes");
+      expect(perWrite).toBeCloseTo(figures.nodes, 0);
+    }
+    // Later frames go to the gateways that hold the lobby's players: at most three of them (the fourth
+    // player sits on the owner), for three of each lobby's five steps, at any fleet size.
+    for (const figures of [two, four])
+      expect(perOp(figures, "push relay sends to one gateway (requests)")).toBeLessThanOrEqual(0.6 * 3);
+    expect(perOp(four, "push relay sends to one gateway (requests)")).toBeGreaterThan(0.3);
+    // Heartbeats: one write per node and second, heard by every node.
+    expect(two.perNodeSecond["heartbeat writes"]).toBe(1);
+    expect(four.perNodeSecond["heartbeat writes"]).toBe(1);
+    expect(two.perNodeSecond["heartbeats heard (nodes watch)"]).toBe(2);
+    expect(four.perNodeSecond["heartbeats heard (nodes watch)"]).toBe(4);
+  });
+});
