@@ -35,7 +35,8 @@ export class Connection implements SessionSocket {
   private heard = false;
   private readonly out: SocketSender;
   private readonly limiter: RateLimiter;
-  private readonly helloTimer: NodeJS.Timeout;
+  /** Until the hello is through: then dropped, so a seated socket does not keep a spent timer. */
+  private helloTimer: NodeJS.Timeout | undefined;
   /** The hello whose token is being checked: frames that arrive meanwhile wait for it, in order. */
   private hello: Promise<void> | undefined;
 
@@ -244,6 +245,7 @@ export class Connection implements SessionSocket {
       return;
     }
     clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
     const { session, welcome } = bindSession(this, hello, verified.claims, this.deps);
     this.session = session;
     this.reply(welcome);

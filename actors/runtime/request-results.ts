@@ -110,7 +110,8 @@ export class ResultTable {
   /** Sessions answered since the last trim: only their own bounds may be exceeded. */
   private touched: string[] = [];
   private count = 0;
-  private readonly chunks = new ResultChunks();
+  /** Made with `sessions`: a table that never keeps an answer holds no chunks (a seated player's entry). */
+  private chunks: ResultChunks | undefined;
 
   constructor(private readonly bounds: ResultBounds) {}
 
@@ -132,6 +133,7 @@ export class ResultTable {
   /** Keeps an answer; its session becomes the most recently answered one. Bounds are applied by `trim`. */
   add(result: SnapshotResult): void {
     this.sessions ??= new Map();
+    this.chunks ??= new ResultChunks();
     let entry = this.sessions.get(result.session);
     if (entry === undefined) entry = { byId: new Map(), last: result.at, touched: false, chunk: undefined };
     else this.sessions.delete(result.session);
@@ -176,7 +178,7 @@ export class ResultTable {
     for (const [session, entry] of sessions) {
       if (sessions.size <= this.bounds.maxSessions && entry.last >= oldest) break;
       sessions.delete(session);
-      this.chunks.remove(entry);
+      this.chunks?.remove(entry);
       this.count -= entry.byId.size;
       for (const result of entry.byId.values()) dropped.push(result);
     }
@@ -204,11 +206,11 @@ export class ResultTable {
   /** Some of `entry`'s results went: it goes too when none is left. */
   private changedOrGone(session: string, entry: SessionResults): void {
     if (entry.byId.size > 0) {
-      this.chunks.changed(entry);
+      this.chunks?.changed(entry);
       return;
     }
     this.sessions?.delete(session);
-    this.chunks.remove(entry);
+    this.chunks?.remove(entry);
   }
 
   /**
@@ -222,7 +224,7 @@ export class ResultTable {
       .filter((result) => !gone.has(requestKey(result)))
       .sort((a, b) => a.at - b.at);
     this.sessions = undefined;
-    this.chunks.clear();
+    this.chunks = undefined;
     this.touched = [];
     this.count = 0;
     for (const result of kept) this.add(result);
@@ -233,6 +235,6 @@ export class ResultTable {
    * snapshot's list, whose unchanged chunks the codec does not pack again (`resultChunksOf`).
    */
   list(): SnapshotResult[] {
-    return this.chunks.list();
+    return this.chunks === undefined ? [] : this.chunks.list();
   }
 }

@@ -72,12 +72,6 @@ export class ResultChunks {
     if (chunk === this.last) this.last = undefined;
   }
 
-  /** Forgets every chunk (the table is rebuilt). */
-  clear(): void {
-    this.chunks.clear();
-    this.last = undefined;
-  }
-
   /** Every result, in the chunks' order; `resultChunksOf` gives the chunks of the list. */
   list(): SnapshotResult[] {
     const parts: (readonly SnapshotResult[])[] = [];

@@ -1,4 +1,12 @@
-import { jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import {
+  base64url,
+  jwtVerify,
+  UnsecuredJWT,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+} from "jose";
 import { z } from "zod";
 import type { PlayerClaims, TokenKey } from "./player-token.ts";
 import { refusalOf, UnknownKeyError, type TokenRefusal } from "./token-refusal.ts";
@@ -42,6 +50,12 @@ const expSchema = z.number().int();
  * Each HS256 secret is imported as a WebCrypto `CryptoKey` once, on its first use: given the secret's
  * bytes (or a `KeyObject`, which it exports back to bytes), jose imports it again for every token, which
  * doubles the cost of a check that every cold join pays.
+ *
+ * A plain HS256 token of the node's own keys (a header of `alg`, `kid` and at most `typ`) is first
+ * checked without WebCrypto, whose every call is a job on libuv's thread pool: its HMAC with
+ * `node:crypto`, then its claims by jose's own claims check (`UnsecuredJWT.decode` of the same payload,
+ * with the same options as `jwtVerify`). Only a token that passes both is taken this way; every other
+ * token, and every refusal, goes through `jwtVerify`, so what is refused, and why, does not change.
  */
 export class PlayerTokenVerifier {
   private readonly secrets: ReadonlyMap<string, Uint8Array<ArrayBuffer>>;
@@ -66,17 +80,44 @@ export class PlayerTokenVerifier {
 
   /** Checks a token at `nowMs`. Never throws. */
   async verify(token: string, nowMs: number): Promise<TokenCheck> {
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, this.getKey, { ...this.options, currentDate: new Date(nowMs) }));
-    } catch (error) {
-      return { ok: false, why: refusalOf(error) };
+    const options = { ...this.options, currentDate: new Date(nowMs) };
+    let payload = this.plainHs256(token, options);
+    if (payload === undefined) {
+      try {
+        ({ payload } = await jwtVerify(token, this.getKey, options));
+      } catch (error) {
+        return { ok: false, why: refusalOf(error) };
+      }
     }
     const sub = playerIdSchema.safeParse(payload[this.policy.playerClaim ?? "sub"]);
     const name = nameSchema.safeParse(payload[this.policy.nameClaim ?? "name"]);
     const exp = expSchema.safeParse(payload.exp);
     if (!sub.success || !name.success || !exp.success) return { ok: false, why: "malformed" };
     return { ok: true, claims: { sub: sub.data, name: name.data, exp: exp.data } };
+  }
+
+  /**
+   * The claims of a plain HS256 token of the node's own keys whose signature and claims pass, checked
+   * synchronously; undefined for any other token (then `jwtVerify` decides, and says why it refuses).
+   */
+  private plainHs256(token: string, options: JWTVerifyOptions): JWTPayload | undefined {
+    if (this.secrets.size === 0) return undefined;
+    const first = token.indexOf(".");
+    const second = token.indexOf(".", first + 1);
+    if (first <= 0 || second <= first || token.includes(".", second + 1)) return undefined;
+    try {
+      const header: unknown = JSON.parse(utf8.decode(base64url.decode(token.slice(0, first))));
+      const kid = plainHs256Kid(header);
+      const secret = kid === undefined ? undefined : this.secrets.get(kid);
+      if (secret === undefined) return undefined;
+      const expected = createHmac("sha256", secret).update(token.slice(0, second)).digest("base64url");
+      const given = token.slice(second + 1);
+      if (given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected)))
+        return undefined;
+      return UnsecuredJWT.decode(`${unsecuredHeader}.${token.slice(first + 1, second)}.`, options).payload;
+    } catch {
+      return undefined;
+    }
   }
 
   /** An HS256 token's key is one of the node's secrets; any other's comes from the key set. */
@@ -102,6 +143,19 @@ export class PlayerTokenVerifier {
     );
     return importing;
   }
+}
+
+const utf8 = new TextDecoder();
+
+/** The header of the unsecured JWT whose claims jose checks for a plain HS256 token (`plainHs256`). */
+const unsecuredHeader = base64url.encode(JSON.stringify({ alg: "none" }));
+
+/** The `kid` of a plain HS256 header: `alg` HS256, a string `kid`, at most a string `typ`, nothing else. */
+function plainHs256Kid(header: unknown): string | undefined {
+  if (typeof header !== "object" || header === null || Array.isArray(header)) return undefined;
+  const { alg, kid, typ, ...rest } = header as Record<string, unknown>;
+  if (alg !== "HS256" || typeof kid !== "string" || Object.keys(rest).length > 0) return undefined;
+  return typ === undefined || typeof typ === "string" ? kid : undefined;
 }
 
 /** The verifiers made for a bare list of keys, so that list's secrets are imported once, not per token. */

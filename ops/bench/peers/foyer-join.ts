@@ -6,7 +6,8 @@
 //   every leave is one op.
 // At most 6 joiners a lobby, as cold-join.js; each phase on lobbies of its own. One untimed warm-up round per client. Tokens are signed
 // before the clock starts (a studio's backend signs them, not the node).
-// From the repository root: npx tsx ops/bench/peers/foyer-join.ts [--concurrency 1,200] [--seconds 5]
+// From the repository root: npx tsx ops/bench/peers/foyer-join.ts [--concurrency 1,200] [--seconds 5] [--no-warm]
+// A profile of the node alone: FOYER_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" (foyer-node.ts).
 import type { FoyerClient } from "../../../gateway/index.ts";
 import { startFoyerNode } from "./foyer-node.ts";
 import { flag, summarize } from "./latency.js";
@@ -14,6 +15,8 @@ import { flag, summarize } from "./latency.js";
 const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
 const seconds = Number(flag("seconds", 5));
 const joinersPerLobby = 6;
+// --no-warm: the cold phase only (for a profile of the node under cold joins alone).
+const noWarm = Boolean(flag("no-warm", false));
 
 const node = await startFoyerNode();
 const hosts: { client: FoyerClient; code: string }[] = [];
@@ -127,7 +130,7 @@ const coldResults = [];
 const warmResults = [];
 for (const concurrency of concurrencies) {
   coldResults.push(await cold(concurrency));
-  warmResults.push(await warm(concurrency));
+  if (!noWarm) warmResults.push(await warm(concurrency));
 }
 console.log(JSON.stringify({ seconds, cold: coldResults, warm: warmResults }));
 for (const { client } of hosts) client.close();

@@ -26,11 +26,16 @@ export interface FoyerNode {
   stop(): void;
 }
 
+// FOYER_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR": extra flags for the node process (a profile of the
+// server alone); the node is then stopped with SIGTERM, so that it exits and writes its profile.
+const profileFlags = (process.env.FOYER_BENCH_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "");
+
 export async function startFoyerNode(): Promise<FoyerNode> {
   const child = spawn(
     process.execPath,
     [
       "--expose-gc",
+      ...profileFlags,
       "--import",
       preload,
       cli,
@@ -81,6 +86,6 @@ export async function startFoyerNode(): Promise<FoyerNode> {
         callTimeoutMs: 60_000,
         ...(livenessMs === undefined ? {} : { livenessMs }),
       }),
-    stop: () => child.kill("SIGKILL"),
+    stop: () => child.kill(profileFlags.length > 0 ? "SIGTERM" : "SIGKILL"),
   };
 }
