@@ -1,3 +1,4 @@
+import { playerKey } from "../common/index.ts";
 import { refuse, reply, type Effect, type Restored, type TimerFired } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import type { QueueMessage, QueueMessageOf } from "./queue-messages.ts";
@@ -178,7 +179,16 @@ function joinResult(state: QueueState, message: QueueMessageOf<"joinResult">, en
   const entry = state.entries.find((e) => e.id === message.entry);
   if (entry?.stage.status !== "placing" || entry.stage.lobby !== message.lobby) return { state, effects: [] };
   const cancelTimer: Effect = { type: "cancelTimer", name: entryTimerName(entry.id) };
-  if (message.ok) return { state: patchEntry(state, entry.id, undefined), effects: [cancelTimer] };
+  if (message.ok) {
+    // Each player's registry records the lobby (or takes the player out again if it gave the search up).
+    const party = entry.party.length > 0;
+    const placed: Effect[] = [entry.player, ...entry.party].map((p) => ({
+      type: "tell",
+      to: playerKey(p.id),
+      message: { type: "placed", queue: env.ctx.key, entry: entry.id, lobby: message.lobby, party },
+    }));
+    return { state: patchEntry(state, entry.id, undefined), effects: [cancelTimer, ...placed] };
+  }
   // The view was stale: the lobby counts as closed until it reports again.
   const next = patchEntry(patchLobby(state, message.lobby, { open: false }), entry.id, {
     ...entry,

@@ -12,6 +12,7 @@ import {
   searchEnded,
   seatLeft,
 } from "./player-places.ts";
+import { placed } from "./player-placed.ts";
 import type { CreateRecord, PlayerState } from "./player-state.ts";
 import { createMemoryMs, maxRememberedCreates } from "./player-state.ts";
 
@@ -68,10 +69,13 @@ export function handlePlayer(
       return enterFailed(state, message);
     case "searchEnded":
       return searchEnded(state, message);
+    case "placed":
+      return placed(state, message, ctx);
     case "seatLeft":
       return seatLeft(state, message.room);
     case "get": {
-      const value = { lobby: state.lobby, match: state.match, search: state.search, room: state.room };
+      const { lobby, match, search, room, matched } = state;
+      const value = { lobby, match, search, room, matched };
       return { state, effects: [{ type: "reply", value }] };
     }
     case "matchStarted": {

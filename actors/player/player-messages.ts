@@ -22,6 +22,14 @@ export const playerMessageSchema = z.discriminatedUnion("type", [
     queue: lobbyKeySchema,
     entry: z.string().min(1).max(64).nullable(),
   }),
+  // From a queue: the search was placed in a matched lobby (player-placed.ts).
+  z.strictObject({
+    type: z.literal("placed"),
+    queue: lobbyKeySchema,
+    entry: z.string().min(1).max(64),
+    lobby: lobbyKeySchema,
+    party: z.boolean(),
+  }),
   // From a gateway: where the player goes next, decided by the rule (whereabouts.ts), then how it went.
   // `seated` is the room the gateway sees the player's session seated in (its lobby's room or a direct one).
   z.strictObject({ type: z.literal("enter"), entry: entrySchema, seated: lobbyKeySchema.nullable() }),

@@ -141,4 +141,20 @@ describe("where a player is, over the socket", () => {
       entry: expect.any(String),
     });
   });
+
+  it("a player the queue placed in a matched lobby leaves it for the next lobby it goes to", async () => {
+    await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const dave = await player("dave");
+    await dave.client.createLobby("CursorPartyV2", { rating: 100 });
+    const erin = await player("erin");
+    await erin.client.findLobby("CursorPartyV2", search);
+    const membersSeen = (): string[] => {
+      const seen = dave.frames.filter((f) => f.type === "matchedLobby").at(-1);
+      return seen?.type === "matchedLobby" ? seen.members.map((m) => m.id).sort() : [];
+    };
+    await eventually(() => expect(membersSeen()).toEqual(["dave", "erin"]), 8_000);
+    // The registry recorded the placement: a private lobby takes erin out of the matched one.
+    await erin.client.create();
+    await eventually(() => expect(membersSeen()).toEqual(["dave"]), 8_000);
+  });
 });

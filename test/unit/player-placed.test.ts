@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { playerKind, type PlayerState } from "../../actors/player/index.ts";
+import { testContext } from "../../actors/runtime/test-context.ts";
+import type { Effect } from "../../actors/runtime/types.ts";
+import { cursorParty, find, queue as queueOf } from "./support/matchmaking-driver.ts";
+
+/** A queue's placement in a matched lobby, as the player's registry records it (or undoes it). */
+
+const kind = playerKind();
+const queue = "queue/chess";
+const search = { kind: "search", queue } as const;
+const mm = "mmlobby/chess/1";
+
+function registry(id = "alice") {
+  const ctx = testContext({ key: `player/${id}`, now: 1_000_000 });
+  let state: PlayerState = kind.create(undefined, ctx).state;
+  return {
+    get state() {
+      return state;
+    },
+    send(message: unknown): readonly Effect[] {
+      const parsed = kind.parse(message);
+      expect(parsed, JSON.stringify(message)).toBeDefined();
+      const t = kind.handle(state, parsed!, ctx);
+      state = t.state;
+      return t.effects;
+    },
+  };
+}
+
+const tells = (effects: readonly Effect[]) => effects.filter((e) => e.type === "tell");
+const placed = (entry: string, party = false) => ({ type: "placed", queue, entry, lobby: mm, party });
+const leaveOf = (lobby: string, player = "alice") => ({
+  type: "tell",
+  to: lobby,
+  message: { type: "leave", player },
+});
+
+describe("player registry: a queue's placement", () => {
+  it("a search placed in a matched lobby is recorded: the next lobby leaves it", () => {
+    const p = registry();
+    p.send({ type: "enter", entry: search, seated: null });
+    p.send({ type: "entered", entry: search, queueEntry: "e1" });
+    expect(tells(p.send(placed("e1")))).toEqual([]);
+    expect(p.state).toMatchObject({ lobby: mm, search: null });
+    const asked = p.send({ type: "enter", entry: { kind: "lobby", key: "lobby/BBBB" }, seated: null });
+    expect(asked.at(-1)).toEqual({ type: "reply", value: { leave: [{ lobby: mm }] } });
+  });
+
+  it("a party keeps its private lobby beside the matched one; a member's next lobby leaves both", () => {
+    const party = { kind: "partySearch", queue, lobby: "lobby/AAAA", host: "ann" } as const;
+    const member = registry("bob");
+    member.send({ type: "joined", lobby: "lobby/AAAA" });
+    member.send({ type: "enter", entry: party, seated: null });
+    member.send({ type: "entered", entry: party, queueEntry: "e3" });
+    member.send(placed("e3", true));
+    member.send({ type: "searchEnded", queue, entry: "e3" });
+    expect(member.state).toMatchObject({ lobby: "lobby/AAAA", matched: mm, search: null });
+    const asked = member.send({ type: "enter", entry: { kind: "lobby", key: "lobby/BBBB" }, seated: null });
+    expect(asked.at(-1)).toEqual({
+      type: "reply",
+      value: { leave: [{ lobby: "lobby/AAAA" }, { lobby: mm }] },
+    });
+    expect(tells(member.send({ type: "joined", lobby: "lobby/BBBB" }))).toEqual([
+      leaveOf("lobby/AAAA", "bob"),
+      leaveOf(mm, "bob"),
+    ]);
+    expect(member.state).toMatchObject({ lobby: "lobby/BBBB", matched: null });
+  });
+});
+
+describe("the queue tells each placed player's registry", () => {
+  it("a lobby's join answer names the lobby to the requester and its party", () => {
+    const q = queueOf(cursorParty);
+    q.send(find("alice", 100));
+    q.report("mmlobby/CursorPartyV2/9", 1, 100);
+    q.step();
+    const effects = q.send({ type: "joinResult", entry: "e1", lobby: "mmlobby/CursorPartyV2/9", ok: true });
+    expect(tells(effects)).toContainEqual({
+      type: "tell",
+      to: "player/alice",
+      message: {
+        type: "placed",
+        queue: "queue/CursorPartyV2",
+        entry: "e1",
+        lobby: "mmlobby/CursorPartyV2/9",
+        party: false,
+      },
+    });
+  });
+});
