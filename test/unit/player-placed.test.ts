@@ -47,6 +47,27 @@ describe("player registry: a queue's placement", () => {
     expect(asked.at(-1)).toEqual({ type: "reply", value: { leave: [{ lobby: mm }] } });
   });
 
+  it("a cancel the queue could not honour (the group was already sent): the player is taken out again", () => {
+    const p = registry();
+    p.send({ type: "enter", entry: search, seated: null });
+    p.send({ type: "entered", entry: search, queueEntry: "e1" });
+    // The player joins a private lobby while the queue is placing it: the cancel comes too late.
+    p.send({ type: "enter", entry: { kind: "lobby", key: "lobby/BBBB" }, seated: null });
+    p.send({ type: "joined", lobby: "lobby/BBBB" });
+    expect(tells(p.send(placed("e1")))).toEqual([leaveOf(mm)]);
+    expect(p.state).toMatchObject({ lobby: "lobby/BBBB", search: null, matched: null });
+    expect(p.state.leaving).toContainEqual({ lobby: mm, tries: 1 });
+  });
+
+  it("placed while the entry that gives the search up is still under way: left as well", () => {
+    const p = registry();
+    p.send({ type: "enter", entry: search, seated: null });
+    p.send({ type: "entered", entry: search, queueEntry: "e1" });
+    p.send({ type: "enter", entry: { kind: "lobby", key: "lobby/BBBB" }, seated: null });
+    expect(tells(p.send(placed("e1")))).toEqual([leaveOf(mm)]);
+    expect(p.state.lobby).not.toBe(mm);
+  });
+
   it("a party keeps its private lobby beside the matched one; a member's next lobby leaves both", () => {
     const party = { kind: "partySearch", queue, lobby: "lobby/AAAA", host: "ann" } as const;
     const member = registry("bob");
