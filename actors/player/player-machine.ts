@@ -13,6 +13,7 @@ import {
   seatLeft,
 } from "./player-places.ts";
 import { placed } from "./player-placed.ts";
+import { withPartyLobbyNews } from "./party-lobby-news.ts";
 import type { CreateRecord, PlayerState } from "./player-state.ts";
 import { createMemoryMs, maxRememberedCreates } from "./player-state.ts";
 
@@ -50,12 +51,16 @@ function replaceCreate(state: PlayerState, request: CreateRequest, now: number):
   };
 }
 
-/** Handles one player-registry message. */
+/** Handles one player-registry message; the host's lobby hears of its party search's changes. */
 export function handlePlayer(
   state: PlayerState,
   message: PlayerMessage | TimerFired | Restored,
   ctx: ActorContext,
 ): Step {
+  return withPartyLobbyNews(state, handle(state, message, ctx), ctx);
+}
+
+function handle(state: PlayerState, message: PlayerMessage | TimerFired | Restored, ctx: ActorContext): Step {
   switch (message.type) {
     case "joined":
       return joined(state, message.lobby, ctx);

@@ -103,9 +103,14 @@ describe("where a player is, over the socket", () => {
     await bob.client.join(code);
     await eventually(() => expect(lobbyOf(alice.client).members).toHaveLength(2));
     expect(await refusal(bob.client.findLobbyAsParty("CursorPartyV2", search))).toBe("NOT_HOST");
-    await alice.client.findLobbyAsParty("CursorPartyV2", search);
-    // The lobby stays, and its members may not go elsewhere while the party searches.
+    const { entry } = await alice.client.findLobbyAsParty("CursorPartyV2", search);
+    // The lobby stays, shows that it searches, and its members may not go elsewhere meanwhile.
     expect(alice.client.lobby?.code).toBe(code);
+    await eventually(() => {
+      for (const p of [alice, bob]) {
+        expect(lobbyOf(p.client).searching).toEqual({ lobbyType: "CursorPartyV2", entry });
+      }
+    });
     expect(await refusal(bob.client.create())).toBe("SEARCHING");
     expect(await refusal(bob.client.findLobby("chess", search))).toBe("SEARCHING");
     // Placed together in dave's matched lobby.
@@ -120,7 +125,8 @@ describe("where a player is, over the socket", () => {
         ]);
       }
     }, 8_000);
-    // The search is over: bob is free again.
+    // The search is over: the lobby shows it, and bob is free again.
+    await eventually(() => expect(lobbyOf(alice.client).searching).toBeNull());
     await eventually(() => expect(bob.client.findLobby("chess", search)).resolves.toBeDefined());
   });
 

@@ -110,3 +110,31 @@ describe("the queue tells each placed player's registry", () => {
     });
   });
 });
+
+describe("the host's registry tells its lobby of the party's search", () => {
+  it("starts with the queue's entry, and ends however the search ends", () => {
+    const party = { kind: "partySearch", queue, lobby: "lobby/AAAA", host: "ann" } as const;
+    const host = registry("ann");
+    host.send({ type: "joined", lobby: "lobby/AAAA" });
+    host.send({ type: "enter", entry: party, seated: null });
+    expect(tells(host.send({ type: "entered", entry: party, queueEntry: "e3" }))).toEqual([
+      {
+        type: "tell",
+        to: "lobby/AAAA",
+        message: { type: "partySearch", host: "ann", lobbyType: "chess", entry: "e3" },
+      },
+    ]);
+    expect(tells(host.send({ type: "searchEnded", queue, entry: "e3" }))).toEqual([
+      {
+        type: "tell",
+        to: "lobby/AAAA",
+        message: { type: "partySearchEnded", lobbyType: "chess", entry: "e3" },
+      },
+    ]);
+    // A member's registry tells nothing: the host's speaks for the lobby.
+    const member = registry("bob");
+    member.send({ type: "joined", lobby: "lobby/AAAA" });
+    member.send({ type: "enter", entry: party, seated: null });
+    expect(tells(member.send({ type: "entered", entry: party, queueEntry: "e3" }))).toEqual([]);
+  });
+});
