@@ -65,7 +65,7 @@ function handle(state: PlayerState, message: PlayerMessage | TimerFired | Restor
     case "joined":
       return joined(state, message.lobby, ctx);
     case "left":
-      return left(state, message.lobby, ctx);
+      return left(state, message.lobby, ctx, message.kicked === true);
     case "enter":
       return enter(state, message, ctx);
     case "entered":

@@ -167,9 +167,18 @@ export function joined(state: PlayerState, lobby: string, ctx: ActorContext): St
 
 /**
  * A lobby says the player left it. A late `left` from a lobby the player already moved on from must not
- * clear the new one. Leaving the lobby whose party searches cancels the party's search.
+ * clear the new one. Leaving the lobby whose party searches cancels the party's search. A player kicked
+ * from its private lobby is also taken out of the matched lobby its party was placed in.
  */
-export function left(state: PlayerState, lobby: string, ctx: ActorContext): Step {
+export function left(state: PlayerState, lobby: string, ctx: ActorContext, kicked = false): Step {
+  const step = leftLobby(state, lobby, ctx);
+  const matched = step.state.matched;
+  if (!kicked || matched === null || state.lobby !== lobby) return step;
+  const out = depart({ ...step.state, matched: null }, [{ lobby: matched }], ctx);
+  return { state: out.state, effects: [...out.effects, ...step.effects] };
+}
+
+function leftLobby(state: PlayerState, lobby: string, ctx: ActorContext): Step {
   const leaving = notLeaving(state.leaving, (d) => "lobby" in d && d.lobby === lobby);
   const party = state.search?.party?.lobby === lobby ? state.search : null;
   const current = state.lobby === lobby;

@@ -138,3 +138,29 @@ describe("the host's registry tells its lobby of the party's search", () => {
     expect(tells(member.send({ type: "entered", entry: party, queueEntry: "e3" }))).toEqual([]);
   });
 });
+
+describe("a kicked party member", () => {
+  it("is taken out of the matched lobby its party was placed in, as well as the private lobby", () => {
+    const party = { kind: "partySearch", queue, lobby: "lobby/AAAA", host: "ann" } as const;
+    const member = registry("bob");
+    member.send({ type: "joined", lobby: "lobby/AAAA" });
+    member.send({ type: "enter", entry: party, seated: null });
+    member.send({ type: "entered", entry: party, queueEntry: "e3" });
+    member.send(placed("e3", true));
+    expect(tells(member.send({ type: "left", lobby: "lobby/AAAA", kicked: true }))).toEqual([
+      leaveOf(mm, "bob"),
+    ]);
+    expect(member.state).toMatchObject({ lobby: null, matched: null, search: null });
+  });
+
+  it("a member who leaves of its own accord keeps its seat in the matched lobby", () => {
+    const party = { kind: "partySearch", queue, lobby: "lobby/AAAA", host: "ann" } as const;
+    const member = registry("bob");
+    member.send({ type: "joined", lobby: "lobby/AAAA" });
+    member.send({ type: "enter", entry: party, seated: null });
+    member.send({ type: "entered", entry: party, queueEntry: "e3" });
+    member.send(placed("e3", true));
+    expect(tells(member.send({ type: "left", lobby: "lobby/AAAA" }))).toEqual([]);
+    expect(member.state).toMatchObject({ lobby: null, matched: mm });
+  });
+});
