@@ -1,9 +1,15 @@
-import { playerKey } from "../common/index.ts";
 import { refuse, reply, type Effect, type Restored, type TimerFired } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import type { QueueMessage, QueueMessageOf } from "./queue-messages.ts";
 import type { QueueEnv, QueueStep } from "./queue-options.ts";
-import { createFor, entryOfTimer, entryTimerName, resolveFilter, searchEntry } from "./queue-search.ts";
+import {
+  createFor,
+  entryOfTimer,
+  entryTimerName,
+  placedTells,
+  resolveFilter,
+  searchEntry,
+} from "./queue-search.ts";
 import { acceptMatch, declineMatch, matchTimer, searchOrder } from "./queue-match.ts";
 import {
   activeMatch,
@@ -180,13 +186,7 @@ function joinResult(state: QueueState, message: QueueMessageOf<"joinResult">, en
   if (entry?.stage.status !== "placing" || entry.stage.lobby !== message.lobby) return { state, effects: [] };
   const cancelTimer: Effect = { type: "cancelTimer", name: entryTimerName(entry.id) };
   if (message.ok) {
-    // Each player's registry records the lobby (or takes the player out again if it gave the search up).
-    const party = entry.party.length > 0;
-    const placed: Effect[] = [entry.player, ...entry.party].map((p) => ({
-      type: "tell",
-      to: playerKey(p.id),
-      message: { type: "placed", queue: env.ctx.key, entry: entry.id, lobby: message.lobby, party },
-    }));
+    const placed = placedTells(entry, message.lobby, env.ctx.key);
     return { state: patchEntry(state, entry.id, undefined), effects: [cancelTimer, ...placed] };
   }
   // The view was stale: the lobby counts as closed until it reports again.

@@ -111,6 +111,27 @@ describe("the queue tells each placed player's registry", () => {
   });
 });
 
+describe("the queue tells the registry of a lobby it opened for a search", () => {
+  it("find-or-create: the requester's registry hears the new lobby", () => {
+    const q = queueOf(cursorParty);
+    q.send(find("alice", 100, { maxSteps: 1 }, "findOrCreateLobby"));
+    const effects = q.step();
+    const spawned = effects.find((e) => e.type === "spawn");
+    expect(spawned).toBeDefined();
+    expect(tells(effects)).toContainEqual({
+      type: "tell",
+      to: "player/alice",
+      message: {
+        type: "placed",
+        queue: "queue/CursorPartyV2",
+        entry: "e1",
+        lobby: (spawned as { key: string }).key,
+        party: false,
+      },
+    });
+  });
+});
+
 describe("the host's registry tells its lobby of the party's search", () => {
   it("starts with the queue's entry, and ends however the search ends", () => {
     const party = { kind: "partySearch", queue, lobby: "lobby/AAAA", host: "ann" } as const;
