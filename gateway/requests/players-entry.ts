@@ -1,7 +1,7 @@
 import { playerKey, roomKey } from "../../actors/common/index.ts";
 import type { Entry } from "../../actors/player/index.ts";
 import type { ActorSystem, AskResult } from "../../actors/runtime/index.ts";
-import { askEntry, reportEntry } from "./entry-rule.ts";
+import { askEntry } from "./entry-rule.ts";
 
 /**
  * An entry made for players without their sessions — the studio's server API opening a lobby with them —
@@ -40,7 +40,7 @@ export async function admitPlayers(
 ): Promise<{ ok: true; admitted: AdmittedPlayers } | { ok: false; refusal: AskResult }> {
   const allowed: string[] = [];
   const release = (): void => {
-    for (const id of allowed) reportEntry(system, id, entry, { ok: false, code: "INTERNAL", message: "" });
+    for (const id of allowed) system.tell(playerKey(id), { type: "enterFailed", entry });
   };
   for (const player of players) {
     const answer = await askEntry(system, player, entry, await seatedOf(system, player));
