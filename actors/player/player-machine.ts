@@ -79,8 +79,7 @@ function handle(state: PlayerState, message: PlayerMessage | TimerFired | Restor
     case "seatLeft":
       return seatLeft(state, message.room);
     case "get": {
-      const { lobby, match, search, room, matched } = state;
-      const value = { lobby, match, search, room, matched };
+      const value = { lobby: state.lobby, match: state.match, search: state.search, room: state.room };
       return { state, effects: [{ type: "reply", value }] };
     }
     case "matchStarted": {

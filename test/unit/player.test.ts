@@ -52,10 +52,7 @@ describe("player registry", () => {
     const p = player();
     expect(p.send({ type: "joined", lobby: "lobby/AAAAAA" })).toEqual([{ type: "reply" }]);
     expect(p.send({ type: "get" })).toEqual([
-      {
-        type: "reply",
-        value: { lobby: "lobby/AAAAAA", match: null, search: null, room: null, matched: null },
-      },
+      { type: "reply", value: { lobby: "lobby/AAAAAA", match: null, search: null, room: null } },
     ]);
   });
 
