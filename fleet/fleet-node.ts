@@ -266,6 +266,7 @@ export class FleetNode {
         draining: this.drainer.draining,
         version: settings.version,
         protocol: settings.protocol,
+        limits: { maxLobbies: settings.maxLobbies ?? null, maxRooms: settings.maxRooms ?? null },
       }),
       events: {
         peerDead: (peer) => {

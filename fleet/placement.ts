@@ -1,5 +1,5 @@
 import type { NewLobbyPlace, RoomHost } from "../actors/runtime/index.ts";
-import { type DrainTarget, type NodeIdentity, type PeerView } from "./protocol/index.ts";
+import { type DrainTarget, type NodeIdentity, type NodeLimits, type PeerView } from "./protocol/index.ts";
 
 /**
  * Every placement decision of a fleet node, as pure functions of what it sees: its own state and its
@@ -34,10 +34,12 @@ export function liveTargets(peers: readonly PeerView[]): DrainTarget[] {
 /**
  * A live, non-draining peer as placement weighs it: its heartbeat's load and the keys its claims hold,
  * counted by kind (`lobby`, `room`, …) from this node's view of the claims bucket, or undefined when
- * this node has not counted them.
+ * this node has not counted them; and its own limits, as its heartbeat says (undefined from a node of an
+ * older release, whose heartbeat has none).
  */
 export interface PeerLoad extends DrainTarget {
   readonly claims: ReadonlyMap<string, number> | undefined;
+  readonly limits?: NodeLimits | undefined;
 }
 
 /** The live targets (`liveTargets`) with the claims each holds, as `claimsOf` counts them. */
@@ -49,24 +51,37 @@ export function peerLoads(
   return peers.flatMap((peer) => {
     const target = live.get(peer.node);
     if (target === undefined) return [];
-    return [{ ...target, claims: claimsOf({ node: peer.node, incarnation: peer.incarnation }) }];
+    const claims = claimsOf({ node: peer.node, incarnation: peer.incarnation });
+    return [{ ...target, claims, limits: peer.heartbeat?.limits }];
   });
 }
 
-/**
- * The claims of `kind` a peer holds, when counted. A node's limit (`--max-rooms`, `--max-lobbies`) is
- * not in its heartbeat: every node takes its own as every node's (a fleet runs one configuration), and
- * a peer with a lower one refuses what it cannot take.
- */
+/** The claims of `kind` a peer holds, when counted. */
 export function heldBy(peer: PeerLoad, kind: string): number | undefined {
   return peer.claims === undefined ? undefined : (peer.claims.get(kind) ?? 0);
 }
 
-/** The peers whose claims of `kind` are counted and below `limit`: never one whose count is unknown. */
-export function withRoomFor(peers: readonly PeerLoad[], kind: string, limit: number): PeerLoad[] {
+/**
+ * A peer's limit of `kind` (`lobby`: `--max-lobbies`, `room`: `--max-rooms`) as its heartbeat says (null
+ * there: none); `fallback` (this node's own) for a peer of an older release whose heartbeat has none, or
+ * for another kind.
+ */
+export function limitOf(peer: PeerLoad, kind: string, fallback: number): number {
+  const limits = peer.limits;
+  if (limits === undefined) return fallback;
+  const limit = kind === "lobby" ? limits.maxLobbies : kind === "room" ? limits.maxRooms : undefined;
+  if (limit === undefined) return fallback;
+  return limit ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The peers whose claims of `kind` are counted and below their own limit (`fallback`, this node's, when
+ * the heartbeat names none): never one whose count is unknown.
+ */
+export function withRoomFor(peers: readonly PeerLoad[], kind: string, fallback: number): PeerLoad[] {
   return peers.filter((peer) => {
     const held = heldBy(peer, kind);
-    return held !== undefined && held < limit;
+    return held !== undefined && held < limitOf(peer, kind, fallback);
   });
 }
 
@@ -77,10 +92,10 @@ export interface LobbyHere {
 }
 
 /**
- * Where a new lobby goes (`maxLobbies`: every node's lobby limit, this node's own taken as every node's;
- * undefined for none). Here while this node neither drains nor holds `maxLobbies` lobbies. Otherwise on
- * the peer with the fewest lobbies, counted from its claims, among those below the limit (a peer whose
- * claims are not counted is never taken), the lower heartbeat load and then the lower node id on a tie:
+ * Where a new lobby goes (`maxLobbies`: this node's lobby limit, undefined for none; each peer is weighed
+ * against its own, from its heartbeat). Here while this node neither drains nor holds `maxLobbies`
+ * lobbies. Otherwise on the peer with the fewest lobbies, counted from its claims, among those below
+ * their limit (a peer whose claims are not counted is never taken), the lower heartbeat load and then the lower node id on a tie:
  * redirected with reason `drain` or `full`. With no such peer, a draining node below its limit still
  * takes it here; a full one refuses it.
  */
@@ -105,7 +120,7 @@ export function placeNewLobby(
   if (!full) return { kind: "here" };
   return {
     kind: "full",
-    message: `every live node holds its ${String(maxLobbies)} lobbies (--max-lobbies); try again later`,
+    message: `every live node holds its most lobbies (--max-lobbies, ${String(maxLobbies)} here); try again later`,
   };
 }
 
@@ -126,8 +141,9 @@ export function chooseRoomHost(
 
 /**
  * The room host among this node (`here`: itself with its load, when it can open a room now) and its live
- * peers that can take a room: those whose room claims, counted, are below `maxRooms` (a peer whose
- * rooms are not counted is never taken as able to host). Those that refused a room a moment ago are
+ * peers that can take a room: those whose room claims, counted, are below their own `--max-rooms` (from
+ * their heartbeats; `maxRooms`, this node's, for a peer whose heartbeat names none; a peer whose rooms
+ * are not counted is never taken as able to host). Those that refused a room a moment ago are
  * left out too (chooseRoomHost).
  */
 export function roomHostAmong(

@@ -15,6 +15,8 @@ export {
   type RoomRequestsDeps,
   type BlobRequestsDeps,
   type LobbyListings,
+  admitPlayers,
+  type AdmittedPlayers,
 } from "./requests/index.ts";
 export {
   Session,

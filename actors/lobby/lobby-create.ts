@@ -79,6 +79,7 @@ export function createLobby(init: unknown, ctx: ActorContext, options: LobbyOpti
     host: host.id,
     nextMemberId: 1,
     room: null,
+    searching: null,
   };
   if (members.length > 0 || reserveSeconds !== undefined)
     return createReserved(empty, host, members, reserveSeconds, ctx);

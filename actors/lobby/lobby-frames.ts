@@ -35,6 +35,7 @@ export function lobbyFrame(state: LobbyState): PushFrame {
     playing: state.room !== null,
     room:
       state.room === null ? null : { code: state.room.code, mode: state.room.mode, seats: state.room.seats },
+    searching: state.searching,
   };
 }
 

@@ -7,6 +7,7 @@ import { kick } from "./lobby-moderation.ts";
 import { setLobbyData, setMemberData } from "./lobby-data.ts";
 import { setDoor } from "./lobby-door.ts";
 import { chat } from "./lobby-chat.ts";
+import { partySearch, partySearchEnded } from "./lobby-party-search.ts";
 import { returnTimerFired, returnToLobby, roomEnded, roomSpawnFailed, start } from "./lobby-room.ts";
 import type { LobbyState } from "./lobby-state.ts";
 import { graceTimerPlayer, returnTimerName } from "./lobby-timers.ts";
@@ -59,6 +60,10 @@ export function handleLobby(
       return timerFired(state, message.name, env);
     case "restored":
       return restored(state, message, env);
+    case "partySearch":
+      return partySearch(state, message);
+    case "partySearchEnded":
+      return partySearchEnded(state, message);
     case "listingCheck":
       // The kind adds the listing (lobby-kind.ts): nothing changes here.
       return { state, effects: [] };

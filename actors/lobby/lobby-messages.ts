@@ -117,6 +117,18 @@ export const lobbyMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("roomRestored"), room: codeSchema }),
   // From the runtime when the room the lobby spawned could not be created.
   z.strictObject({ type: z.literal("spawnFailed"), key: z.string().min(1).max(200) }),
+  // From the host's registry: the lobby searches as a party, or its party search ended.
+  z.strictObject({
+    type: z.literal("partySearch"),
+    host: playerIdSchema,
+    lobbyType: z.string().min(1).max(64),
+    entry: z.string().min(1).max(64).nullable(),
+  }),
+  z.strictObject({
+    type: z.literal("partySearchEnded"),
+    lobbyType: z.string().min(1).max(64),
+    entry: z.string().min(1).max(64).nullable(),
+  }),
   // From the directory: say the browse-list line again (the lobby kind answers it).
   listingCheckSchema,
 ]);

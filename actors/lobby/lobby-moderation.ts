@@ -1,4 +1,5 @@
 import { pushTo, refuse, reply, withEffects, type Transition } from "../runtime/index.ts";
+import { playerKey } from "../common/index.ts";
 import { departAndPush } from "./departures.ts";
 import { pushStateTo } from "./lobby-frames.ts";
 import type { LobbyMessageOf } from "./lobby-messages.ts";
@@ -44,6 +45,19 @@ export function kick(state: LobbyState, message: LobbyMessageOf<"kick">, env: Lo
   const marked: LobbyState =
     banned && !state.banned.includes(target) ? { ...state, banned: [...state.banned, target] } : state;
   const told = { type: "kicked", code: state.code, reason: message.reason ?? null, banned };
-  const step = departAndPush(marked, target, "leave", env);
+  const step = asKick(departAndPush(marked, target, "leave", env), target);
   return withEffects(step, ...pushTo([target], told), pushStateTo(step.state, target), reply());
+}
+
+/**
+ * The kicked player's registry hears it was kicked, not that it left: a kick takes it out of everything
+ * the lobby's party took it to (the party's search, and the matched lobby the party was placed in).
+ */
+function asKick(step: Step, target: string): Step {
+  const effects = step.effects.map((e) =>
+    e.type === "tell" && e.to === playerKey(target) && (e.message as { type?: unknown }).type === "left"
+      ? { ...e, message: { ...(e.message as object), kicked: true } }
+      : e,
+  );
+  return { ...step, effects };
 }

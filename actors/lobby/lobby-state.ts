@@ -4,8 +4,11 @@ import { lobbyDataSchema, memberDataSchema } from "./lobby-data-schema.ts";
 
 /** The lobby's snapshot: plain data only, so it survives msgpack and a read by another node. */
 
-/** The version of the lobby state's shape; bump it with an upgrade path when the shape changes. */
-export const lobbySchemaVersion = 2;
+/**
+ * The version of the lobby state's shape; bump it with an upgrade path when the shape changes (3: the
+ * party search its host queued it in).
+ */
+export const lobbySchemaVersion = 3;
 
 /** One member, in join order. */
 export const memberSchema = z.strictObject({
@@ -52,6 +55,12 @@ export const doorSchema = z.strictObject({
 /** A lobby's door. */
 export type Door = z.output<typeof doorSchema>;
 
+/** A party search, as a lobby shows it. */
+export const partySearchSchema = z.strictObject({
+  lobbyType: z.string().min(1).max(64),
+  entry: z.string().min(1).max(64).nullable(),
+});
+
 /** The whole lobby state. */
 export const lobbyStateSchema = z.strictObject({
   code: codeSchema,
@@ -70,6 +79,11 @@ export const lobbyStateSchema = z.strictObject({
   host: playerIdSchema.nullable(),
   nextMemberId: z.number().int().min(1),
   room: lobbyRoomSchema.nullable(),
+  /**
+   * The queue search its host queued the lobby in as one party (`findLobby { party: true }`), as the
+   * host's registry reports it: the lobby type and the queue's entry. Null when the lobby is not searching.
+   */
+  searching: partySearchSchema.nullable(),
 });
 
 /** A lobby's state. */

@@ -32,12 +32,15 @@ function fromVersion1(state: Record<string, unknown>, nodeCap: number): unknown 
     createdAt: 0,
     door: { maxMembers: nodeCap, locked: false, passwordHash: null },
     banned: [],
+    searching: null,
   };
 }
 
 /** Reads a lobby snapshot of a known schema version; throws on anything else (the runtime refuses it). */
 export function upgradeLobbyState(state: unknown, version: number, nodeCap = anyNodeCap): LobbyState {
   if (version === 1) return lobbyStateSchema.parse(fromVersion1(state as Record<string, unknown>, nodeCap));
+  // Version 2 knew no party searches.
+  if (version === 2) return lobbyStateSchema.parse({ ...(state as object), searching: null });
   if (version !== lobbySchemaVersion) throw new RangeError(`unknown lobby schema version ${version}`);
   return lobbyStateSchema.parse(state);
 }

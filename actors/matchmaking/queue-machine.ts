@@ -2,7 +2,14 @@ import { refuse, reply, type Effect, type Restored, type TimerFired } from "../r
 import { chooseTeam, freeByTeam } from "./lobby-rules.ts";
 import type { QueueMessage, QueueMessageOf } from "./queue-messages.ts";
 import type { QueueEnv, QueueStep } from "./queue-options.ts";
-import { createFor, entryOfTimer, entryTimerName, resolveFilter, searchEntry } from "./queue-search.ts";
+import {
+  createFor,
+  entryOfTimer,
+  entryTimerName,
+  placedTells,
+  resolveFilter,
+  searchEntry,
+} from "./queue-search.ts";
 import { acceptMatch, declineMatch, matchTimer, searchOrder } from "./queue-match.ts";
 import {
   activeMatch,
@@ -178,7 +185,10 @@ function joinResult(state: QueueState, message: QueueMessageOf<"joinResult">, en
   const entry = state.entries.find((e) => e.id === message.entry);
   if (entry?.stage.status !== "placing" || entry.stage.lobby !== message.lobby) return { state, effects: [] };
   const cancelTimer: Effect = { type: "cancelTimer", name: entryTimerName(entry.id) };
-  if (message.ok) return { state: patchEntry(state, entry.id, undefined), effects: [cancelTimer] };
+  if (message.ok) {
+    const placed = placedTells(entry, message.lobby, env.ctx.key);
+    return { state: patchEntry(state, entry.id, undefined), effects: [cancelTimer, ...placed] };
+  }
   // The view was stale: the lobby counts as closed until it reports again.
   const next = patchEntry(patchLobby(state, message.lobby, { open: false }), entry.id, {
     ...entry,

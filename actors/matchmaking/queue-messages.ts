@@ -68,7 +68,7 @@ export const filterVerdictSchema = z.strictObject({
 export const queueMessageSchema = z.discriminatedUnion("type", [
   ...queueRequestSchemas,
   // The player gives up searching (the gateway, or its registry, tells); a group already being placed
-  // cannot be called back. Naming the `entry` cancels only that search, never a later one.
+  // cannot be called back (its registry takes the player out of the lobby once `placed`). Naming the `entry` cancels only that search, never a later one.
   z.strictObject({
     type: z.literal("cancel"),
     player: playerIdSchema,

@@ -1,3 +1,4 @@
+import { playerKey } from "../common/index.ts";
 import { pushTo, type Effect } from "../runtime/index.ts";
 import { chooseTeam, freeByTeam, meanRating } from "./lobby-rules.ts";
 import type { Group, MatchedLobbyInit } from "./matched-lobby-messages.ts";
@@ -83,6 +84,19 @@ export function regionFor(entry: QueueEntry, env: QueueEnv): string {
   return nearest?.[0] ?? env.options.defaultRegion;
 }
 
+/**
+ * Each player's registry hears where its search was placed (player-placed.ts): it records the lobby, or
+ * takes the player out again if it gave the search up meanwhile.
+ */
+export function placedTells(entry: QueueEntry, lobby: string, queue: string): Effect[] {
+  const party = entry.party.length > 0;
+  return [entry.player, ...entry.party].map((p) => ({
+    type: "tell",
+    to: playerKey(p.id),
+    message: { type: "placed", queue, entry: entry.id, lobby, party },
+  }));
+}
+
 /** Opens a lobby owned by the entry's requester; the view lists it at once (version 0) until it reports. */
 export function createFor(state: QueueState, entry: QueueEntry, env: QueueEnv): QueueStep {
   const { lobbyType, ctx } = env;
@@ -112,7 +126,10 @@ export function createFor(state: QueueState, entry: QueueEntry, env: QueueEnv): 
     nextLobby: state.nextLobby + 1,
     lobbies: [...state.lobbies, view],
   };
-  return { state: next, effects: [{ type: "spawn", key: lobby, init }] };
+  return {
+    state: next,
+    effects: [{ type: "spawn", key: lobby, init }, ...placedTells(entry, lobby, ctx.key)],
+  };
 }
 
 /** Nothing matched at this step: the next step, or at `maxSteps` a new lobby (find-or-create) or JOIN_FAIL. */

@@ -12,6 +12,8 @@ import {
   searchEnded,
   seatLeft,
 } from "./player-places.ts";
+import { placed } from "./player-placed.ts";
+import { withPartyLobbyNews } from "./party-lobby-news.ts";
 import type { CreateRecord, PlayerState } from "./player-state.ts";
 import { createMemoryMs, maxRememberedCreates } from "./player-state.ts";
 
@@ -49,17 +51,21 @@ function replaceCreate(state: PlayerState, request: CreateRequest, now: number):
   };
 }
 
-/** Handles one player-registry message. */
+/** Handles one player-registry message; the host's lobby hears of its party search's changes. */
 export function handlePlayer(
   state: PlayerState,
   message: PlayerMessage | TimerFired | Restored,
   ctx: ActorContext,
 ): Step {
+  return withPartyLobbyNews(state, handle(state, message, ctx), ctx);
+}
+
+function handle(state: PlayerState, message: PlayerMessage | TimerFired | Restored, ctx: ActorContext): Step {
   switch (message.type) {
     case "joined":
       return joined(state, message.lobby, ctx);
     case "left":
-      return left(state, message.lobby, ctx);
+      return left(state, message.lobby, ctx, message.kicked === true);
     case "enter":
       return enter(state, message, ctx);
     case "entered":
@@ -68,6 +74,8 @@ export function handlePlayer(
       return enterFailed(state, message);
     case "searchEnded":
       return searchEnded(state, message);
+    case "placed":
+      return placed(state, message, ctx);
     case "seatLeft":
       return seatLeft(state, message.room);
     case "get": {

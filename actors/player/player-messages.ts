@@ -12,7 +12,12 @@ const createRequest = { session: z.string().min(1).max(128), id: z.number().int(
 export const playerMessageSchema = z.discriminatedUnion("type", [
   // From a lobby the player joined or left.
   z.strictObject({ type: z.literal("joined"), lobby: lobbyKeySchema }),
-  z.strictObject({ type: z.literal("left"), lobby: lobbyKeySchema }),
+  z.strictObject({
+    type: z.literal("left"),
+    lobby: lobbyKeySchema,
+    /** Taken out by the host or the studio (`kick`), not of its own accord. */
+    kicked: z.boolean().optional(),
+  }),
   // From a matchmaking queue (SPEC §4): the player's match room runs, or ended.
   z.strictObject({ type: z.literal("matchStarted"), queue: lobbyKeySchema, room: lobbyKeySchema }),
   z.strictObject({ type: z.literal("matchEnded"), room: lobbyKeySchema }),
@@ -21,6 +26,14 @@ export const playerMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("searchEnded"),
     queue: lobbyKeySchema,
     entry: z.string().min(1).max(64).nullable(),
+  }),
+  // From a queue: the search was placed in a matched lobby (player-placed.ts).
+  z.strictObject({
+    type: z.literal("placed"),
+    queue: lobbyKeySchema,
+    entry: z.string().min(1).max(64),
+    lobby: lobbyKeySchema,
+    party: z.boolean(),
   }),
   // From a gateway: where the player goes next, decided by the rule (whereabouts.ts), then how it went.
   // `seated` is the room the gateway sees the player's session seated in (its lobby's room or a direct one).

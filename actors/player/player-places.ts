@@ -32,7 +32,7 @@ interface Report {
 /** Where the player is: the registry's records, and the room its gateway sees it seated in. */
 export function whereaboutsOf(state: PlayerState, seated: string | null): Whereabouts {
   const room = seated ?? state.room ?? (state.match === null ? null : roomKey(state.match.room));
-  return { lobby: state.lobby, search: state.search, room };
+  return { lobby: state.lobby, search: state.search, room, matched: state.matched };
 }
 
 function sameEntry(a: Entry, b: Entry): boolean {
@@ -80,6 +80,7 @@ function made(state: PlayerState, ctx: ActorContext, report: Report = {}): Step 
   if (intent === null) return { state, effects: [] };
   let next: PlayerState = { ...state, entering: null };
   if (intent.leave.some((d) => "lobby" in d && d.lobby === next.lobby)) next = { ...next, lobby: null };
+  if (intent.leave.some((d) => "lobby" in d && d.lobby === next.matched)) next = { ...next, matched: null };
   if (intent.leave.some((d) => "search" in d)) next = { ...next, search: null };
   const search = searchOf(intent.entry, report.queueEntry ?? null);
   if (search !== null) next = { ...next, search };
@@ -136,6 +137,7 @@ function entersLobby(state: PlayerState): boolean {
 export function joined(state: PlayerState, lobby: string, ctx: ActorContext): Step {
   const departures: Departure[] = [];
   if (state.lobby !== null && state.lobby !== lobby) departures.push({ lobby: state.lobby });
+  if (state.matched !== null && state.matched !== lobby) departures.push({ lobby: state.matched });
   const search = state.search;
   if (search !== null && search.party?.lobby !== lobby) departures.push({ search });
   const completes = entersLobby(state);
@@ -154,6 +156,7 @@ export function joined(state: PlayerState, lobby: string, ctx: ActorContext): St
   const next: PlayerState = {
     ...state,
     lobby,
+    matched: null,
     leaving: back,
     search: departures.some((d) => "search" in d) ? null : search,
     entering: completes ? null : state.entering,
@@ -164,17 +167,28 @@ export function joined(state: PlayerState, lobby: string, ctx: ActorContext): St
 
 /**
  * A lobby says the player left it. A late `left` from a lobby the player already moved on from must not
- * clear the new one. Leaving the lobby whose party searches cancels the party's search.
+ * clear the new one. Leaving the lobby whose party searches cancels the party's search. A player kicked
+ * from its private lobby is also taken out of the matched lobby its party was placed in.
  */
-export function left(state: PlayerState, lobby: string, ctx: ActorContext): Step {
+export function left(state: PlayerState, lobby: string, ctx: ActorContext, kicked = false): Step {
+  const step = leftLobby(state, lobby, ctx);
+  const matched = step.state.matched;
+  if (!kicked || matched === null || state.lobby !== lobby) return step;
+  const out = depart({ ...step.state, matched: null }, [{ lobby: matched }], ctx);
+  return { state: out.state, effects: [...out.effects, ...step.effects] };
+}
+
+function leftLobby(state: PlayerState, lobby: string, ctx: ActorContext): Step {
   const leaving = notLeaving(state.leaving, (d) => "lobby" in d && d.lobby === lobby);
   const party = state.search?.party?.lobby === lobby ? state.search : null;
   const current = state.lobby === lobby;
-  if (!current && party === null && leaving.length === state.leaving.length) {
+  const matched = state.matched === lobby;
+  if (!current && !matched && party === null && leaving.length === state.leaving.length) {
     return { state, effects: [reply()] };
   }
   const next: PlayerState = {
     ...state,
+    matched: matched ? null : state.matched,
     leaving,
     lobby: current ? null : state.lobby,
     search: party === null ? state.search : null,

@@ -10,9 +10,9 @@ import { entrySchema, searchRecordSchema } from "./whereabouts.ts";
 
 /**
  * The version of the player state's shape (3: every kind of place — the search, the entry under way,
- * departures from queues as well as lobbies).
+ * departures from queues as well as lobbies; 4: the matched lobby a party search placed the player in).
  */
-export const playerSchemaVersion = 3;
+export const playerSchemaVersion = 4;
 
 /** A lobby the player moved away from is told `leave` again this often until it confirms (`left`). */
 export const leaveRetryMs = 3_000;
@@ -95,6 +95,12 @@ export const playerStateSchema = z.strictObject({
    */
   room: z.string().min(1).nullable(),
   /**
+   * The matched lobby (`mmlobby/…`) the queue placed the player's party in, beside the private lobby the
+   * party searched from (which stays: the members come back to it). A search alone records its matched
+   * lobby as `lobby`. Left by any lobby or search the player goes to next.
+   */
+  matched: z.string().min(1).nullable(),
+  /**
    * The player's running match room (SPEC §4): the queue that made it (which keeps the record and the
    * player's token) and the room's code. An index for the gateway of a returning player; the queue is
    * the authority, and a gateway that finds the room gone clears both.
@@ -108,7 +114,7 @@ export const playerStateSchema = z.strictObject({
 /** A player registry entry's state. */
 export type PlayerState = z.output<typeof playerStateSchema>;
 
-const noSearch = { search: null, entering: null, room: null };
+const noSearch = { search: null, entering: null, room: null, matched: null };
 
 /** Reads a player snapshot of a known schema version. */
 export function upgradePlayerState(state: unknown, version: number): PlayerState {
@@ -116,6 +122,8 @@ export function upgradePlayerState(state: unknown, version: number): PlayerState
   // pending leaves were all of lobbies, the shape they still have) and no rooms sat down in directly.
   if (version === 1) return playerStateSchema.parse({ ...(state as object), leaving: [], ...noSearch });
   if (version === 2) return playerStateSchema.parse({ ...(state as object), ...noSearch });
+  // Version 3 recorded no placement of a party.
+  if (version === 3) return playerStateSchema.parse({ ...(state as object), matched: null });
   if (version !== playerSchemaVersion) throw new RangeError(`unknown player schema version ${version}`);
   return playerStateSchema.parse(state);
 }

@@ -45,6 +45,8 @@ export interface Whereabouts {
   readonly search: SearchRecord | null;
   /** The room the player is seated in (`room/…`), or null. */
   readonly room: string | null;
+  /** The matched lobby the player's party was placed in, beside its private lobby (`lobby`), if any. */
+  readonly matched?: string | null;
 }
 
 /** A place the rule takes the player out of: a lobby (told `leave`) or a queue (told `cancel`). */
@@ -81,6 +83,12 @@ function lobbyToLeave(where: Whereabouts, entry: Entry): Departure | undefined {
   return { lobby: where.lobby };
 }
 
+/** The matched lobby a party was placed in: left by any lobby or search, kept by a room. */
+function matchedToLeave(where: Whereabouts): Departure | undefined {
+  const matched = where.matched ?? null;
+  return matched === null || matched === where.lobby ? undefined : { lobby: matched };
+}
+
 /** The search to give up for this entry, unless it is the same queue (the queue refuses a second search). */
 function searchToLeave(where: Whereabouts, entry: Entry): Departure | undefined {
   const search = where.search;
@@ -97,8 +105,9 @@ function searchToLeave(where: Whereabouts, entry: Entry): Departure | undefined 
  * - in a party search: everything but its own lobby is refused `SEARCHING` until the host cancelled the
  *   search or the player left the lobby;
  * - otherwise: a lobby (any kind) leaves the other lobby and the search; a search leaves the lobby and
- *   another queue's search; a party search needs the player in that lobby (`NOT_IN_LOBBY`); a room
- *   leaves the search (a search never matches a player who sat down elsewhere) and keeps the lobby.
+ *   another queue's search; both leave the matched lobby a party search placed the player in; a party
+ *   search needs the player in that lobby (`NOT_IN_LOBBY`); a room leaves the search (a search never
+ *   matches a player who sat down elsewhere) and keeps the lobby.
  */
 export function decideEntry(where: Whereabouts, entry: Entry): Decision {
   if (isHere(where, entry)) return allowed();
@@ -115,12 +124,11 @@ export function decideEntry(where: Whereabouts, entry: Entry): Decision {
   switch (entry.kind) {
     case "lobby":
     case "activity":
-      return allowed(lobbyToLeave(where, entry), searchToLeave(where, entry));
     case "search":
-      return allowed(lobbyToLeave(where, entry), searchToLeave(where, entry));
+      return allowed(lobbyToLeave(where, entry), matchedToLeave(where), searchToLeave(where, entry));
     case "partySearch":
       if (where.lobby !== entry.lobby) return refused("NOT_IN_LOBBY", `you are not in ${entry.lobby}`);
-      return allowed(searchToLeave(where, entry));
+      return allowed(matchedToLeave(where), searchToLeave(where, entry));
     case "room":
       return allowed(searchToLeave(where, entry));
   }

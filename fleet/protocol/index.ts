@@ -36,9 +36,10 @@ export {
   encodeNodeRecord,
   heartbeatSchema,
   isTombstone,
+  nodeLimitsSchema,
   tombstoneSchema,
 } from "./node-record.ts";
-export type { Heartbeat, NodeRecord, Tombstone } from "./node-record.ts";
+export type { Heartbeat, NodeLimits, NodeRecord, Tombstone } from "./node-record.ts";
 export { claimSchema, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
 export type { NodeIdentity } from "./claim.ts";
 export { decodeSnapshot, encodeSnapshot, reusePackedResultsFrom, snapshotSchema } from "./snapshot-codec.ts";

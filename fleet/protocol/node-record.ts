@@ -2,8 +2,24 @@ import { pack } from "msgpackr";
 import { z } from "zod";
 import { decodeValue } from "./decode-value.ts";
 
-/** A live node's heartbeat in the `nodes` bucket (key = node id), rewritten every heartbeat by CAS. */
-export const heartbeatSchema = z.strictObject({
+/**
+ * A node's own limits, as its heartbeat carries them: its `--max-lobbies` and `--max-rooms` (null: none),
+ * so placement weighs each peer against its own limit rather than the placing node's.
+ */
+export const nodeLimitsSchema = z.strictObject({
+  maxLobbies: z.number().int().positive().nullable(),
+  maxRooms: z.number().int().nonnegative().nullable(),
+});
+
+/** A node's limits. */
+export type NodeLimits = z.infer<typeof nodeLimitsSchema>;
+
+/**
+ * A live node's heartbeat in the `nodes` bucket (key = node id), rewritten every heartbeat by CAS. Fields
+ * a later release adds are read past (not refused), so a node of this release keeps seeing a newer peer
+ * as live during a rolling deploy.
+ */
+export const heartbeatSchema = z.object({
   incarnation: z.string().min(1),
   /** The public WebSocket URL players are redirected to. */
   url: z.string(),
@@ -17,6 +33,8 @@ export const heartbeatSchema = z.strictObject({
   admin: z.string().optional(),
   /** Counts this incarnation's heartbeats: tells our own landed write from a peer's tombstone. */
   beat: z.number().int().nonnegative(),
+  /** The node's limits; absent in a record of an older release (its peers then assume their own). */
+  limits: nodeLimitsSchema.optional(),
 });
 
 /** Written over a silent node's heartbeat by the peer that declared it dead. */

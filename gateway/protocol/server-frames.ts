@@ -97,6 +97,8 @@ export const lobbyFrame = z
       .object({ code: z.string(), mode: z.string(), seats: z.array(seatSchema) })
       .strict()
       .nullable(),
+    /** The queue search the host queued the lobby in as one party (`findLobby { party: true }`), or null. */
+    searching: z.object({ lobbyType: z.string(), entry: z.string().nullable() }).strict().nullable(),
   })
   .strict();
 

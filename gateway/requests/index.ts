@@ -10,3 +10,4 @@ export { RoomRequests, type RoomRequestsDeps } from "./room-requests.ts";
 export { BlobRequests, type BlobRequestsDeps } from "./blob-requests.ts";
 export { QueryRequests, type LobbyListings, type QueryRequestsDeps } from "./query-requests.ts";
 export { refused } from "./refused.ts";
+export { admitPlayers, type AdmittedPlayers } from "./players-entry.ts";

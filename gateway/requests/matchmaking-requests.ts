@@ -61,7 +61,7 @@ export class MatchmakingRequests {
       case "matchedReady":
         return this.deps.system.ask(frame.lobby, { type: "ready", player, ready: frame.ready }, { request });
       case "leaveMatched":
-        return this.deps.system.ask(frame.lobby, { type: "leave", player }, { request });
+        return this.leaveMatched(player, frame.lobby, request);
       case "runningMatch":
         return runningMatchOf(this.deps.system, player).then((value) => ({ ok: true, value }));
     }
@@ -93,6 +93,13 @@ export class MatchmakingRequests {
       this.search(lobbyType, { ...message, party }, request);
     const deps = { system: this.deps.system, enqueue, reportOf: searchReport };
     return partySearch(deps, session, queueKey(lobbyType));
+  }
+
+  /** Leaves a matched lobby; its player's registry forgets it once the lobby let the player go. */
+  private async leaveMatched(player: string, lobby: string, request: RequestId): Promise<AskResult> {
+    const result = await this.deps.system.ask(lobby, { type: "leave", player }, { request });
+    if (result.ok) this.deps.system.tell(playerKey(player), { type: "left", lobby });
+    return result;
   }
 
   /** Stops the search; once the queue let the player go its registry forgets the search too. */

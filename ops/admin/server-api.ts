@@ -7,7 +7,7 @@ import {
   metadataSchema,
   type LobbyOptions,
 } from "../../actors/lobby/index.ts";
-import { hashLobbyPassword } from "../../gateway/index.ts";
+import { admitPlayers, hashLobbyPassword } from "../../gateway/index.ts";
 import {
   codeSchema,
   drawCode,
@@ -239,6 +239,26 @@ export class ServerApi {
       options,
     );
     if (problem !== undefined) return apiError(400, problem.code, problem.message);
+    // Where a player is: the same rule as a player's own create (its refusals, its departures).
+    const entry = { kind: "lobby", key: null } as const;
+    const admission = await admitPlayers(
+      this.deps.system,
+      players.map((p) => p.id),
+      entry,
+    );
+    if (!admission.ok) return answerOf(admission.refusal, () => ({ status: 500, body: null }));
+    const made = await this.spawnFor(body, players, door, ref);
+    if (made.status !== 201) admission.admitted.release();
+    return made;
+  }
+
+  /** Spawns the lobby under a freshly drawn code, and answers its view once its players' registries know it. */
+  private async spawnFor(
+    body: z.output<typeof createLobbyBodySchema>,
+    players: readonly z.output<typeof playerSchema>[],
+    door: { data: Record<string, unknown>; locked: boolean; maxMembers?: number },
+    ref: (p: z.output<typeof playerSchema>) => { id: string; name: string },
+  ): Promise<ApiAnswer> {
     for (let draw = 0; draw < maxCodeDraws; draw++) {
       const code = drawCode(this.deps.random, this.deps.lobby.codeLength, this.deps.lobby.codeAlphabet);
       const key = `lobby/${code}`;

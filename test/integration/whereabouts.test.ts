@@ -103,9 +103,14 @@ describe("where a player is, over the socket", () => {
     await bob.client.join(code);
     await eventually(() => expect(lobbyOf(alice.client).members).toHaveLength(2));
     expect(await refusal(bob.client.findLobbyAsParty("CursorPartyV2", search))).toBe("NOT_HOST");
-    await alice.client.findLobbyAsParty("CursorPartyV2", search);
-    // The lobby stays, and its members may not go elsewhere while the party searches.
+    const { entry } = await alice.client.findLobbyAsParty("CursorPartyV2", search);
+    // The lobby stays, shows that it searches, and its members may not go elsewhere meanwhile.
     expect(alice.client.lobby?.code).toBe(code);
+    await eventually(() => {
+      for (const p of [alice, bob]) {
+        expect(lobbyOf(p.client).searching).toEqual({ lobbyType: "CursorPartyV2", entry });
+      }
+    });
     expect(await refusal(bob.client.create())).toBe("SEARCHING");
     expect(await refusal(bob.client.findLobby("chess", search))).toBe("SEARCHING");
     // Placed together in dave's matched lobby.
@@ -120,7 +125,8 @@ describe("where a player is, over the socket", () => {
         ]);
       }
     }, 8_000);
-    // The search is over: bob is free again.
+    // The search is over: the lobby shows it, and bob is free again.
+    await eventually(() => expect(lobbyOf(alice.client).searching).toBeNull());
     await eventually(() => expect(bob.client.findLobby("chess", search)).resolves.toBeDefined());
   });
 
@@ -140,5 +146,21 @@ describe("where a player is, over the socket", () => {
     await expect(carol.client.findLobby("chess", search)).resolves.toMatchObject({
       entry: expect.any(String),
     });
+  });
+
+  it("a player the queue placed in a matched lobby leaves it for the next lobby it goes to", async () => {
+    await scope.setup({ lobbyTypesFile: lobbyTypesFile() });
+    const dave = await player("dave");
+    await dave.client.createLobby("CursorPartyV2", { rating: 100 });
+    const erin = await player("erin");
+    await erin.client.findLobby("CursorPartyV2", search);
+    const membersSeen = (): string[] => {
+      const seen = dave.frames.filter((f) => f.type === "matchedLobby").at(-1);
+      return seen?.type === "matchedLobby" ? seen.members.map((m) => m.id).sort() : [];
+    };
+    await eventually(() => expect(membersSeen()).toEqual(["dave", "erin"]), 8_000);
+    // The registry recorded the placement: a private lobby takes erin out of the matched one.
+    await erin.client.create();
+    await eventually(() => expect(membersSeen()).toEqual(["dave"]), 8_000);
   });
 });

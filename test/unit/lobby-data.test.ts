@@ -213,7 +213,7 @@ describe("older snapshots", () => {
       version: 1,
     });
     expect(state.members[0]).toMatchObject({ data: {}, chatAt: [] });
-    expect(() => upgradeLobbyState(v1, 3)).toThrow(/version/);
+    expect(() => upgradeLobbyState(v1, 4)).toThrow(/version/);
     // Through the kind, the seats are the node's cap.
     const d = lobby({ maxMembers: 5 });
     expect(d.kind.upgrade(v1, 1).door.maxMembers).toBe(5);

@@ -32,6 +32,7 @@ describe("lobby membership (SPEC §1)", () => {
       host: "alice",
       nextMemberId: 2,
       room: null,
+      searching: null,
     });
     expect(d.created).toEqual([
       {
@@ -51,6 +52,7 @@ describe("lobby membership (SPEC §1)", () => {
           members: [aliceSeen],
           playing: false,
           room: null,
+          searching: null,
         },
       },
       { type: "reply", value: { code: "ABC123" } },

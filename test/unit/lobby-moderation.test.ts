@@ -14,7 +14,7 @@ describe("kick", () => {
     expect(ofType(effects, "tell")).toContainEqual({
       type: "tell",
       to: "player/bob",
-      message: { type: "left", lobby: "lobby/ABC123" },
+      message: { type: "left", lobby: "lobby/ABC123", kicked: true },
     });
     // Kicked, not banned: it may come back.
     d.send({ type: "join", player: { id: "bob", name: "Bob" } });

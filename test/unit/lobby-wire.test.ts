@@ -112,6 +112,22 @@ describe("snapshots", () => {
     expect(kind.upgrade(unpack(pack(state)), lobbySchemaVersion)).toEqual(state);
   });
 
+  it("a version-2 snapshot (before party searches) reads as not searching; the host's registry sets and ends it", () => {
+    const d = busyLobby();
+    const { searching, ...v2 } = d.state;
+    expect(searching).toBeNull();
+    expect(kind.upgrade(JSON.parse(JSON.stringify(v2)), 2)).toEqual(d.state);
+    const host = d.state.host!;
+    d.send({ type: "partySearch", host, lobbyType: "CursorPartyV2", entry: "e4" });
+    expect(d.state.searching).toEqual({ lobbyType: "CursorPartyV2", entry: "e4" });
+    // Only the host speaks for the lobby; a late end of another entry changes nothing.
+    d.send({ type: "partySearch", host: "nobody", lobbyType: "other", entry: "e9" });
+    d.send({ type: "partySearchEnded", lobbyType: "CursorPartyV2", entry: "e3" });
+    expect(d.state.searching).toEqual({ lobbyType: "CursorPartyV2", entry: "e4" });
+    d.send({ type: "partySearchEnded", lobbyType: "CursorPartyV2", entry: "e4" });
+    expect(d.state.searching).toBeNull();
+  });
+
   it("upgrade refuses an unknown version or a damaged state", () => {
     const { state } = busyLobby();
     expect(() => kind.upgrade(state, 99)).toThrow(/version/);

@@ -20,6 +20,8 @@ describe("matchmaking on the runtime", () => {
         { kind: queueKind({ lobbyTypes: [cursorParty] }) as never, createOnDemand: true },
         { kind: matchedLobbyKind() as never },
         { kind: roomRecorder(rooms) as never },
+        // The queue tells each placed player's registry where it went.
+        { kind: playerKind() as never, createOnDemand: true },
       ],
     });
     const Q = "queue/CursorPartyV2";

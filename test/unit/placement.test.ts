@@ -14,7 +14,13 @@ import {
 
 function peer(
   node: string,
-  beat: { load?: number; draining?: boolean; url?: string; region?: string } | null,
+  beat: {
+    load?: number;
+    draining?: boolean;
+    url?: string;
+    region?: string;
+    limits?: { maxLobbies: number | null; maxRooms: number | null };
+  } | null,
   state: PeerView["state"] = "live",
 ): PeerView {
   return {
@@ -33,6 +39,7 @@ function peer(
             version: "test",
             protocol: 1,
             beat: 1,
+            ...(beat.limits === undefined ? {} : { limits: beat.limits }),
           },
   };
 }
@@ -156,6 +163,83 @@ describe("a match room's host among this node and its peers", () => {
     ]);
     expect(withRoomFor(loads, "room", 3).map((p) => p.node)).toEqual(["x"]);
     expect(withRoomFor(loads, "room", 2)).toEqual([]);
+  });
+});
+
+describe("each peer weighed against its own limits, from its heartbeat", () => {
+  const counted = new Map([
+    [
+      "big.1",
+      new Map([
+        ["lobby", 5],
+        ["room", 5],
+      ]),
+    ],
+    [
+      "small.1",
+      new Map([
+        ["lobby", 1],
+        ["room", 1],
+      ]),
+    ],
+    [
+      "old.1",
+      new Map([
+        ["lobby", 1],
+        ["room", 1],
+      ]),
+    ],
+  ]);
+  const loads = peerLoads(
+    [
+      peer("big", { load: 9, limits: { maxLobbies: 50, maxRooms: 50 } }),
+      peer("small", { load: 0, limits: { maxLobbies: 1, maxRooms: 1 } }),
+      // A node of an older release: no limits in its heartbeat, so this node's own are assumed.
+      peer("old", { load: 5 }),
+    ],
+    (p) => counted.get(p.incarnation),
+  );
+
+  it("a new lobby skips a peer at its own lower limit and takes one above this node's", () => {
+    // This node holds its 3 lobbies; `big` holds 5, more than 3, but below its own 50.
+    const full = { draining: false, lobbies: 3 };
+    expect(placeNewLobby(full, loads, 3)).toEqual({ kind: "elsewhere", url: "ws://old/ws", reason: "full" });
+    expect(
+      placeNewLobby(
+        full,
+        loads.filter((l) => l.node !== "old"),
+        3,
+      ),
+    ).toEqual({
+      kind: "elsewhere",
+      url: "ws://big/ws",
+      reason: "full",
+    });
+    // `small` (1 of its 1) is never taken, though it has the fewest lobbies and the least load.
+    expect(
+      placeNewLobby(
+        full,
+        loads.filter((l) => l.node === "small"),
+        3,
+      ),
+    ).toMatchObject({ kind: "full" });
+  });
+
+  it("a match room goes to a peer below its own room limit, none null means no limit", () => {
+    expect(withRoomFor(loads, "room", 3).map((p) => p.node)).toEqual(["big", "old"]);
+    expect(
+      roomHostAmong(
+        undefined,
+        loads.filter((l) => l.node !== "old"),
+        3,
+        () => false,
+      )?.node,
+    ).toBe("big");
+    const unlimited = peerLoads(
+      [peer("u", { limits: { maxLobbies: null, maxRooms: null } })],
+      () => new Map([["room", 1_000]]),
+    );
+    expect(withRoomFor(unlimited, "room", 3).map((p) => p.node)).toEqual(["u"]);
   });
 });
 

@@ -216,6 +216,6 @@ describe("player registry: a crash between the steps resolves the same way", () 
       leaving: [{ lobby: "lobby/AAAA", tries: 2 }],
       match: null,
     };
-    expect(kind.upgrade(v2, 2)).toEqual({ ...v2, search: null, entering: null, room: null });
+    expect(kind.upgrade(v2, 2)).toEqual({ ...v2, search: null, entering: null, room: null, matched: null });
   });
 });

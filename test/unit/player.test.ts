@@ -34,7 +34,16 @@ function player(id = "alice") {
 describe("player registry", () => {
   it("starts in no lobby with no creates and no effects", () => {
     expect(kind.create(undefined, testContext())).toEqual({
-      state: { lobby: null, creates: [], leaving: [], search: null, entering: null, room: null, match: null },
+      state: {
+        lobby: null,
+        creates: [],
+        leaving: [],
+        search: null,
+        entering: null,
+        room: null,
+        matched: null,
+        match: null,
+      },
       effects: [],
     });
   });
@@ -167,8 +176,13 @@ describe("player registry", () => {
       search: null,
       entering: null,
       room: null,
+      matched: null,
       match: null,
     });
+    // A version-3 snapshot (before party placements) reads with none.
+    const v3 = { ...p.state } as Partial<typeof p.state>;
+    delete v3.matched;
+    expect(kind.upgrade(JSON.parse(JSON.stringify(v3)), 3)).toEqual(p.state);
     expect(kind.idle(p.state)).toBe(true);
   });
 

@@ -78,7 +78,7 @@ describe("kick", () => {
     expect(effects).toContainEqual({
       type: "tell",
       to: "player/bob",
-      message: { type: "left", lobby: "lobby/ABC123" },
+      message: { type: "left", lobby: "lobby/ABC123", kicked: true },
     });
     const sent = pushes(effects);
     expect(sent.map((p) => p.to)).toEqual([["alice", "carol"], ["bob"], ["bob"]]);

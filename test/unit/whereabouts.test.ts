@@ -19,6 +19,8 @@ const places: Record<string, Whereabouts> = {
   partyMember: { lobby: "lobby/AAAA", search: asMember, room: null },
   lobbyRoom: { lobby: "lobby/AAAA", search: null, room: "room/QQQQQQ" },
   directRoom: { lobby: null, search: null, room: "room/QQQQQQ" },
+  // A party placed in a matched lobby: its members keep their private lobby beside it.
+  partyPlaced: { lobby: "lobby/AAAA", search: null, room: null, matched: "mmlobby/chess/1" },
 };
 
 /** Every way in. */
@@ -150,6 +152,20 @@ const expected: Record<string, Record<string, object>> = {
     sameRoom: ok(),
     otherRoom: no("ALREADY_PLAYING"),
     newRoom: no("ALREADY_PLAYING"),
+  },
+  partyPlaced: {
+    // Back to its private lobby (a reconnect): nothing to leave.
+    sameLobby: ok(),
+    otherLobby: ok(L("lobby/AAAA"), L("mmlobby/chess/1")),
+    newLobby: ok(L("lobby/AAAA"), L("mmlobby/chess/1")),
+    activity: ok(L("lobby/AAAA"), L("mmlobby/chess/1")),
+    otherActivity: ok(L("lobby/AAAA"), L("mmlobby/chess/1")),
+    search: ok(L("lobby/AAAA"), L("mmlobby/chess/1")),
+    otherSearch: ok(L("lobby/AAAA"), L("mmlobby/chess/1")),
+    partySearch: ok(L("mmlobby/chess/1")),
+    sameRoom: ok(),
+    otherRoom: ok(),
+    newRoom: ok(),
   },
   directRoom: {
     sameLobby: no("ALREADY_PLAYING"),
