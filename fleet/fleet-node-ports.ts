@@ -38,6 +38,12 @@ export interface FleetNodeSettings {
    * node's: past it a create goes to the peer with the fewest. Unset: no limit.
    */
   readonly maxLobbies?: number;
+  /**
+   * Whether the heartbeat names `maxLobbies` and `maxRooms` (`--heartbeat-limits true`). Off by default: a
+   * node of an earlier release refuses a heartbeat with them, so a rolling deploy turns it on only once
+   * every node runs a release that reads them. Off, peers weigh this node against their own limits.
+   */
+  readonly heartbeatLimits?: boolean;
 }
 
 /** The KV buckets a fleet node works on. */

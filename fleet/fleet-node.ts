@@ -11,6 +11,7 @@ import {
   busEventPublisher,
   type Failover,
   FleetRouter,
+  heartbeatLimitsOf,
   Membership,
   type PeerView,
   Migrations,
@@ -60,10 +61,7 @@ export class FleetNode {
   /** What `start` started that `close` stops, last first. */
   private readonly running: { stop(): void }[] = [];
 
-  /**
-   * Wires the parts. Their callbacks into the system and into each other run only once `start` joined
-   * the fleet, so each part reaches the others through this node's fields, all set here.
-   */
+  /** Wires the parts; their callbacks run once `start` joined, each reaching the others through fields. */
   constructor(private readonly ports: FleetNodePorts) {
     const { settings, hooks, buckets, scheduler } = ports;
     this.identity = { node: settings.nodeId, incarnation: ports.newIncarnation() };
@@ -266,7 +264,7 @@ export class FleetNode {
         draining: this.drainer.draining,
         version: settings.version,
         protocol: settings.protocol,
-        limits: { maxLobbies: settings.maxLobbies ?? null, maxRooms: settings.maxRooms ?? null },
+        ...heartbeatLimitsOf(settings),
       }),
       events: {
         peerDead: (peer) => {

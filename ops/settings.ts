@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ActivitySettingsFile } from "../actors/activity/index.ts";
 import type { LobbyTypesFile } from "../actors/matchmaking/index.ts";
 import { parseIndexedKeys } from "../fleet/listings/index.ts";
+import { natsSettings } from "./nats-settings.ts";
 import { playerTokenSettings } from "./player-token-settings.ts";
 
 /**
@@ -140,72 +141,7 @@ export const settings = {
     def: "false",
     help: "serve GET /dev/token even with --token-keys (a local cluster; never with --production)",
   },
-  nats: {
-    schema: list,
-    env: "FOYER_NATS",
-    def: "",
-    help: "NATS server URLs, comma separated: join a fleet (empty = embedded, one node alone)",
-  },
-  natsUser: {
-    schema: z.string().optional(),
-    env: "FOYER_NATS_USER",
-    def: undefined,
-    help: "NATS user name (with --nats-pass)",
-  },
-  natsPass: {
-    schema: z.string().optional(),
-    env: "FOYER_NATS_PASS",
-    def: undefined,
-    help: "NATS password (prefer the environment variable to the flag)",
-  },
-  natsToken: {
-    schema: z.string().optional(),
-    env: "FOYER_NATS_TOKEN",
-    def: undefined,
-    help: "NATS token, instead of a user and password",
-  },
-  natsNkeyFile: {
-    schema: z.string().min(1).optional(),
-    env: "FOYER_NATS_NKEY_FILE",
-    def: undefined,
-    help: "file holding this node's NATS NKey seed (the SU… line of `nk -gen user`)",
-  },
-  natsCreds: {
-    schema: z.string().min(1).optional(),
-    env: "FOYER_NATS_CREDS",
-    def: undefined,
-    help: "`.creds` file of this node's NATS user (its JWT and NKey seed), for servers in operator mode",
-  },
-  natsTlsCa: {
-    schema: z.string().min(1).optional(),
-    env: "FOYER_NATS_TLS_CA",
-    def: undefined,
-    help: "PEM file of the CA that signed the NATS servers' certificates: connect with TLS only",
-  },
-  natsTlsCert: {
-    schema: z.string().min(1).optional(),
-    env: "FOYER_NATS_TLS_CERT",
-    def: undefined,
-    help: "PEM client certificate for NATS servers that verify their clients (with --nats-tls-key)",
-  },
-  natsTlsKey: {
-    schema: z.string().min(1).optional(),
-    env: "FOYER_NATS_TLS_KEY",
-    def: undefined,
-    help: "PEM key of --nats-tls-cert",
-  },
-  natsReplicas: {
-    schema: int(1, 5),
-    env: "FOYER_NATS_REPLICAS",
-    def: "1",
-    help: "replicas of the fleet's KV buckets (3 on a 3-server NATS cluster)",
-  },
-  snapshotShards: {
-    schema: int(1, 100).optional(),
-    env: "FOYER_SNAPSHOT_SHARDS",
-    def: undefined,
-    help: "fleet: snapshot buckets (lobbies-00 …), fixed when the fleet is made (default 4); a node given another count than its fleet's refuses to start",
-  },
+  ...natsSettings,
   fleetHeartbeatMs: {
     schema: int(100, 60_000),
     env: "FOYER_FLEET_HEARTBEAT_MS",
@@ -265,6 +201,12 @@ export const settings = {
     env: "FOYER_MAX_LOBBIES",
     def: "0",
     help: "private lobbies this node holds (0 = no limit); past it a create goes to the fleet's least-loaded node, or is refused FULL",
+  },
+  heartbeatLimits: {
+    schema: bool,
+    env: "FOYER_HEARTBEAT_LIMITS",
+    def: "false",
+    help: "fleet: true writes --max-lobbies and --max-rooms into this node's heartbeat, so peers weigh it against its own limits; set it once every node runs this release (an earlier release does not read such a heartbeat)",
   },
   codeLength: { schema: int(4, 12), env: "FOYER_CODE_LENGTH", def: "6", help: "invite code length" },
   codeAlphabet: {

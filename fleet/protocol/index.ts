@@ -34,6 +34,7 @@ export { rendezvousOwner } from "./rendezvous.ts";
 export {
   decodeNodeRecord,
   encodeNodeRecord,
+  heartbeatLimitsOf,
   heartbeatSchema,
   isTombstone,
   nodeLimitsSchema,

@@ -15,6 +15,19 @@ export const nodeLimitsSchema = z.strictObject({
 export type NodeLimits = z.infer<typeof nodeLimitsSchema>;
 
 /**
+ * The `limits` field of a node's heartbeat: present only when the node is told to write it (a node of an
+ * earlier release refuses a heartbeat with it, so a rolling deploy turns it on after every node is new).
+ */
+export function heartbeatLimitsOf(settings: {
+  readonly heartbeatLimits?: boolean;
+  readonly maxLobbies?: number;
+  readonly maxRooms?: number;
+}): { limits?: NodeLimits } {
+  if (settings.heartbeatLimits !== true) return {};
+  return { limits: { maxLobbies: settings.maxLobbies ?? null, maxRooms: settings.maxRooms ?? null } };
+}
+
+/**
  * A live node's heartbeat in the `nodes` bucket (key = node id), rewritten every heartbeat by CAS. Fields
  * a later release adds are read past (not refused), so a node of this release keeps seeing a newer peer
  * as live during a rolling deploy.

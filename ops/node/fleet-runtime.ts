@@ -49,6 +49,7 @@ export function fleetNodeSettingsOf(config: NodeConfig): FleetNodeSettings {
     protocol: PROTOCOL_VERSION + config.protocolBump,
     resultSessions: resultSessionsOf(config),
     maxRooms: config.maxRooms,
+    heartbeatLimits: config.heartbeatLimits,
     ...(config.maxLobbies === 0 ? {} : { maxLobbies: config.maxLobbies }),
   };
 }

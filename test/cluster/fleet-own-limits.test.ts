@@ -3,7 +3,7 @@ import { eventually } from "../support/node.ts";
 import { useProcessFleet } from "../support/process-fleet.ts";
 
 /**
- * Each node's limits are in its heartbeat (docs/operations.md, "Limits"): two node processes with
+ * Each node's limits are in its heartbeat with `--heartbeat-limits true` (docs/operations.md, "Limits"): two node processes with
  * different `--max-lobbies` — n1 takes 1 lobby, n2 takes 3. n1 at its limit sends a create to n2 while
  * n2 holds more lobbies than n1's own limit, since it weighs n2 against n2's limit, not its own.
  */
@@ -11,7 +11,7 @@ import { useProcessFleet } from "../support/process-fleet.ts";
 const fleet = useProcessFleet({
   ids: ["n1", "n2"],
   natsServers: 1,
-  nodeFlags: (id) => ({ "max-lobbies": id === "n1" ? "1" : "3" }),
+  nodeFlags: (id) => ({ "max-lobbies": id === "n1" ? "1" : "3", "heartbeat-limits": "true" }),
 });
 const { urls, admins } = fleet;
 
