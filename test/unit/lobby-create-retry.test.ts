@@ -1,72 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { defaultLobbyOptions, lobbyKind, type LobbyState } from "../../actors/lobby/index.ts";
-import { entryIntentMs, playerKind } from "../../actors/player/index.ts";
-import { createHarness, seededRandom, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
-import { RequestRouter } from "../../gateway/requests/index.ts";
-import { Session } from "../../gateway/sessions/index.ts";
+import { entryIntentMs } from "../../actors/player/index.ts";
+import type { AskResult } from "../../actors/runtime/index.ts";
+import { gatewayOverActors, type Faults } from "./support/gateway-faults.ts";
 
 /**
- * A lobby create retried under faults (fake clock, in-memory store, the real lobby and player registry):
- * the retry of a create that already made its lobby answers with that lobby and leaves the player in it,
- * whatever became of the registry's intent; a retry whose recorded code has no lobby draws a fresh one.
+ * A lobby create retried under faults: the retry of a create that already made its lobby answers with
+ * that lobby and leaves the player in it, whatever became of the registry's intent; a retry whose
+ * recorded code has no lobby draws a fresh one.
  */
-
-/** What a fault does to the gateway's calls: the system's own answer, or another. */
-interface Faults {
-  /** A tell that never arrives (a dead letter while its key's owner is being found, say). */
-  dropTell?: (key: string, message: { type: string }) => boolean;
-  /** An ask that is delivered and carried out, but whose answer the gateway never gets. */
-  loseAnswer?: (key: string, message: { type: string }) => boolean;
-  /** A spawn's answer instead of the system's (the store's claim landed, its answer did not). */
-  spawn?: (key: string) => { created: false } | { created: true; result: AskResult } | undefined;
-}
-
-function setup(faults: Faults = {}) {
-  const h = createHarness({
-    kinds: [
-      { kind: lobbyKind(defaultLobbyOptions) as never },
-      { kind: playerKind() as never, createOnDemand: true },
-    ],
-  });
-  const real = h.system;
-  const system = {
-    ask: async (key: string, message: { type: string }, opts?: object) => {
-      const result = await real.ask(key, message, opts);
-      if (faults.loseAnswer?.(key, message) === true) {
-        return { ok: false, code: "TIMEOUT", message: `${key} did not answer in time` } as AskResult;
-      }
-      return result;
-    },
-    tell: (key: string, message: { type: string }) => {
-      if (faults.dropTell?.(key, message) !== true) real.tell(key, message);
-    },
-    spawn: (key: string, init: unknown, opts?: object) => {
-      const instead = faults.spawn?.(key);
-      return instead === undefined ? real.spawn(key, init, opts) : Promise.resolve(instead);
-    },
-  } as unknown as ActorSystem;
-  const requests = new RequestRouter({
-    system,
-    lobby: { codeLength: 6, codeAlphabet: "ABCDEFGHJKLMNPQRSTUVWXYZ23456789" },
-    random: seededRandom(7),
-  });
-  const session = new Session("s1", "alice", "Alice");
-  session.socket = { encoding: "json", send: () => undefined, close: () => undefined };
-  const create = async (id: number): Promise<AskResult> => {
-    const result = await requests.handle(session, { type: "create", id });
-    await h.settle();
-    return result;
-  };
-  const members = (key: string): string[] | null => {
-    const state = h.system.peek(key) as LobbyState | undefined;
-    return state === undefined ? null : state.members.map((m) => m.player);
-  };
-  const registry = async (): Promise<unknown> => {
-    const got = await h.system.ask("player/alice", { type: "get" });
-    return got.ok ? (got.value as { lobby: unknown }).lobby : got;
-  };
-  return { h, create, members, registry, requests, session };
-}
 
 function codeOf(result: AskResult): string {
   if (!result.ok) throw new Error(`refused ${result.code}: ${result.message}`);
@@ -76,7 +17,7 @@ function codeOf(result: AskResult): string {
 describe("a retried lobby create", () => {
   it("keeps the player in the lobby its first attempt made when the report of the retry's entry is lost", async () => {
     const faults: Faults = {};
-    const { h, create, members, registry } = setup(faults);
+    const { h, create, members, registry } = gatewayOverActors(faults);
     const code = codeOf(await create(1));
     const key = `lobby/${code}`;
     expect(await registry()).toBe(key);
@@ -92,7 +33,7 @@ describe("a retried lobby create", () => {
 
   it("keeps the player in its lobby when the retry's entry was recorded but its answer lost, and nothing reports it", async () => {
     const faults: Faults = {};
-    const { h, create, members, registry, requests, session } = setup(faults);
+    const { h, create, members, registry, requests, session, sessionOf } = gatewayOverActors(faults);
     const code = codeOf(await create(1));
     const key = `lobby/${code}`;
     // The registry records the retry's entry, but its answer times out: the retry is refused (retryable)
@@ -102,8 +43,7 @@ describe("a retried lobby create", () => {
     expect(refused).toMatchObject({ ok: false, code: "UNAVAILABLE" });
     delete faults.loseAnswer;
     // A guest joins meanwhile; the host's next request must still find it in its lobby.
-    const bob = new Session("s2", "bob", "Bob");
-    bob.socket = { encoding: "json", send: () => undefined, close: () => undefined };
+    const bob = sessionOf("bob", "s2");
     expect(codeOf(await requests.handle(bob, { type: "join", id: 1, code }))).toBe(code);
     await h.clock.advance(entryIntentMs + 5_000);
     await h.settle();
@@ -114,7 +54,7 @@ describe("a retried lobby create", () => {
 
   it("draws a fresh code when the recorded code's claim landed but no lobby was stored under it", async () => {
     const faults: Faults = {};
-    const { h, create, members, registry } = setup(faults);
+    const { h, create, members, registry } = gatewayOverActors(faults);
     let recorded: string | null = null;
     // The first attempt's store write failed after its claim: no lobby, and the code is taken.
     faults.spawn = (key) => {
