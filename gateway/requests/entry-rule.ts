@@ -1,6 +1,6 @@
 import { playerKey } from "../../actors/common/index.ts";
 import type { Departure, Entry } from "../../actors/player/index.ts";
-import type { ActorSystem, AskResult } from "../../actors/runtime/index.ts";
+import { isRetryable, type ActorSystem, type AskResult } from "../../actors/runtime/index.ts";
 import { checkMatch } from "../match-reconnect.ts";
 import type { Session } from "../sessions/index.ts";
 
@@ -74,7 +74,17 @@ async function againWithoutGoneRooms(
   return cleared ? system.ask(playerKey(player), { type: "enter", entry, seated: null }) : refusal;
 }
 
-/** Tells the registry how the entry went: made (the departures start) or failed (nothing changes). */
+/** How often, and how long apart at least, a failed entry's report is sent while it does not arrive. */
+const failureReportTries = 6;
+const failureReportWaitMs = 250;
+
+/**
+ * Tells the registry how the entry went: made (the departures start) or failed (nothing changes). An
+ * entry refused for good is asked until the registry takes the report (a tell is lost while the
+ * registry's owner is being taken over): its intent, left to expire, would be taken as made and take the
+ * player out of where it is. A retryable failure is told once: the client's retry asks the same entry
+ * again and reports that.
+ */
 export function reportEntry(
   system: ActorSystem,
   player: string,
@@ -83,7 +93,19 @@ export function reportEntry(
   report: EntryReport = {},
 ): void {
   if (result.ok) system.tell(playerKey(player), { type: "entered", entry, ...report });
-  else system.tell(playerKey(player), { type: "enterFailed", entry });
+  else if (isRetryable(result.code) || result.code === "TIMEOUT")
+    system.tell(playerKey(player), { type: "enterFailed", entry });
+  else void reportFailure(system, player, entry);
+}
+
+/** Asks the registry to drop a failed entry's intent until it answers (or the tries run out). */
+async function reportFailure(system: ActorSystem, player: string, entry: Entry): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    const answer = await system.ask(playerKey(player), { type: "enterFailed", entry });
+    if (answer.ok || !isRetryable(answer.code) || tries >= failureReportTries) return;
+    const waitMs = Math.max(failureReportWaitMs, answer.retryAfterMs ?? 0);
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
 }
 
 /**

@@ -8,7 +8,6 @@ import {
   type RequestId,
 } from "../../actors/runtime/index.ts";
 import { createProblem, defaultLobbyOptions, type LobbyOptions } from "../../actors/lobby/index.ts";
-import type { Entry } from "../../actors/player/index.ts";
 import { normalizeCode, roomKey } from "../../actors/common/index.ts";
 import type { LobbyRequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
@@ -63,8 +62,6 @@ function createFieldsOf(frame: Extract<LobbyRequestFrame, { type: "create" }>): 
   const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   return { public: isPublic ?? false, metadata: metadata ?? null, ...given };
 }
-/** A lobby not created yet: its code is drawn after the rule allowed the entry. */
-const newLobby: Entry = { kind: "lobby", key: null };
 
 const notInLobby: AskResult = { ok: false, code: "NOT_IN_LOBBY", message: "you are not in a lobby" };
 
@@ -264,7 +261,12 @@ export class LobbyRequests {
     request: RequestId,
   ): Promise<{ created: false } | { created: true; result: AskResult }> {
     const code = { taken: false };
-    const result = await throughRule(this.deps.system, session, newLobby, async () => {
+    // The entry names its code (drawn before the rule is asked): a retry of a create whose lobby was made
+    // finds the player there and leaves nothing. An unnamed new lobby (`key: null`) would count the
+    // player's own lobby as one to leave, and its intent, once made or expired unreported (a lost report,
+    // an answer lost after the registry recorded it), would take the player out of the lobby it created.
+    const entry = { kind: "lobby", key } as const;
+    const result = await throughRule(this.deps.system, session, entry, async () => {
       const spawned = await this.deps.system.spawn(key, init, { request });
       code.taken = !spawned.created;
       // A code taken by another lobby is no entry made: the next draw asks again.
