@@ -132,7 +132,9 @@ export async function seedLobbies(
   await inParallel(count, seedWidth, async (i) => {
     const api = fleet.apis[i % fleet.apis.length];
     if (!api) return;
-    const body = { host: { id: `host-${prefix}${i}`, name: "Host" }, public: true, metadata: data(i) };
+    // The host never connects: its seat is kept for the reserve (the longest there is, past the run).
+    const host = { id: `host-${prefix}${i}`, name: "Host" };
+    const body = { host, public: true, metadata: data(i), reserveSeconds: 3600 };
     for (let attempt = 0; ; attempt++) {
       const answer = await api.call("POST", "/api/v1/lobbies", () => Promise.resolve(body));
       const lobby = (answer.body as { lobby?: { code?: unknown } } | null)?.lobby;
