@@ -20,8 +20,11 @@ export interface Pinned {
 
 /** The key of a narrowed order: its pinned values (in a fixed order) and its order field. */
 export function narrowedKey(pins: readonly Pinned[], orderField: string): string {
-  const parts = pins.map((p) => `${p.field}=${typeof p.value}:${String(p.value)}`).sort();
-  return `${parts.join("\u0000")}\u0001${orderField}`;
+  const pairs = pins
+    .map((p) => [p.field, p.value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // JSON, so no value can make two different sets of pins read as one key.
+  return JSON.stringify([orderField, pairs]);
 }
 
 export class NarrowedOrder {
