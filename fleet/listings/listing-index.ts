@@ -95,17 +95,21 @@ export class ListingIndex {
     return this.narrowedOrders.count;
   }
 
-  /** The narrowed order of `pins` by `order`, filled from the smallest pinned value's lines on first use. */
+  /** The narrowed order of `pins` by `order`, filled from the smallest pin's lines on first use. */
   narrowed(pins: readonly Pinned[], order: IndexedField): NarrowedOrder {
     const key = narrowedKey(pins, order.field);
     const make = (): NarrowedOrder => {
       const made = new NarrowedOrder(key, pins, order.read);
-      let smallest: ReadonlySet<string> | null = null;
+      let smallest: ReadonlySet<string>[] = [];
+      let fewest = Infinity;
       for (const pin of pins) {
-        const codes = this.fields.get(pin.field)?.equal?.get(pin.value) ?? new Set<string>();
-        if (smallest === null || codes.size < smallest.size) smallest = codes;
+        const equal = this.fields.get(pin.field)?.equal;
+        const sets = [...pin.values].flatMap((v) => equal?.get(v) ?? []);
+        const count = sets.reduce((n, codes) => n + codes.size, 0);
+        if (count < fewest) [smallest, fewest] = [sets, count];
       }
-      made.fill(this.linesOf(smallest ?? new Set()));
+      // A line holds one value of a field: the sets of one pin's values never share a code.
+      made.fill(smallest.flatMap((codes) => [...this.linesOf(codes)]));
       return made;
     };
     return this.narrowedOrders.get(key, make, this.lines.size);

@@ -3,7 +3,7 @@ import type { FieldReader, ListedLobby } from "./query-order.ts";
 import { SortedList, type SortedEntry } from "./sorted-list.ts";
 
 /**
- * A narrowed order: the lines whose fields hold given values (the equality filters a query keeps
+ * A narrowed order: the lines whose fields hold given values (the `eq` and `in` filters a query keeps
  * asking), sorted by one field. A walk of the order's whole list tests every line it passes, and when
  * the lines that match cluster away from the head of the order (a mode that no lobby of the highest
  * levels has) it passes thousands before a page is full; a walk of the narrowed list passes only lines
@@ -11,17 +11,17 @@ import { SortedList, type SortedEntry } from "./sorted-list.ts";
  * current with every change like the index's own lists. Pure.
  */
 
-/** One field's required value. */
+/** One field's required values (an `eq` filter's one, an `in` filter's list). */
 export interface Pinned {
   readonly field: string;
   readonly read: FieldReader;
-  readonly value: Scalar;
+  readonly values: ReadonlySet<Scalar>;
 }
 
 /** The key of a narrowed order: its pinned values (in a fixed order) and its order field. */
 export function narrowedKey(pins: readonly Pinned[], orderField: string): string {
   const pairs = pins
-    .map((p) => [p.field, p.value] as const)
+    .map((p) => [p.field, [...p.values].map((v) => JSON.stringify(v)).sort()] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // JSON, so no value can make two different sets of pins read as one key.
   return JSON.stringify([orderField, pairs]);
@@ -47,7 +47,10 @@ export class NarrowedOrder {
   }
 
   private holds(line: ListedLobby): boolean {
-    return this.pins.every((p) => p.read(line) === p.value);
+    return this.pins.every((p) => {
+      const value = p.read(line);
+      return value !== null && p.values.has(value);
+    });
   }
 
   /** Fills it from `candidates` (a superset of its lines: the smallest pinned value's lines). */

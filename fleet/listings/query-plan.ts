@@ -15,12 +15,11 @@ import type { SortedList } from "./sorted-list.ts";
  * How a query runs over the index, visiting as few lines as it can. Two ways, the cheaper one taken:
  *
  * - **by equality**: the lines an `eq` / `in` filter names are read from that field's value table, tested
- *   and sorted — when the most selective such filter names few lines (or fewer than a walk would visit,
- *   for a query without a single-value equality filter);
+ *   and sorted — when the most selective such filter names few lines;
  * - **by walking the order**: the order field's sorted list is walked from the cursor (or from a range
  *   filter's bound on that field), testing each line, until the page is full or a bound is passed. When
- *   the query has equality filters, the walk is of a narrowed order (narrowed-order.ts): only the lines
- *   that hold those values, so lines that fail them cost nothing however they cluster in the order.
+ *   the query has `eq` / `in` filters, the walk is of a narrowed order (narrowed-order.ts): only the
+ *   lines that hold those values, so lines that fail them cost nothing however they cluster in the order.
  *
  * Pure.
  */
@@ -194,17 +193,15 @@ function byWalk(view: IndexView, order: IndexedField & { sorted: SortedList }, q
   return pageOf(lines, query, visited);
 }
 
-/** The single-value equality filters on fields with a value table: what a narrowed order pins. */
+/** The `eq` and `in` filters on fields with a value table (one per field): what a narrowed order pins. */
 function pinsOf(view: IndexView, filters: readonly Filter[]): { pins: Pinned[]; rest: Filter[] } {
   const pins: Pinned[] = [];
   const rest: Filter[] = [];
   for (const f of filters) {
     const field = view.fields.get(f.field);
-    const value = f.values[0];
-    const single = f.op === "eq" || (f.op === "in" && f.values.length === 1);
     const known = pins.some((p) => p.field === f.field);
-    if (single && !known && value !== undefined && field?.equal) {
-      pins.push({ field: f.field, read: field.read, value });
+    if ((f.op === "eq" || f.op === "in") && !known && field?.equal) {
+      pins.push({ field: f.field, read: field.read, values: new Set(f.values) });
     } else rest.push(f);
   }
   return { pins, rest };
@@ -227,7 +224,7 @@ function byNarrowed(narrowed: NarrowedOrder, rest: readonly Filter[], query: Que
 
 /**
  * Up to this many candidates, the lines of the most selective equality filter are tested and sorted;
- * past it a query with single-value equality filters walks their narrowed order.
+ * past it a query with `eq` or `in` filters walks their narrowed order.
  */
 const narrowAbove = 256;
 
