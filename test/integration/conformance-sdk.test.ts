@@ -68,11 +68,11 @@ const calls: Record<string, (c: FoyerClient, f: Record<string, unknown>) => Prom
   },
   queryLobbies: (c, f) => {
     const { type: _t, id: _i, ack: _a, ...opts } = f;
-    return c.queryLobbies(opts as Parameters<FoyerClient["queryLobbies"]>[0]);
+    return c.queryLobbies(opts);
   },
   quickJoin: (c, f) => {
     const { type: _t, id: _i, ack: _a, ...opts } = f;
-    return c.quickJoin(opts as Parameters<FoyerClient["quickJoin"]>[0]);
+    return c.quickJoin(opts);
   },
   acceptMatch: (c, f) => c.acceptMatch(f.matchId as string),
   declineMatch: (c, f) => c.declineMatch(f.matchId as string),
