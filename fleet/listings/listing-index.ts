@@ -6,6 +6,7 @@ import {
   type Scalar,
 } from "../../actors/common/query-language.ts";
 import { readerOf, type ListedLobby } from "./query-order.ts";
+import { NarrowedOrder, NarrowedOrders, narrowedKey, type Pinned } from "./narrowed-order.ts";
 import { runQuery, type IndexedField, type QueryPage } from "./query-plan.ts";
 import { SortedList } from "./sorted-list.ts";
 
@@ -35,6 +36,7 @@ export class ListingIndex {
   private readonly lines = new Map<string, ListedLobby>();
   readonly fields: ReadonlyMap<string, IndexedField>;
   private readonly listeners = new Set<(code: string, line: ListedLobby | null) => void>();
+  private readonly narrowedOrders = new NarrowedOrders();
 
   constructor(readonly indexed: IndexedKeys = {}) {
     this.fields = new Map(fieldsOf(indexed).map((f) => [f.field, f]));
@@ -59,6 +61,7 @@ export class ListingIndex {
     const before = this.lines.get(line.code);
     if (before !== undefined) this.unindex(before);
     this.lines.set(line.code, line);
+    this.narrowedOrders.add(line);
     for (const f of this.fields.values()) {
       const value = f.read(line);
       if (value === null) continue;
@@ -84,6 +87,39 @@ export class ListingIndex {
   /** Forgets every line (before a replay of the bucket). */
   clear(): void {
     for (const code of [...this.lines.keys()]) this.remove(code);
+    this.narrowedOrders.clear();
+  }
+
+  /** How many narrowed orders the index keeps now (narrowed-order.ts). */
+  get narrowedCount(): number {
+    return this.narrowedOrders.count;
+  }
+
+  /** The narrowed order of `pins` by `order`, filled from the smallest pin's lines on first use. */
+  narrowed(pins: readonly Pinned[], order: IndexedField): NarrowedOrder {
+    const key = narrowedKey(pins, order.field);
+    const make = (): NarrowedOrder => {
+      const made = new NarrowedOrder(key, pins, order.read);
+      let smallest: ReadonlySet<string>[] = [];
+      let fewest = Infinity;
+      for (const pin of pins) {
+        const equal = this.fields.get(pin.field)?.equal;
+        const sets = [...pin.values].flatMap((v) => equal?.get(v) ?? []);
+        const count = sets.reduce((n, codes) => n + codes.size, 0);
+        if (count < fewest) [smallest, fewest] = [sets, count];
+      }
+      // A line holds one value of a field: the sets of one pin's values never share a code.
+      made.fill(smallest.flatMap((codes) => [...this.linesOf(codes)]));
+      return made;
+    };
+    return this.narrowedOrders.get(key, make, this.lines.size);
+  }
+
+  private *linesOf(codes: ReadonlySet<string>): Generator<ListedLobby> {
+    for (const code of codes) {
+      const line = this.lines.get(code);
+      if (line) yield line;
+    }
   }
 
   /** Runs a checked query (query-check.ts). */
@@ -98,6 +134,7 @@ export class ListingIndex {
   }
 
   private unindex(line: ListedLobby): void {
+    this.narrowedOrders.remove(line);
     for (const f of this.fields.values()) {
       const value = f.read(line);
       if (value === null) continue;

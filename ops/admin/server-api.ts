@@ -24,7 +24,9 @@ import {
   type NodeState,
   type Random,
 } from "../../actors/runtime/index.ts";
+import type { LobbyListings } from "../../gateway/index.ts";
 import type { DrainHook } from "./drain-hook.ts";
+import { queryLobbiesAnswer } from "./lobby-query-api.ts";
 
 /**
  * The studio's own backend API (docs/server-api.md), under `/api/v1` on the admin port: make a lobby for
@@ -51,6 +53,8 @@ export interface ServerApiDeps {
   /** The node's draining flag: a draining node makes no new lobbies. */
   readonly node: Pick<NodeState, "draining">;
   readonly drain?: DrainHook;
+  /** The node's index of the fleet's public lobbies, for `POST /api/v1/lobbies/query`. */
+  readonly listings?: LobbyListings;
 }
 
 /** How long a lobby made for players keeps their seats until they connect, unless the call says. */
@@ -173,6 +177,12 @@ export class ServerApi {
     this.routes = [
       { method: "POST", pattern: /^\/api\/v1\/lobbies$/, body: true, handle: (_, b) => this.create(b) },
       { method: "GET", pattern: /^\/api\/v1\/lobbies\/([^/]+)$/, body: false, handle: (p) => this.read(p) },
+      {
+        method: "POST",
+        pattern: /^\/api\/v1\/lobbies\/query$/,
+        body: true,
+        handle: (_, b) => Promise.resolve(queryLobbiesAnswer(this.deps.listings, b)),
+      },
       {
         method: "POST",
         pattern: /^\/api\/v1\/lobbies\/([^/]+)\/kick$/,

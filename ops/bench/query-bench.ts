@@ -1,14 +1,22 @@
 import { performance } from "node:perf_hooks";
-import type { LobbyFilter } from "../../gateway/protocol/query-frames.ts";
 import { summarize, type LatencySummary } from "./latency.ts";
+import {
+  firstQueryMs,
+  indexCost,
+  refusedQueryFloor,
+  type IndexCost,
+  type QueryShape,
+} from "./query-costs.ts";
 import { BenchSession, inParallel, seedLobbies, startQueryFleet, type QueryFleet } from "./query-fleet.ts";
 import { runStorm, type StormFigures } from "./query-storm.ts";
 
 /**
  * `foyer bench --scenario query`: a 3-node fleet in this process over a local nats-server, `lobbies`
- * public lobbies with spread data made by actor messages (no sockets); then
- * - query latency for 1, 3 and 5 filters with an order, `inFlight` queries at once through the nodes'
- *   request handlers (the gateway's path without a socket), spread over the nodes;
+ * public lobbies with spread data made through the nodes' server API (no HTTP, no sockets); then
+ * - per query shape (1, 3 and 5 filters with an order): its first query on each node, its cost on the
+ *   index alone, and its latency at `inFlight` queries at once through the nodes' request handlers (the
+ *   gateway's path without a socket), spread over the nodes;
+ * - the floor of that latency: a query refused at once (a bad operator), at the same concurrency;
  * - how long a change on one node takes to show in another node's index;
  * - a quick-join storm of `stormPlayers` players into 4-seat lobbies.
  */
@@ -22,9 +30,7 @@ export interface QueryBenchOptions {
   readonly json: boolean;
 }
 
-const shapes: Readonly<
-  Record<string, { filters: LobbyFilter[]; order: { field: string; dir: "asc" | "desc" } }>
-> = {
+const shapes: Readonly<Record<string, QueryShape>> = {
   "1 filter": {
     filters: [{ field: "mode", op: "eq", value: "ctf" }],
     order: { field: "data.level", dir: "desc" },
@@ -123,7 +129,10 @@ interface QueryBenchResult {
   readonly lobbies: number;
   readonly seedSeconds: number;
   readonly inFlight: number;
+  readonly firstQueryMs: Record<string, number>;
+  readonly indexAlone: Record<string, IndexCost>;
   readonly queries: Record<string, LatencySummary>;
+  readonly refusedQueryFloor: LatencySummary;
   readonly changeVisibleOnOtherNode: LatencySummary;
   readonly storm: StormFigures;
 }
@@ -137,7 +146,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<QueryBe
   const fleet = await startQueryFleet(3);
   try {
     print(
-      `3 nodes, 1 nats-server; making ${options.lobbies} public lobbies by actor messages…`,
+      `3 nodes, 1 nats-server; making ${options.lobbies} public lobbies through the server API (POST /api/v1/lobbies, in process)…`,
       options.json,
     );
     const t0 = performance.now();
@@ -145,7 +154,17 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<QueryBe
     const seedSeconds = Number(((performance.now() - t0) / 1000).toFixed(1));
     print(`  ${codes.length} lobbies in every node's index after ${seedSeconds} s`, options.json);
     const queries: Record<string, LatencySummary> = {};
-    for (const shape of Object.keys(shapes)) {
+    const first: Record<string, number> = {};
+    const alone: Record<string, IndexCost> = {};
+    for (const [shape, query] of Object.entries(shapes)) {
+      first[shape] = firstQueryMs(fleet, query);
+      const cost = indexCost(fleet, query, options.queries);
+      alone[shape] = cost;
+      print(
+        `  query, ${shape} + order: first on each node ≤ ${first[shape]} ms; index alone p50 ${cost.p50Ms} ms, ` +
+          `p99 ${cost.p99Ms} ms, ${cost.visited} lines looked at`,
+        options.json,
+      );
       queries[shape] = await queryLatency(fleet, shape, options.queries, options.inFlight);
       const q = queries[shape];
       print(
@@ -153,6 +172,11 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<QueryBe
         options.json,
       );
     }
+    const floor = await refusedQueryFloor(fleet, options.queries, options.inFlight);
+    print(
+      `  floor, a query refused at once (bad operator), ${options.inFlight} in flight: p50 ${floor.p50Ms} ms, p99 ${floor.p99Ms} ms`,
+      options.json,
+    );
     const change = await changeDelay(fleet, codes, options.changes);
     print(
       `  a join on one node shows on another: p50 ${change.p50Ms} ms, p99 ${change.p99Ms} ms` +
@@ -170,7 +194,10 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<QueryBe
       lobbies: codes.length,
       seedSeconds,
       inFlight: options.inFlight,
+      firstQueryMs: first,
+      indexAlone: alone,
       queries,
+      refusedQueryFloor: floor,
       changeVisibleOnOtherNode: change,
       storm,
     };

@@ -1,14 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { pino } from "pino";
+import { cryptoRandom } from "../../fleet/index.ts";
 import { Session } from "../../gateway/index.ts";
+import { ServerApi } from "../admin/index.ts";
 import { loadConfig } from "../config.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
+import { lobbyOptionsOf } from "../node/node-kinds.ts";
 import { startNode, type RunningNode } from "../node/start-node.ts";
 import { benchTokenKeys, unlimitedClients } from "./bench-key.ts";
 
 /**
  * The query bench's fleet: nodes in this process over a local nats-server, indexing the spread data the
- * bench's lobbies carry, and lobbies made by actor messages (no sockets).
+ * bench's lobbies carry, and lobbies made through each node's server API (`POST /api/v1/lobbies`, called
+ * in the process: no HTTP, no sockets), as a studio's backend makes them.
  */
 
 /** The data keys the bench's nodes index. */
@@ -28,11 +32,6 @@ export function benchData(i: number): Record<string, string | number> {
   };
 }
 
-/** A lobby code of its own for bench lobby `prefix`+`i`. */
-export function benchCode(prefix: string, i: number): string {
-  return `${prefix}${i.toString(36).toUpperCase().padStart(6, "0")}`;
-}
-
 /** A session the bench drives a node's request handlers with; it keeps the redirect it was sent. */
 export class BenchSession extends Session {
   redirectedTo: string | null = null;
@@ -46,6 +45,8 @@ export class BenchSession extends Session {
 export interface QueryFleet {
   readonly nats: NatsLauncher;
   readonly nodes: readonly RunningNode[];
+  /** Each node's server API (docs/server-api.md), over that node's actors. */
+  readonly apis: readonly ServerApi[];
   stop(): Promise<void>;
 }
 
@@ -54,6 +55,7 @@ export async function startQueryFleet(count: number): Promise<QueryFleet> {
   const nats = await startNats({ servers: 1 });
   const sessionSecret = randomBytes(24).toString("base64url");
   const nodes: RunningNode[] = [];
+  const apis: ServerApi[] = [];
   for (let i = 0; i < count; i++) {
     const config = loadConfig(
       {
@@ -76,10 +78,21 @@ export async function startQueryFleet(count: number): Promise<QueryFleet> {
       {},
     );
     nodes.push(await startNode(config, pino({ level: "silent" })));
+    const system = nodes[i]?.system;
+    if (system === undefined) throw new Error("the node did not start");
+    apis.push(
+      new ServerApi({
+        system,
+        lobby: lobbyOptionsOf(config),
+        random: cryptoRandom(),
+        node: { draining: () => false },
+      }),
+    );
   }
   return {
     nats,
     nodes,
+    apis,
     async stop() {
       for (const node of nodes) await node.stop();
       await nats.stop();
@@ -100,9 +113,13 @@ export async function inParallel(
   await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
 }
 
+/** How many server API creates the bench has in flight at once while it makes its lobbies. */
+const seedWidth = 384;
+
 /**
- * Makes `count` public lobbies with spread data, spawned on the nodes in turn by actor messages, each
- * with a host of its own; resolves once every node's index lists them all.
+ * Makes `count` public lobbies with spread data through the server API (`POST /api/v1/lobbies`, a host
+ * of its own each), on the nodes in turn; resolves once every node's index lists them all. A refusal
+ * other than a retryable one (503) ends the bench.
  */
 export async function seedLobbies(
   fleet: QueryFleet,
@@ -112,13 +129,24 @@ export async function seedLobbies(
 ): Promise<string[]> {
   const before = Math.min(...fleet.nodes.map((n) => n.listings.index.size));
   const codes: string[] = [];
-  await inParallel(count, 256, async (i) => {
-    const node = fleet.nodes[i % fleet.nodes.length];
-    if (!node) return;
-    const code = benchCode(prefix, i);
-    const init = { code, host: { id: `host-${prefix}${i}`, name: "Host" }, public: true, metadata: data(i) };
-    const spawned = await node.system.spawn(`lobby/${code}`, init);
-    if (spawned.created && spawned.result.ok) codes.push(code);
+  await inParallel(count, seedWidth, async (i) => {
+    const api = fleet.apis[i % fleet.apis.length];
+    if (!api) return;
+    // The host never connects: its seat is kept for the reserve (the longest there is, past the run).
+    const host = { id: `host-${prefix}${i}`, name: "Host" };
+    const body = { host, public: true, metadata: data(i), reserveSeconds: 3600 };
+    for (let attempt = 0; ; attempt++) {
+      const answer = await api.call("POST", "/api/v1/lobbies", () => Promise.resolve(body));
+      const lobby = (answer.body as { lobby?: { code?: unknown } } | null)?.lobby;
+      if (answer.status === 201 && typeof lobby?.code === "string") {
+        codes.push(lobby.code);
+        return;
+      }
+      if (answer.status !== 503 || attempt >= 5) {
+        throw new Error(`POST /api/v1/lobbies answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, (answer.retryAfterSeconds ?? 1) * 1000));
+    }
   });
   await untilIndexed(fleet, (size) => size >= before + codes.length, 300_000);
   return codes;

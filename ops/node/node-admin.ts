@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { LobbyOptions } from "../../actors/lobby/index.ts";
 import type { ActorSystem } from "../../actors/runtime/index.ts";
+import type { LobbyListings } from "../../gateway/index.ts";
 import { cryptoRandom, type FleetNode } from "../../fleet/index.ts";
 import { startAdmin, type FleetSource, type NodeMetrics, type RunningAdmin } from "../admin/index.ts";
 import type { NodeConfig } from "../config.ts";
@@ -22,6 +23,8 @@ export interface NodeAdminParts {
   readonly capacity: NodeCapacity;
   readonly metrics: NodeMetrics;
   readonly lobby: LobbyOptions;
+  /** The index of the fleet's public lobbies (the server API's lobby queries). */
+  readonly listings?: LobbyListings;
   readonly url: string;
   readonly httpUrl: string;
 }
@@ -56,7 +59,12 @@ export function startNodeAdmin(
         ? { drainProgress: () => fleet.drainProgress(), fleet: fleetSourceOf(config, system, fleet) }
         : {}),
       gameHttpUrl: parts.httpUrl,
-      api: { system, lobby: parts.lobby, random: cryptoRandom() },
+      api: {
+        system,
+        lobby: parts.lobby,
+        random: cryptoRandom(),
+        ...(parts.listings ? { listings: parts.listings } : {}),
+      },
       // docs/server-api.md "Authentication": no token is needed only on a dev node's loopback admin port.
       apiWithoutToken: isDevMode(config) && isLoopbackHost(config.adminHost),
     },

@@ -157,6 +157,7 @@ export async function startNode(
     capacity,
     metrics,
     lobby,
+    listings,
     url,
     httpUrl,
   }).catch(async (error: unknown) => {

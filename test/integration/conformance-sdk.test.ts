@@ -66,6 +66,14 @@ const calls: Record<string, (c: FoyerClient, f: Record<string, unknown>) => Prom
     const { type: _t, id: _i, ack: _a, lobbyType, ...fields } = f;
     return c.findLobby(lobbyType as string, fields as unknown as SearchFields);
   },
+  queryLobbies: (c, f) => {
+    const { type: _t, id: _i, ack: _a, ...opts } = f;
+    return c.queryLobbies(opts);
+  },
+  quickJoin: (c, f) => {
+    const { type: _t, id: _i, ack: _a, ...opts } = f;
+    return c.quickJoin(opts);
+  },
   acceptMatch: (c, f) => c.acceptMatch(f.matchId as string),
   declineMatch: (c, f) => c.declineMatch(f.matchId as string),
 };
