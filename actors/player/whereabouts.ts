@@ -12,7 +12,11 @@ const keySchema = z.string().min(1).max(200);
 
 /** A way in, as a gateway asks the registry about it. */
 export const entrySchema = z.discriminatedUnion("kind", [
-  /** A private lobby, joined by code, or created (`key` null: the code is drawn once the entry is allowed). */
+  /**
+   * A private lobby, joined by code or created: a create names the lobby of the code it drew, so its retry
+   * is an entry into the lobby it may already have made, not a new one to leave it for. `key` null: a
+   * lobby not named yet, which the rule treats as new.
+   */
   z.strictObject({ kind: z.literal("lobby"), key: keySchema.nullable() }),
   /** An activity's lobbies (the directory names the lobby only after the rule allowed the entry). */
   z.strictObject({ kind: z.literal("activity"), activity: z.string().min(1).max(64) }),
