@@ -30,6 +30,13 @@ export interface ChaosSummary {
   /** Lobby changes a connected member did not hear within 10 s, and the (change, member) pairs checked. */
   readonly unheardChanges: number;
   readonly hearingChecked: number;
+  /** Acked data changes (lobby data, member data, lock, ban) lost from the final stored lobby, and how many were checked. */
+  readonly lostDataChanges: number;
+  readonly dataChecked: number;
+  /** Stored lobbies listing a player they banned; with more members than seats; players in two final lobbies. */
+  readonly bannedMembers: number;
+  readonly overfilled: number;
+  readonly doubleSeated: number;
   /** Node faults after which some affected bot was never served again (no recovery time counted). */
   readonly unrecovered: number;
   readonly recoveryMsP50: number;
@@ -65,6 +72,11 @@ export function summarize(
     orderViolations: report.orderViolations.length,
     unheardChanges: report.unheardChanges.length,
     hearingChecked: report.hearingChecked,
+    lostDataChanges: report.lostDataChanges.length,
+    dataChecked: report.dataChecked,
+    bannedMembers: report.bannedMembers.length,
+    overfilled: report.overfilled.length,
+    doubleSeated: report.doubleSeated.length,
     unrecovered: report.unrecovered.length,
     recoveryMsP50: percentile(report.recoveryMs, 50),
     recoveryMsP99: percentile(report.recoveryMs, 99),
@@ -86,6 +98,8 @@ export function summaryText(summary: ChaosSummary, report: AuditReport, journal:
     `lostAcks ${summary.lostAcks}, lostLobbies ${summary.lostLobbies}, dualOwners ${summary.dualOwners}, ` +
       `strandedClients ${summary.strandedClients}, orderViolations ${summary.orderViolations}, ` +
       `unheardChanges ${summary.unheardChanges} (of ${summary.hearingChecked} member-changes checked)`,
+    `lostDataChanges ${summary.lostDataChanges} (of ${summary.dataChecked} acked data changes checked), ` +
+      `bannedMembers ${summary.bannedMembers}, overfilled ${summary.overfilled}, doubleSeated ${summary.doubleSeated}`,
   ];
   const kinds: [string, readonly string[]][] = [
     ["lost acks", report.lostAcks],
@@ -94,6 +108,10 @@ export function summaryText(summary: ChaosSummary, report: AuditReport, journal:
     ["stranded clients", report.strandedClients],
     ["member and host order", report.orderViolations],
     ["changes a member did not hear", report.unheardChanges],
+    ["lost data changes", report.lostDataChanges],
+    ["banned members", report.bannedMembers],
+    ["overfilled lobbies", report.overfilled],
+    ["players in two lobbies", report.doubleSeated],
     ["not recovered", report.unrecovered],
   ];
   for (const [name, findings] of kinds) {
