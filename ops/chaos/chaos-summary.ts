@@ -1,5 +1,5 @@
 import type { AuditReport } from "./chaos-audit.ts";
-import type { ChaosJournal } from "./chaos-journal.ts";
+import { botOpKinds, type ChaosJournal } from "./chaos-journal.ts";
 import { percentile } from "./recovery.ts";
 
 /** The figures of a run: the JSON line `foyer chaos --json` ends with. */
@@ -15,6 +15,8 @@ export interface ChaosSummary {
   readonly drainsSkipped: number;
   readonly ops: number;
   readonly acked: number;
+  /** Acknowledged requests of each kind (create, join, quickJoin, setLobbyData, joinActivity, findLobby…). */
+  readonly ackedByKind: Readonly<Record<string, number>>;
   /** Requests refused with a final error (FULL, NOT_FOUND, NOT_HOST…): nothing changed. */
   readonly refused: number;
   /** Requests that ended without an answer (the deadline passed): left out of the ack replay. */
@@ -61,6 +63,7 @@ export function summarize(
     drainsSkipped: journal.faults.filter((f) => f.kind === "drain" && !f.applied).length,
     ops: journal.ops.length,
     acked: journal.ops.filter((op) => op.outcome === "acked").length,
+    ackedByKind: ackedByKind(journal),
     refused: journal.ops.filter((op) => op.outcome === "refused").length,
     unknown: journal.ops.filter((op) => op.outcome === "unknown").length,
     framesHeard: journal.heard.length,
@@ -83,12 +86,22 @@ export function summarize(
   };
 }
 
+/** The acked requests of each kind, in the journal's kind order. */
+function ackedByKind(journal: ChaosJournal): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const op of journal.ops) if (op.outcome === "acked") counts[op.kind] = (counts[op.kind] ?? 0) + 1;
+  return Object.fromEntries(botOpKinds.filter((k) => k in counts).map((k) => [k, counts[k] ?? 0]));
+}
+
 const shown = 20;
 
 /** The human summary: figures, then each finding (the first 20 of a kind), then the faults as applied. */
 export function summaryText(summary: ChaosSummary, report: AuditReport, journal: ChaosJournal): string {
   const lines = [
     `chaos seed ${summary.seed}: ${summary.seconds} s, ${summary.ops} ops (${summary.acked} acked, ${summary.refused} refused, ${summary.unknown} unanswered)`,
+    `acked by kind: ${Object.entries(summary.ackedByKind)
+      .map(([kind, n]) => `${kind} ${n}`)
+      .join(", ")}`,
     `faults: ${summary.kills} kill -9, ${summary.stops} SIGSTOP, ${summary.natsKills} nats-server kill -9, ` +
       `${summary.drains} drains` +
       (summary.drainsSkipped > 0 ? ` (${summary.drainsSkipped} skipped: the node cannot drain yet)` : ""),

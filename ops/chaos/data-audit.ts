@@ -12,28 +12,36 @@ export interface DataFindings {
   readonly overfilled: string[];
   /** A player listed by two final stored lobbies. */
   readonly doubleSeated: string[];
-  /** The acked changes compared with a final stored lobby (those of a lobby that closed are not). */
+  /** The acked changes compared with a lobby's last stored state. */
   checked: number;
 }
 
-/** Each key's last stored lobby: null when its last write deleted it (or was not a lobby of this shape). */
-export function finalLobbies(writes: readonly SnapshotWrite[]): Map<string, StoredLobbyData | null> {
+/**
+ * Each lobby's last stored state (by code): `last` is the last write that held the lobby — for one that
+ * closed (its last member left, the key deleted), its state before that — and `open` says whether the
+ * key still holds it.
+ */
+export function finalLobbies(
+  writes: readonly SnapshotWrite[],
+): Map<string, { readonly last: StoredLobbyData; readonly open: boolean }> {
   const last = new Map<string, SnapshotWrite>();
-  for (const write of writes) {
-    const before = last.get(write.key);
-    if (before === undefined || write.revision >= before.revision) last.set(write.key, write);
+  const live = new Map<string, StoredLobbyData>();
+  for (const write of [...writes].sort((a, b) => a.revision - b.revision)) {
+    if (!write.key.startsWith("lobby/")) continue;
+    last.set(write.key, write);
+    const stored = write.lobby?.stored;
+    if (write.epoch !== null && stored) live.set(write.key, stored);
   }
-  const final = new Map<string, StoredLobbyData | null>();
-  for (const [key, write] of last) {
-    if (!key.startsWith("lobby/")) continue;
-    final.set(key.slice("lobby/".length), write.epoch === null ? null : (write.lobby?.stored ?? null));
+  const final = new Map<string, { last: StoredLobbyData; open: boolean }>();
+  for (const [key, stored] of live) {
+    final.set(key.slice("lobby/".length), { last: stored, open: last.get(key)?.epoch !== null });
   }
   return final;
 }
 
 /**
  * "No acknowledged data change is lost": every acked `setLobbyData`, `setMemberData`, `lock` and
- * kick-with-ban must show in the lobby's final stored state unless a later acked change of the same key
+ * kick-with-ban must show in the lobby's last stored state (`finalLobbies`) unless a later acked change of the same key
  * superseded it (the answered `version` orders a lobby's changes), or an unanswered request of the same
  * key may have landed after it. An acked `ifVersion` update answers exactly `ifVersion + 1`, and no two
  * acked data changes of a lobby answer the same version (a change lost in a failover and its version
@@ -56,15 +64,16 @@ export function auditData(ops: readonly OpRecord[], writes: readonly SnapshotWri
     (op) => op.code ?? "",
   );
   for (const [code, about] of lobbyOps) {
-    const stored = final.get(code);
-    if (!stored) continue; // closed (every member left), or never written as a lobby of this shape
+    const stored = final.get(code)?.last;
+    if (!stored) continue; // never written as a lobby of this shape
     auditLobbyData(code, about, stored, findings);
     auditBans(code, about, stored, findings);
   }
   auditMemberData(ops, final, findings);
   const seats = new Map<string, string>();
-  for (const [code, stored] of final) {
-    for (const player of Object.keys(stored?.memberData ?? {})) {
+  for (const [code, { last, open }] of final) {
+    if (!open) continue;
+    for (const player of Object.keys(last.memberData)) {
       const other = seats.get(player);
       if (other !== undefined)
         findings.doubleSeated.push(`${player} is a member of both ${other} and ${code}`);
@@ -177,13 +186,13 @@ function auditBans(
 /** Each member's own data as its last acked change since it joined left it. */
 function auditMemberData(
   ops: readonly OpRecord[],
-  final: ReadonlyMap<string, StoredLobbyData | null>,
+  final: ReadonlyMap<string, { readonly last: StoredLobbyData; readonly open: boolean }>,
   findings: DataFindings,
 ): void {
   for (const [bot, mine] of opsByBot(ops)) {
     const e = expectationOf(mine);
     if (e.kind !== "in") continue;
-    const data = final.get(e.code)?.memberData[bot];
+    const data = final.get(e.code)?.last.memberData[bot];
     if (data === undefined) continue; // not a member: the membership audits say why
     const since = mine.filter(
       (op) => op.bot === bot && op.kind === "setMemberData" && op.code === e.code && op.id > e.by.id,

@@ -8,6 +8,8 @@ const activity = "race";
 const lobbyType = "CursorPartyV2";
 /** How long a bot stays in a room (an activity's match, a matched lobby's) before it leaves it. */
 const roomForMs = 8_000;
+/** How long a queue bot stays in its matched lobby. */
+const stayMs = 6_000;
 
 /**
  * A player of activity lobbies (docs/activity.md): it joins the `race` activity's countdown lobby, toggles
@@ -31,6 +33,8 @@ export class ActivityBot extends ChaosBot {
     if (this.inRoomSince > 0) {
       if (Date.now() - this.inRoomSince < roomForMs) return;
       this.inRoomSince = 0;
+      // The match ends (any seated player may end it), so no room is left running to hold a drain open.
+      await this.send("finish", null, null, () => this.client.finish());
       await this.send("leaveRoom", null, null, () => this.client.leaveRoom());
       return;
     }
@@ -63,20 +67,23 @@ export class ActivityBot extends ChaosBot {
 
 /**
  * A player of the rating matchmaking queue (docs/matchmaking.md): it searches `CursorPartyV2`, which
- * puts it in a matched lobby; there it readies, which starts the lobby's room, leaves the lobby a few
- * seconds after, and searches again. Now and then it cancels a search or drops its socket.
+ * puts it in a matched lobby (with the other queue bots near its rating), stays a few seconds and
+ * leaves, and searches again. Now and then it cancels a search or drops its socket. It never readies: a
+ * ready member starts the lobby's room, which nobody here would end, and a running room holds a drain
+ * open until its deadline.
  */
 export class QueueBot extends ChaosBot {
   private matched: string | null = null;
-  private startedAt = 0;
+  private matchedAt = 0;
   private searching = false;
 
   constructor(id: string, ctx: BotContext, random: Random) {
     super(id, ctx, random);
     this.client.on("matchmaking", (m: MatchmakingView) => {
-      if (m.type === "matchedLobby") this.matched = m.lobby;
-      else if (m.type === "lobbyStarted") this.startedAt = Date.now();
-      else if (m.type === "lobbyRemoved" || m.type === "lobbyDisbanded") this.matched = null;
+      if (m.type === "matchedLobby") {
+        if (this.matched !== m.lobby) this.matchedAt = Date.now();
+        this.matched = m.lobby;
+      } else if (m.type === "lobbyRemoved" || m.type === "lobbyDisbanded") this.matched = null;
     });
   }
 
@@ -104,13 +111,10 @@ export class QueueBot extends ChaosBot {
       return;
     }
     this.searching = false;
-    if (this.startedAt > 0 && Date.now() - this.startedAt > roomForMs) {
-      this.startedAt = 0;
+    if (Date.now() - this.matchedAt > stayMs) {
       if ((await this.send("leaveMatched", lobby, null, () => this.client.leaveMatched(lobby))) === "acked")
         this.matched = null;
-    } else if (this.startedAt === 0 && roll < 40) {
-      await this.send("matchedReady", lobby, true, () => this.client.matchedReady(lobby, true));
-    } else if (roll < 48) {
+    } else if (roll < 10) {
       await this.reconnect();
     }
   }

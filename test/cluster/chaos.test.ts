@@ -42,7 +42,7 @@ describe("chaos on a fleet of three node processes", () => {
         "quickJoin",
         "joinActivity",
         "findLobby",
-        "matchedReady",
+        "leaveMatched",
       ].filter((kind) => acked(kind) === 0),
       story,
     ).toEqual([]);

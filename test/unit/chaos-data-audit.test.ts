@@ -124,6 +124,20 @@ describe("the chaos data audit", () => {
     expect(auditData(h.ops, h.writes).lostDataChanges).toEqual([]);
   });
 
+  it("holds a lobby that closed to its state before its last member left", () => {
+    const h = history();
+    h.op("a", "create");
+    h.set("a", "k0", "a.1", 3);
+    h.op("a", "leave");
+    h.store({ members: ["a"], version: 3, data: {} });
+    h.writes.push({ key: "lobby/ABC", revision: h.writes.length + 1, epoch: null, seq: null, lobby: null });
+    const found = auditData(h.ops, h.writes);
+    expect(found.lostDataChanges).toEqual([
+      "ABC k0: a.1 acked at version 3 (#2), stored undefined at version 3",
+    ]);
+    expect(found.checked).toBe(1);
+  });
+
   it("allows what an unanswered change of the key may have set, and counts a version gone back", () => {
     const h = history();
     h.op("a", "create");
