@@ -64,10 +64,11 @@ export function auditData(ops: readonly OpRecord[], writes: readonly SnapshotWri
     (op) => op.code ?? "",
   );
   for (const [code, about] of lobbyOps) {
-    const stored = final.get(code)?.last;
-    if (!stored) continue; // never written as a lobby of this shape
-    auditLobbyData(code, about, stored, findings);
-    auditBans(code, about, stored, findings);
+    const lobby = final.get(code);
+    if (!lobby) continue; // never written as a lobby of this shape
+    auditLobbyData(code, about, lobby, findings);
+    // A closed lobby's last write the watch saw may predate the ban (see auditLobbyData).
+    if (lobby.open) auditBans(code, about, lobby.last, findings);
   }
   auditMemberData(ops, final, findings);
   const seats = new Map<string, string>();
@@ -135,9 +136,10 @@ function auditVersions(ops: readonly OpRecord[], findings: DataFindings): void {
 function auditLobbyData(
   code: string,
   about: readonly OpRecord[],
-  stored: StoredLobbyData,
+  lobby: { readonly last: StoredLobbyData; readonly open: boolean },
   findings: DataFindings,
 ): void {
+  const stored = lobby.last;
   const keyed = groupBy(
     about.filter((op) => op.kind === "setLobbyData" || op.kind === "lock"),
     (op) => (op.kind === "lock" ? "door.locked" : (op.data?.key ?? "")),
@@ -149,6 +151,10 @@ function auditLobbyData(
       null,
     );
     if (!top) continue;
+    // The watch sees a key's latest value, not every write: writes overwritten while it was cut off
+    // (a nats-server kill) are gone from the bucket's history. An open lobby's final value always comes;
+    // a closed one's last write seen before its delete may be older than the change: not judged.
+    if (!lobby.open && stored.version < (top.version ?? 0)) continue;
     findings.checked += acked.length;
     const valueOf = (op: OpRecord): unknown => (op.kind === "lock" ? op.arg : op.data?.value);
     const allowed = [top, ...changes.filter((op) => op.outcome === "unknown")].map(valueOf);

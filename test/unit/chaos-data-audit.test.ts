@@ -138,6 +138,17 @@ describe("the chaos data audit", () => {
     expect(found.checked).toBe(1);
   });
 
+  it("does not judge a closed lobby by a last write the watch saw before the change (it missed the later ones)", () => {
+    const h = history();
+    h.op("a", "create");
+    h.op("b", "join");
+    h.set("a", "k0", "a.1", 3);
+    h.op("a", "kick", { arg: "b" });
+    h.store({ members: ["a", "b"], version: 2, data: {} });
+    h.writes.push({ key: "lobby/ABC", revision: h.writes.length + 1, epoch: null, seq: null, lobby: null });
+    expect(auditData(h.ops, h.writes)).toEqual({ ...clean, checked: 0 });
+  });
+
   it("allows what an unanswered change of the key may have set, and counts a version gone back", () => {
     const h = history();
     h.op("a", "create");
