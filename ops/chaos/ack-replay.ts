@@ -20,12 +20,15 @@ export type Expectation =
  */
 export function expectationOf(ops: readonly OpRecord[]): Expectation {
   let state = { kind: "out", by: null } as Expectation;
+  // Lobbies the bot was banned from (`kicked`: another bot's kick, copied to its list by `opsByBot`).
+  const bans = new Map<string, OpRecord>();
   for (const op of ops) {
     if (op.outcome === "refused") continue;
     const acked = op.outcome === "acked";
     switch (op.kind) {
       case "create":
       case "join":
+      case "quickJoin":
         if (!acked || op.code === null) state = { kind: "unknown", by: op };
         else if (state.kind === "in" && state.code === op.code) continue;
         else state = { kind: "in", code: op.code, ready: false, by: op };
@@ -37,16 +40,37 @@ export function expectationOf(ops: readonly OpRecord[]): Expectation {
         }
         break;
       case "leave":
+      case "joinActivity":
+        // An activity's lobby takes the player out of its private one.
         state = acked ? { kind: "out", by: op } : { kind: "unknown", by: op };
+        break;
+      case "kicked":
+        if (op.code !== null && bans.get(op.code)?.outcome !== "acked") bans.set(op.code, op);
         break;
       case "makeHost":
       case "start":
       case "return":
       case "finish":
       case "reconnect":
+      case "setLobbyData":
+      case "setMemberData":
+      case "chat":
+      case "kick":
+      case "lock":
+      case "activityReady":
+      case "leaveActivity":
+      case "findLobby":
+      case "cancelSearch":
+      case "matchedReady":
+      case "leaveMatched":
+      case "enterRoom":
+      case "leaveRoom":
         break;
     }
   }
+  // A ban holds whatever the order of the kick and the player's own requests: it cannot be in that lobby.
+  const ban = state.kind === "in" ? bans.get(state.code) : undefined;
+  if (ban) return ban.outcome === "acked" ? { kind: "out", by: ban } : { kind: "unknown", by: ban };
   return state;
 }
 
@@ -90,7 +114,10 @@ export function expectedHost(code: string, ops: readonly OpRecord[]): HostExpect
         op.bot === host &&
         op.outcome !== "refused" &&
         op.sentAt >= since &&
-        (op.kind === "join" || op.kind === "create") &&
+        (op.kind === "join" ||
+          op.kind === "create" ||
+          op.kind === "quickJoin" ||
+          op.kind === "joinActivity") &&
         op.code !== code,
     );
     if (moved) return { host: null, by };

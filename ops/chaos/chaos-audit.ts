@@ -1,4 +1,5 @@
 import type { ChaosJournal, FinalView } from "./chaos-journal.ts";
+import { auditData } from "./data-audit.ts";
 import { auditHearing } from "./hearing-audit.ts";
 import { measureRecovery } from "./recovery.ts";
 import { auditFinalState, type ProbeResult } from "./state-audit.ts";
@@ -16,6 +17,16 @@ export interface AuditReport {
   readonly unheardChanges: readonly string[];
   /** The (change, member) pairs the hearing audit looked at. */
   readonly hearingChecked: number;
+  /** Acked lobby data, member data, lock and ban changes the final stored lobby does not reflect. */
+  readonly lostDataChanges: readonly string[];
+  /** Stored lobbies listing a player they banned. */
+  readonly bannedMembers: readonly string[];
+  /** Stored lobbies with more members than seats. */
+  readonly overfilled: readonly string[];
+  /** Players listed by two final stored lobbies. */
+  readonly doubleSeated: readonly string[];
+  /** The acked data changes compared with a final stored lobby. */
+  readonly dataChecked: number;
   readonly recoveryMs: readonly number[];
   readonly unrecovered: readonly string[];
 }
@@ -30,6 +41,7 @@ export function auditRun(
   const state = auditFinalState(journal.ops, views, probes);
   const recovery = measureRecovery(journal, endAt);
   const hearing = auditHearing(journal.writes, journal.heard, journal.connections, journal.ops);
+  const data = auditData(journal.ops, journal.writes);
   return {
     lostAcks: state.lostAcks,
     lostLobbies: state.lostLobbies,
@@ -38,6 +50,11 @@ export function auditRun(
     orderViolations: [...state.orderViolations, ...auditHeardOrder(journal.heard)],
     unheardChanges: hearing.unheardChanges,
     hearingChecked: hearing.checked,
+    lostDataChanges: data.lostDataChanges,
+    bannedMembers: data.bannedMembers,
+    overfilled: data.overfilled,
+    doubleSeated: data.doubleSeated,
+    dataChecked: data.checked,
     recoveryMs: recovery.recoveryMs,
     unrecovered: recovery.unrecovered,
   };
@@ -51,7 +68,11 @@ export function auditFailed(report: AuditReport): boolean {
       report.dualOwners.length +
       report.strandedClients.length +
       report.orderViolations.length +
-      report.unheardChanges.length >
+      report.unheardChanges.length +
+      report.lostDataChanges.length +
+      report.bannedMembers.length +
+      report.overfilled.length +
+      report.doubleSeated.length >
     0
   );
 }

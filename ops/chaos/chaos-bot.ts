@@ -1,7 +1,7 @@
 import { signPlayerToken, type TokenKey } from "../../gateway/auth/player-token.ts";
 import { FoyerClient, isFoyerError } from "../../gateway/client/index.ts";
 import type { Random } from "../../actors/runtime/index.ts";
-import type { BotOpKind, ChaosJournal, FinalView, OpOutcome } from "./chaos-journal.ts";
+import type { BotOpKind, ChaosJournal, DataChange, FinalView, OpOutcome } from "./chaos-journal.ts";
 import { listeningSocket } from "./listening-socket.ts";
 
 /** What bots share: the fleet's URLs and token key, the journal, the codes of lobbies others made. */
@@ -22,8 +22,9 @@ const uncertain = new Set(["TIMEOUT", "UNAVAILABLE", "MOVED", "RATE_LIMITED"]);
 
 /**
  * One player of the chaos load: an SDK client on a listening socket, doing one lobby request at a time —
- * create, join by code, ready, leave, make host, start and return, reconnect — chosen by its own seeded
- * random source, and recording each request with its outcome.
+ * create (private, or public with a few seats), join by code, quick join, ready, leave, make host, start
+ * and return, lobby data (with and without `ifVersion`), member data, chat, kick with a ban, lock and
+ * unlock, reconnect — chosen by its own seeded random source, and recording each request with its outcome.
  */
 export class ChaosBot {
   readonly client: FoyerClient;
@@ -31,6 +32,8 @@ export class ChaosBot {
   protected node: string | null = null;
   private connected = false;
   private closed = false;
+  /** Data changes sent, for values unique to each request. */
+  private changes = 0;
 
   constructor(
     readonly id: string,
@@ -98,8 +101,9 @@ export class ChaosBot {
     const roll = this.random.int(100);
     if (!lobby) {
       const code = this.ctx.codes[this.random.int(Math.max(1, this.ctx.codes.length))];
-      if (roll < 35 || code === undefined) await this.create();
-      else if (roll < 92) await this.send("join", code, null, () => this.client.join(code));
+      if (roll < 30 || code === undefined) await this.create();
+      else if (roll < 70) await this.send("join", code, null, () => this.client.join(code));
+      else if (roll < 92) await this.quickJoin();
       else await this.reconnect();
       return;
     }
@@ -108,23 +112,74 @@ export class ChaosBot {
     const other = lobby.members.filter((m) => m.player !== this.id)[
       this.random.int(Math.max(1, lobby.members.length - 1))
     ];
-    if (roll < 30) {
+    if (roll < 26) {
       const ready = !(me?.ready ?? false);
       await this.send("ready", lobby.code, ready, () => this.client.ready(ready));
-    } else if (roll < 42) {
+    } else if (roll < 37) {
       await this.send("leave", lobby.code, null, () => this.client.leave());
-    } else if (roll < 48) {
+    } else if (roll < 42) {
       const code = this.ctx.codes[this.random.int(Math.max(1, this.ctx.codes.length))];
       if (code !== undefined && code !== lobby.code)
         await this.send("join", code, null, () => this.client.join(code));
-    } else if (roll < 58 && isHost && other) {
+    } else if (roll < 50 && isHost && other) {
       await this.send("makeHost", lobby.code, other.player, () => this.client.makeHost(other.player));
-    } else if (roll < 63 && isHost && !lobby.playing) {
+    } else if (roll < 54 && isHost && !lobby.playing) {
       const started = await this.send("start", lobby.code, "ffa", () => this.client.start("ffa"));
       if (started === "acked") await this.send("return", lobby.code, null, () => this.client.return());
-    } else if (roll < 70) {
+    } else if (roll < 60) {
       await this.reconnect();
+    } else {
+      await this.dataStep(roll, isHost, other?.player);
     }
+  }
+
+  /** Lobby data, member data, chat, a kick with a ban, the lock — or idling (a third of the time). */
+  private async dataStep(roll: number, isHost: boolean, other: string | undefined): Promise<void> {
+    const lobby = this.client.lobby;
+    if (!lobby) return;
+    const value = `${this.id}.${(this.changes += 1)}`;
+    if (roll < 68 && isHost) {
+      const key = `k${this.random.int(3)}`;
+      const ifVersion = this.random.int(2) === 0 ? lobby.version : null;
+      const data: DataChange = { key, value, ifVersion };
+      const set = { [key]: { value, visibility: this.random.int(2) === 0 ? "public" : "member" } } as const;
+      await this.send(
+        "setLobbyData",
+        lobby.code,
+        null,
+        () => this.client.setLobbyData(set, ifVersion === null ? {} : { ifVersion }),
+        data,
+      );
+    } else if (roll < 75) {
+      const key = `m${this.random.int(2)}`;
+      const data: DataChange = { key, value, ifVersion: null };
+      await this.send(
+        "setMemberData",
+        lobby.code,
+        null,
+        () => this.client.setMemberData({ [key]: value }),
+        data,
+      );
+    } else if (roll < 79) {
+      await this.send("chat", lobby.code, null, () => this.client.sendLobbyChat(value));
+    } else if (roll < 81 && isHost && other !== undefined) {
+      await this.send("kick", lobby.code, other, () =>
+        this.client.kick(other, { ban: true, reason: "chaos" }),
+      );
+    } else if (roll < 84 && isHost) {
+      const locked = !lobby.locked;
+      await this.send("lock", lobby.code, locked, () => this.client.lock(locked));
+    }
+  }
+
+  /** Joins the fullest public chaos lobby with a free seat, or creates one. */
+  protected async quickJoin(): Promise<OpOutcome> {
+    return this.send("quickJoin", null, null, () =>
+      this.client.quickJoin({
+        filters: [{ field: "mode", op: "eq", value: "chaos" }],
+        orCreate: { data: { mode: "chaos" } },
+      }),
+    );
   }
 
   /** Creates a lobby; a shared one is offered to the other bots' joins. Returns its code, or null. */
@@ -132,7 +187,11 @@ export class ChaosBot {
     const sentAt = Date.now();
     const id = this.ctx.nextOpId();
     try {
-      const { code } = await this.client.create();
+      // Half public, with 3–5 seats: what quick joins fill (and must never overfill).
+      const open = this.random.int(2) === 0;
+      const { code } = await this.client.create(
+        open ? { public: true, metadata: { mode: "chaos" }, maxMembers: 3 + this.random.int(3) } : {},
+      );
       if (share) this.ctx.codes.push(code);
       if (this.ctx.codes.length > 64) this.ctx.codes.shift();
       this.record(id, "create", code, null, sentAt, "acked", null);
@@ -143,23 +202,38 @@ export class ChaosBot {
     }
   }
 
-  /** Sends a request and records it; a join records the code the node answered. */
+  /**
+   * Sends a request and records it; a join (or quick join) records the code the node answered, a data
+   * change the key and value it set and the version answered.
+   */
   protected async send(
     kind: BotOpKind,
     code: string | null,
     arg: boolean | string | null,
     call: () => Promise<unknown>,
+    data?: DataChange,
   ): Promise<OpOutcome> {
     const sentAt = Date.now();
     const id = this.ctx.nextOpId();
+    const extra = data === undefined ? {} : { data };
     try {
-      const value = await call();
-      const answered = kind === "join" ? (value as { code?: string } | null)?.code : undefined;
-      this.record(id, kind, answered ?? code, arg, sentAt, "acked", null);
+      const value = (await call()) as
+        { code?: unknown; lobby?: unknown; version?: unknown } | null | undefined;
+      const answered =
+        kind === "join" || kind === "quickJoin"
+          ? value?.code
+          : kind === "joinActivity"
+            ? value?.lobby
+            : undefined;
+      const version = typeof value?.version === "number" ? value.version : null;
+      this.record(id, kind, typeof answered === "string" ? answered : code, arg, sentAt, "acked", null, {
+        ...extra,
+        version,
+      });
       return "acked";
     } catch (error) {
       const outcome = outcomeOf(error);
-      this.record(id, kind, code, arg, sentAt, outcome, String(error));
+      this.record(id, kind, code, arg, sentAt, outcome, String(error), extra);
       return outcome;
     }
   }
@@ -192,8 +266,10 @@ export class ChaosBot {
     sentAt: number,
     outcome: OpOutcome,
     error: string | null,
+    extra: { data?: DataChange; version?: number | null } = {},
   ): void {
     this.ctx.journal.ops.push({
+      ...extra,
       id,
       bot: this.id,
       kind,

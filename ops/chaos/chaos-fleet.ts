@@ -39,6 +39,8 @@ export class ChaosFleet {
     sessionSecret: randomBytes(24).toString("base64url"),
   };
   private readonly slots: NodeSlot[] = [];
+  /** Set by `stop()`: a drained node that exits afterwards (stop killed it) is not started again. */
+  private stopped = false;
 
   private constructor(
     readonly nats: NatsLauncher,
@@ -121,6 +123,7 @@ export class ChaosFleet {
     const slot = this.slot(i);
     const ports = { port: portOf(slot.url), "admin-port": portOf(slot.admin) };
     for (let attempt = 1; ; attempt += 1) {
+      if (this.stopped) return; // nothing started after stop() would ever be stopped
       const process = this.spawn(slot.id, ports);
       slot.outputs.push(process);
       try {
@@ -153,7 +156,7 @@ export class ChaosFleet {
     const process = slot.process;
     void process.exited
       .then(async () => {
-        if (slot.process === process && slot.state === "draining") await this.restart(i);
+        if (slot.process === process && slot.state === "draining" && !this.stopped) await this.restart(i);
       })
       .catch(() => {
         // Refused every time (its old incarnation still looked alive): down, as after a kill, so the
@@ -191,6 +194,7 @@ export class ChaosFleet {
 
   /** Stops every process (a frozen one is thawed first, so SIGKILL is delivered at once). */
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const slot of this.slots) {
       for (const p of slot.outputs) {
         p.child.kill("SIGCONT");

@@ -1,4 +1,7 @@
-/** The lobby requests chaos bots send (`reconnect` drops the socket; the SDK resumes by itself). */
+/**
+ * The lobby requests chaos bots send (`reconnect` drops the socket; the SDK resumes by itself). `kick`
+ * always bans; `lock` sets the lock to `arg`.
+ */
 export const botOpKinds = [
   "create",
   "join",
@@ -9,6 +12,23 @@ export const botOpKinds = [
   "return",
   "finish",
   "reconnect",
+  "quickJoin",
+  "setLobbyData",
+  "setMemberData",
+  "chat",
+  "kick",
+  "lock",
+  "joinActivity",
+  "activityReady",
+  "leaveActivity",
+  "findLobby",
+  "cancelSearch",
+  "matchedReady",
+  "leaveMatched",
+  "enterRoom",
+  "leaveRoom",
+  // Not sent: another bot's acked or unknown kick of this one, copied to its list by the audit (opsByBot).
+  "kicked",
 ] as const;
 export type BotOpKind = (typeof botOpKinds)[number];
 
@@ -25,12 +45,23 @@ export interface OpRecord {
   readonly kind: BotOpKind;
   /** join: the code asked for; create: the code answered; others: the bot's lobby when it sent it. */
   readonly code: string | null;
-  /** ready: the flag; makeHost: the new host. */
+  /** ready, lock: the flag; makeHost: the new host; kick: the player banned; joinActivity, findLobby: what. */
   readonly arg: boolean | string | null;
+  /** setLobbyData, setMemberData: the key set, its value, the `ifVersion` asked for. */
+  readonly data?: DataChange;
+  /** The lobby version the change answered (setLobbyData, setMemberData, kick, lock), when acked. */
+  readonly version?: number | null;
   readonly sentAt: number;
   readonly endedAt: number;
   readonly outcome: OpOutcome;
   readonly error: string | null;
+}
+
+/** One data key a bot set; every value is unique to its request (`bot#op`). */
+export interface DataChange {
+  readonly key: string;
+  readonly value: string;
+  readonly ifVersion: number | null;
 }
 
 /** What a lobby frame said, in the fields the audit reads. */
@@ -99,6 +130,20 @@ export interface WrittenLobby {
   readonly members: readonly { readonly player: string; readonly connected: boolean }[];
   /** What a lobby frame of this state shows (members, flags, host, room): equal digests, no change. */
   readonly digest: string;
+  /** The stored lobby's data, door and bans, for the data audit (absent on a state that holds none). */
+  readonly stored?: StoredLobbyData;
+}
+
+/** A stored lobby in the fields the data audit reads. */
+export interface StoredLobbyData {
+  readonly version: number;
+  /** Lobby data: key → value. */
+  readonly data: Readonly<Record<string, unknown>>;
+  /** Each member's own data, by player. */
+  readonly memberData: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly maxMembers: number;
+  readonly locked: boolean;
+  readonly banned: readonly string[];
 }
 
 /** What one bot looked like after the cluster settled. */

@@ -1,4 +1,4 @@
-import type { ConnectionEvent, HeardFrame, OpRecord, SnapshotWrite } from "./chaos-journal.ts";
+import type { BotOpKind, ConnectionEvent, HeardFrame, OpRecord, SnapshotWrite } from "./chaos-journal.ts";
 
 /** How long a member may take to hear a change of its lobby (default of `auditHearing`). */
 export const hearWithinMs = 10_000;
@@ -8,6 +8,12 @@ interface Change {
   readonly key: string;
   readonly epoch: number;
   readonly seq: number;
+  /**
+   * The first sequence number of the batch that wrote it (one past the key's write before, in the same
+   * epoch): an owner stamps each push of a batch with the next number, so a batch that sends each
+   * player its own frame (an activity's transfers) tells each one at a number of its own.
+   */
+  readonly fromSeq: number;
   readonly at: number;
   readonly members: readonly { readonly player: string; readonly connected: boolean }[];
 }
@@ -22,7 +28,8 @@ export interface HearingReport {
  * "Every member of a lobby hears each of its changes within N s, from its current owner." A change is a
  * lobby snapshot write whose sequence number moved on (the owner pushed frames in that batch) and whose
  * shown state differs from the key's write before it. Each member the written state lists as connected
- * must hear, within `withinMs` of the write, a frame of the key stamped at that (epoch, seq) or later:
+ * must hear, within `withinMs` of the write, a frame of the key stamped in that batch (epoch, and a
+ * sequence number past the key's write before) or later:
  * frames are whole states, so a later one carries the change, and a frame of an older epoch (an owner
  * that lost the key) does not count. A member is not held to it when its bot was not connected through
  * the whole window (a drop, a fault: it hears the lobby again on its resume), or when it was moving to
@@ -68,7 +75,7 @@ export function auditHearing(
 
 /** The lobby writes that changed what members see, each with the members it lists. */
 function lobbyChanges(writes: readonly SnapshotWrite[]): Change[] {
-  const last = new Map<string, { seq: number; digest: string }>();
+  const last = new Map<string, { epoch: number; seq: number; digest: string }>();
   const changes: Change[] = [];
   for (const write of writes) {
     if (write.epoch === null || write.seq === null || !write.lobby || write.at === undefined) {
@@ -76,12 +83,13 @@ function lobbyChanges(writes: readonly SnapshotWrite[]): Change[] {
       continue;
     }
     const before = last.get(write.key);
-    last.set(write.key, { seq: write.seq, digest: write.lobby.digest });
+    last.set(write.key, { epoch: write.epoch, seq: write.seq, digest: write.lobby.digest });
     if (before !== undefined && (write.seq <= before.seq || write.lobby.digest === before.digest)) continue;
     changes.push({
       key: write.key,
       epoch: write.epoch,
       seq: write.seq,
+      fromSeq: before?.epoch === write.epoch ? before.seq + 1 : write.seq,
       at: write.at,
       members: write.lobby.members,
     });
@@ -99,12 +107,25 @@ function connectedThrough(events: readonly ConnectionEvent[], from: number, unti
   return connected;
 }
 
+/** Requests that take a player into a lobby (a search: into a matched one), wherever it was. */
+const entering = new Set<BotOpKind>(["create", "findLobby", "cancelSearch"]);
+/** Requests that move it between lobbies: a way out of the change's own lobby is no excuse. */
+const switching = new Set<BotOpKind>([
+  "join",
+  "quickJoin",
+  "joinActivity",
+  "leave",
+  "leaveActivity",
+  "leaveMatched",
+]);
+
 /** True when the bot was entering or leaving a lobby other than the change's during its window. */
 function movingElsewhere(ops: readonly OpRecord[], change: Change, until: number): boolean {
-  const code = change.key.slice("lobby/".length);
+  // Requests name a private lobby by its code, an activity or matched lobby by its key.
+  const code = change.key.startsWith("lobby/") ? change.key.slice("lobby/".length) : change.key;
   return ops.some(
     (op) =>
-      (op.kind === "create" || ((op.kind === "join" || op.kind === "leave") && op.code !== code)) &&
+      (entering.has(op.kind) || (switching.has(op.kind) && op.code !== code)) &&
       op.sentAt <= until &&
       op.endedAt + 1_000 >= change.at,
   );
@@ -119,7 +140,7 @@ function lastMoment(heard: readonly HeardFrame[], writes: readonly SnapshotWrite
 }
 
 function atOrAfter(frame: HeardFrame, change: Change): boolean {
-  return frame.epoch > change.epoch || (frame.epoch === change.epoch && frame.seq >= change.seq);
+  return frame.epoch > change.epoch || (frame.epoch === change.epoch && frame.seq >= change.fromSeq);
 }
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {

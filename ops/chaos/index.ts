@@ -15,10 +15,13 @@ export type {
   BotOpKind,
   ChaosJournal,
   ConnectionEvent,
+  DataChange,
   FinalView,
   HeardFrame,
   LobbyFacts,
   OpRecord,
   SnapshotWrite,
+  StoredLobbyData,
 } from "./chaos-journal.ts";
+export { auditData, finalLobbies, type DataFindings } from "./data-audit.ts";
 export type { ProbeResult } from "./state-audit.ts";

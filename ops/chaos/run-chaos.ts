@@ -8,6 +8,7 @@ import { ChaosBot, type BotContext } from "./chaos-bot.ts";
 import { ChaosFleet } from "./chaos-fleet.ts";
 import { emptyJournal, type ChaosJournal } from "./chaos-journal.ts";
 import { drainTeam } from "./drain-join-bots.ts";
+import { kindBots } from "./kind-bots.ts";
 import { describeSchedule, planFaults, type FaultKind, type PlannedFault } from "./fault-schedule.ts";
 import { runFaults } from "./fault-runner.ts";
 import { probeUnseen, settle } from "./settle.ts";
@@ -28,6 +29,8 @@ export interface ChaosOptions {
   readonly kinds?: readonly FaultKind[];
   /** Add each node's drain team (bots that join lobbies while their node drains; default true). */
   readonly drainTeams?: boolean;
+  /** Activity-lobby bots and as many matchmaking-queue bots (default 3 of each; 0 for none). */
+  readonly kindBots?: number;
   readonly failureTimeoutMs?: number;
   /** How long the healed cluster may take to settle before the audit (default 30 s + the failure timeout). */
   readonly settleMs?: number;
@@ -108,7 +111,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   }
 }
 
-/** The load: 8 bots per node unless told, each with its own seeded random source derived from the run's seed. */
+/**
+ * The load: 8 lobby bots per node unless told, the activity and queue bots, and each node's drain team,
+ * each with its own seeded random source derived from the run's seed.
+ */
 function makeBots(fleet: ChaosFleet, journal: ChaosJournal, options: ChaosOptions): ChaosBot[] {
   let opId = 0;
   const ctx: BotContext = {
@@ -122,6 +128,8 @@ function makeBots(fleet: ChaosFleet, journal: ChaosJournal, options: ChaosOption
   const count = options.bots ?? 8 * options.nodes;
   const randomOf = (i: number) => seededRandom((options.seed * 7_919 + i * 104_729) >>> 0);
   const bots = Array.from({ length: count }, (_, i) => new ChaosBot(`bot-${i + 1}`, ctx, randomOf(i)));
+  const kinds = options.kindBots ?? 3;
+  bots.push(...kindBots(ctx, kinds, (i) => randomOf(count + options.nodes * 8 + i)));
   if (options.drainTeams === false) return bots;
   const teams = Array.from({ length: options.nodes }, (_, node) =>
     drainTeam(ctx, node, (i) => randomOf(count + node * 8 + i)),

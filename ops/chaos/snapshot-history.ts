@@ -8,7 +8,15 @@ import {
   type KvEntry,
   type KvWatch,
 } from "../../fleet/index.ts";
-import type { SnapshotWrite, WrittenLobby } from "./chaos-journal.ts";
+import type { SnapshotWrite, StoredLobbyData, WrittenLobby } from "./chaos-journal.ts";
+import { writtenActivityLobby, writtenMatchedLobby } from "./kind-states.ts";
+
+/** The keys watched, each with how its state is read: private, activity and matched lobbies. */
+const watched: readonly [string, (state: unknown) => WrittenLobby | null][] = [
+  ["lobby/", writtenLobby],
+  ["activityLobby/", writtenActivityLobby],
+  ["mmlobby/", writtenMatchedLobby],
+];
 
 /** A running watch of the snapshot buckets. */
 export interface SnapshotHistory {
@@ -16,7 +24,7 @@ export interface SnapshotHistory {
 }
 
 /**
- * Watches every snapshot write to the fleet's snapshot buckets (`lobbies`, or each of `lobbies-00` …;
+ * Watches every snapshot write of a private, activity or matched lobby to the fleet's snapshot buckets (`lobbies`, or each of `lobbies-00` …;
  * history first, then live; the store's watch resumes after a reconnect from the last revision it saw),
  * noting each one's epoch and sequence, so the audit can see whether an older owner wrote after a newer
  * one. A key lives in one bucket, so its writes' revisions are in its own order. The fleet's nodes must
@@ -41,7 +49,8 @@ export async function watchSnapshots(
           const snapshot = decodeSnapshot(entry.value);
           epoch = snapshot.epoch;
           seq = snapshot.seq;
-          lobby = writtenLobby(snapshot.state);
+          const read = watched.find(([prefix]) => entry.key.startsWith(prefix))?.[1] ?? writtenLobby;
+          lobby = read(snapshot.state);
         } catch {
           // a tombstone of an orphaned create: not a snapshot, starts the key afresh like a delete
         }
@@ -50,7 +59,8 @@ export async function watchSnapshots(
     };
     const watches: KvWatch[] = [];
     for (const name of shardBucketNames(snapshotBucketBase, shards)) {
-      watches.push((await store.bucket(name)).watch({ prefix: "lobby/", fromRevision: 1 }, onEntry));
+      const bucket = await store.bucket(name);
+      for (const [prefix] of watched) watches.push(bucket.watch({ prefix, fromRevision: 1 }, onEntry));
     }
     return {
       async stop() {
@@ -72,6 +82,7 @@ interface StoredMember {
   readonly ready?: unknown;
   readonly connected: boolean;
   readonly inRoom?: unknown;
+  readonly data?: unknown;
 }
 
 /**
@@ -84,9 +95,44 @@ export function writtenLobby(state: unknown): WrittenLobby | null {
   if (!Array.isArray(members) || !members.every(isStoredMember)) return null;
   const roomCode = typeof room === "object" && room !== null ? (room as { code?: unknown }).code : null;
   const shown = members.map((m) => [m.player, m.ready, m.connected, m.inRoom]);
+  const stored = storedData(state, members);
   return {
     members: members.map((m) => ({ player: m.player, connected: m.connected })),
     digest: JSON.stringify([shown, host ?? null, roomCode ?? null]),
+    ...(stored === undefined ? {} : { stored }),
+  };
+}
+
+/** The lobby's data, version, seats and bans, when the state holds them (a lobby state of schema 2 on). */
+function storedData(state: object, members: readonly StoredMember[]): StoredLobbyData | undefined {
+  const { version, data, door, banned } = state as {
+    version?: unknown;
+    data?: unknown;
+    door?: unknown;
+    banned?: unknown;
+  };
+  const { maxMembers, locked } =
+    typeof door === "object" && door !== null ? (door as { maxMembers?: unknown; locked?: unknown }) : {};
+  if (typeof version !== "number" || typeof maxMembers !== "number" || !Array.isArray(banned))
+    return undefined;
+  const values: Record<string, unknown> = {};
+  if (typeof data === "object" && data !== null) {
+    for (const [key, entry] of Object.entries(data as Record<string, unknown>)) {
+      values[key] =
+        typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : entry;
+    }
+  }
+  const memberData: Record<string, Record<string, unknown>> = {};
+  for (const m of members) {
+    memberData[m.player] = typeof m.data === "object" && m.data !== null ? { ...m.data } : {};
+  }
+  return {
+    version,
+    data: values,
+    memberData,
+    maxMembers,
+    locked: locked === true,
+    banned: banned.filter((b): b is string => typeof b === "string"),
   };
 }
 

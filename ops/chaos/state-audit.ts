@@ -13,13 +13,20 @@ export interface StateFindings {
   readonly orderViolations: string[];
 }
 
-/** Per bot, its ops in send order. */
+/**
+ * Per bot, its ops in send order; a kick (a ban) another bot sent of it is copied into its list as a
+ * `kicked` op, so its replay knows it cannot be in that lobby.
+ */
 export function opsByBot(ops: readonly OpRecord[]): Map<string, OpRecord[]> {
   const byBot = new Map<string, OpRecord[]>();
-  for (const op of [...ops].sort((a, b) => a.id - b.id)) {
-    const list = byBot.get(op.bot) ?? [];
+  const add = (bot: string, op: OpRecord): void => {
+    const list = byBot.get(bot) ?? [];
     list.push(op);
-    byBot.set(op.bot, list);
+    byBot.set(bot, list);
+  };
+  for (const op of [...ops].sort((a, b) => a.id - b.id)) {
+    add(op.bot, op);
+    if (op.kind === "kick" && typeof op.arg === "string") add(op.arg, { ...op, kind: "kicked", bot: op.arg });
   }
   return byBot;
 }

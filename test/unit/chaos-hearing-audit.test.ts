@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditHearing } from "../../ops/chaos/hearing-audit.ts";
 import type { ConnectionEvent, HeardFrame, OpRecord, SnapshotWrite } from "../../ops/chaos/index.ts";
+import { writtenActivityLobby } from "../../ops/chaos/kind-states.ts";
 import { writtenLobby } from "../../ops/chaos/snapshot-history.ts";
 
 /** A lobby write of ABC at (epoch, seq), seen at `at`, listing `members` (all connected unless named away). */
@@ -95,5 +96,36 @@ describe("the hearing audit: every member hears each change of its lobby within 
     const report = auditHearing(resync, [heard("a", 5, 1, 1_010), lateFrame], [connectedAtStart("a")], []);
     expect(report.unheardChanges).toEqual([]);
     expect(report.checked).toBe(1);
+  });
+
+  it("hears an activity lobby's start in the frame each player was sent in that batch, not later", () => {
+    const race = (seq: number, at: number, phase: "waiting" | "started") => ({
+      key: "activityLobby/race/1",
+      revision: at,
+      epoch: 7,
+      seq,
+      at,
+      lobby: writtenActivityLobby({
+        players: ["a", "b"].map((id) => ({ id, name: id, vehicle: null, ready: true, connected: true })),
+        reports: 0,
+        stage: phase === "waiting" ? { phase, countdown: { running: false, remainingMs: 0 } } : { phase },
+      }),
+    });
+    const told = (bot: string, seq: number, at: number): HeardFrame => ({
+      ...heard(bot, 7, seq, at),
+      key: "activityLobby/race/1",
+    });
+    // The start's batch sends a its transfer at 11 and b its own at 12; the write says 12.
+    const writes = [race(10, 1_000, "waiting"), race(12, 2_000, "started")];
+    const connections = [connectedAtStart("a"), connectedAtStart("b")];
+    const frames = [told("a", 10, 1_010), told("b", 10, 1_010), told("a", 11, 2_010), told("b", 12, 2_010)];
+    const report = auditHearing(writes, [...frames, lateFrame], connections, []);
+    expect(report.unheardChanges).toEqual([]);
+    expect(report.checked).toBe(4);
+    // b's transfer lost: it heard nothing of the batch.
+    const lost = auditHearing(writes, [...frames.slice(0, 3), lateFrame], connections, []);
+    expect(lost.unheardChanges).toEqual([
+      "b activityLobby/race/1: change 7/12 not heard within 10000 ms (last heard 7/10)",
+    ]);
   });
 });
