@@ -81,8 +81,10 @@ export class QueryRequests {
 
   /**
    * Joins the best public lobby that matches, through the same join as a `join` frame: the lobby's
-   * mailbox refuses a join past its seats (FULL), and the next match is tried. A player already in a
-   * lobby that matches stays there (so a re-sent quick join answers the same lobby). Nothing matched:
+   * mailbox refuses a join past its seats (FULL), and the next match is tried, unless the index has heard
+   * meanwhile that it filled up: a join asks the player's registry first, so a FULL answer costs two
+   * registry writes and a lobby ask, and in a storm every player races for the same few lobbies. A player
+   * already in a lobby that matches stays there (so a re-sent quick join answers the same lobby). Nothing matched:
    * creates a lobby with `orCreate`'s data, or JOIN_FAIL.
    */
   async quickJoin(session: Session, frame: QuickJoinFrame, request: RequestId): Promise<AskResult> {
@@ -96,7 +98,11 @@ export class QueryRequests {
     const current = this.currentMatch(session, query);
     if (current !== null) return this.deps.join(session, current, request);
     const wanted: Query = { ...query, filters: [...query.filters, ...joinable(indexed)] };
+    const stillWanted = filtersTest(wanted.filters);
     for (const code of this.spread(index.query(wanted).lobbies.map((l) => l.code))) {
+      // The index may have heard since the query that this lobby filled up (other quick joins raced for it).
+      const line = index.get(code);
+      if (line === undefined || !stillWanted(line)) continue;
       const result = await this.deps.join(session, code, request);
       // Joined, or redirected to the lobby's node (where the SDK sends the quick join again).
       if (result.ok || result.code === "MOVED") return result;
