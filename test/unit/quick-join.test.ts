@@ -65,6 +65,31 @@ describe("quickJoin", () => {
     expect(result).toEqual({ ok: true, value: { code: "NEWNEW" } });
   });
 
+  it("passes over a lobby live on its node whose actor is full, though the index has not heard yet", async () => {
+    const index = new ListingIndex(indexed);
+    index.upsert(line("AAAAAA"));
+    const asked: string[] = [];
+    let created = 0;
+    const requests = new QueryRequests({
+      listings: { index, indexed },
+      random: seededRandom(5),
+      isHere: (code) => code === "AAAAAA",
+      liveMembers: (code) => (code === "AAAAAA" ? 4 : undefined),
+      join: (_session, code): Promise<AskResult> => {
+        asked.push(code);
+        return Promise.resolve(full);
+      },
+      create: (): Promise<AskResult> => {
+        created++;
+        return Promise.resolve({ ok: true, value: { code: "NEWNEW" } });
+      },
+    });
+    const result = await requests.quickJoin(new Session("s1", "p1", "P"), frame, request);
+    expect(asked).toEqual([]);
+    expect(created).toBe(1);
+    expect(result).toEqual({ ok: true, value: { code: "NEWNEW" } });
+  });
+
   it("still tries the next candidate the index lists as free", async () => {
     const index = new ListingIndex(indexed);
     for (const code of ["AAAAAA", "BBBBBB"]) index.upsert(line(code));
