@@ -87,10 +87,11 @@ export class QueryRequests {
 
   /**
    * Joins the best public lobby that matches, through the same join as a `join` frame: the lobby's
-   * mailbox refuses a join past its seats (FULL), and the next match is tried, unless the index (or the lobby's
-   * state, when it is live here) says meanwhile that it filled up: a join asks the player's registry first, so a FULL answer costs two
-   * registry writes and a lobby ask, and in a storm every player races for the same few lobbies. A player
-   * already in a lobby that matches stays there (so a re-sent quick join answers the same lobby). Nothing matched:
+   * mailbox refuses a join past its seats (FULL), and the next match is tried, unless the index (or the
+   * lobby's state, when it is live here) says meanwhile that it filled up: a join asks the player's
+   * registry first, so a FULL answer costs two registry writes and a lobby ask, and in a storm every
+   * player races for the same few lobbies. A player already in a lobby that matches stays there (so a
+   * re-sent quick join answers the same lobby). Nothing matched:
    * creates a lobby with `orCreate`'s data, or JOIN_FAIL.
    */
   async quickJoin(session: Session, frame: QuickJoinFrame, request: RequestId): Promise<AskResult> {
