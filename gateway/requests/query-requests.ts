@@ -5,6 +5,7 @@ import {
   filtersTest,
   type Filter,
   type IndexedKeys,
+  type ListedLobby,
   type ListingIndex,
   type Query,
   type QueryInput,
@@ -33,6 +34,11 @@ export interface QueryRequestsDeps {
   readonly random: Random;
   /** True when the lobby `code` is live on this node: tried first, since a lobby elsewhere redirects. */
   readonly isHere?: (code: string) => boolean;
+  /**
+   * How many members the lobby `code` has when it is live on this node (its actor's state, which the
+   * index follows only through the listings bucket); undefined when it is not live here.
+   */
+  readonly liveMembers?: (code: string) => number | undefined;
 }
 
 /** A quick join looks at this many of the best matches, and tries at most this many of them. */
@@ -81,8 +87,11 @@ export class QueryRequests {
 
   /**
    * Joins the best public lobby that matches, through the same join as a `join` frame: the lobby's
-   * mailbox refuses a join past its seats (FULL), and the next match is tried. A player already in a
-   * lobby that matches stays there (so a re-sent quick join answers the same lobby). Nothing matched:
+   * mailbox refuses a join past its seats (FULL), and the next match is tried, unless the index (or the
+   * lobby's state, when it is live here) says meanwhile that it filled up: a join asks the player's
+   * registry first, so a FULL answer costs two registry writes and a lobby ask, and in a storm every
+   * player races for the same few lobbies. A player already in a lobby that matches stays there (so a
+   * re-sent quick join answers the same lobby). Nothing matched:
    * creates a lobby with `orCreate`'s data, or JOIN_FAIL.
    */
   async quickJoin(session: Session, frame: QuickJoinFrame, request: RequestId): Promise<AskResult> {
@@ -96,7 +105,9 @@ export class QueryRequests {
     const current = this.currentMatch(session, query);
     if (current !== null) return this.deps.join(session, current, request);
     const wanted: Query = { ...query, filters: [...query.filters, ...joinable(indexed)] };
+    const stillWanted = filtersTest(wanted.filters);
     for (const code of this.spread(index.query(wanted).lobbies.map((l) => l.code))) {
+      if (this.filledSince(code, stillWanted)) continue;
       const result = await this.deps.join(session, code, request);
       // Joined, or redirected to the lobby's node (where the SDK sends the quick join again).
       if (result.ok || result.code === "MOVED") return result;
@@ -104,6 +115,17 @@ export class QueryRequests {
     }
     if (frame.orCreate) return this.deps.create(session, frame.orCreate.data ?? null, request);
     return refused("JOIN_FAIL", "no public lobby with a free seat matched");
+  }
+
+  /**
+   * True when the lobby, since the query, filled up (other quick joins raced for it) or stopped matching:
+   * as the index says now, or as its actor's state says when it is live here (ahead of the index).
+   */
+  private filledSince(code: string, stillWanted: (line: ListedLobby) => boolean): boolean {
+    const line = this.deps.listings.index.get(code);
+    if (line === undefined || !stillWanted(line)) return true;
+    const members = this.deps.liveMembers?.(code);
+    return members !== undefined && members >= line.maxMembers;
   }
 
   /** The session's own lobby when it is listed and matches the query; null otherwise. */

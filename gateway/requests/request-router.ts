@@ -6,7 +6,7 @@ import type {
   Random,
   RequestId,
 } from "../../actors/runtime/index.ts";
-import type { LobbyOptions } from "../../actors/lobby/index.ts";
+import type { LobbyOptions, LobbyState } from "../../actors/lobby/index.ts";
 import type { RequestFrame } from "../protocol/client-frames.ts";
 import type { RedirectReason } from "../protocol/server-frames.ts";
 import type { Session } from "../sessions/index.ts";
@@ -56,6 +56,12 @@ export interface RequestRouterDeps {
 }
 
 const ownedHere: OwnerLocation = { kind: "here" };
+
+/** The member count of a live lobby's state (`peek`); undefined when it is not live here. */
+function liveMembersOf(state: unknown): number | undefined {
+  const members = (state as Partial<LobbyState> | undefined)?.members;
+  return Array.isArray(members) ? members.length : undefined;
+}
 
 const noQueries = refused("INVALID", "this node answers no lobby queries");
 
@@ -139,6 +145,7 @@ export class RequestRouter {
               this.lobbies.create(session, { public: true, metadata: data }, request),
             random: deps.random,
             isHere: (code) => deps.system.isLive(`lobby/${code}`),
+            liveMembers: (code) => liveMembersOf(deps.system.peek(`lobby/${code}`)),
           });
     this.matchmaking = new MatchmakingRequests({ system: deps.system, lobbyTypes: deps.lobbyTypes ?? [] });
     this.activities = new ActivityRequests({
