@@ -1,18 +1,11 @@
 import { z } from "zod";
+import { int, list } from "./setting-schemas.ts";
 
 /**
  * The settings that connect a fleet node to NATS (docs/operations.md, "A cluster on several machines"): the servers,
  * the credentials, TLS, and the replicas and snapshot shards of the buckets a fleet creates. Kept apart
  * from `settings.ts` only for size; `settings` includes them all.
  */
-
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const list = z.string().transform((s) =>
-  s
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== ""),
-);
 
 /** Each setting: its schema, env variable, default and help line, as in `settings`. */
 export const natsSettings = {

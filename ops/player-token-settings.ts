@@ -1,17 +1,11 @@
 import { z } from "zod";
+import { list } from "./setting-schemas.ts";
 
 /**
  * The settings that point the node at a studio's identity provider (docs/operations.md, "Player identity
  * from your provider"): where its public keys are, which issuer and audience its tokens must name, and which
  * claims carry the player. Kept apart from `settings.ts` only for size; `settings` includes them all.
  */
-
-const list = z.string().transform((s) =>
-  s
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== ""),
-);
 
 /** Each setting: its schema, env variable, default and help line, as in `settings`. */
 export const playerTokenSettings = {

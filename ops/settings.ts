@@ -4,24 +4,13 @@ import type { LobbyTypesFile } from "../actors/matchmaking/index.ts";
 import { parseIndexedKeys } from "../fleet/listings/index.ts";
 import { natsSettings } from "./nats-settings.ts";
 import { playerTokenSettings } from "./player-token-settings.ts";
+import { bool, int, list } from "./setting-schemas.ts";
 
 /**
  * The settings of a node, one table: each with its zod schema, its `FOYER_*` variable, its default and
  * its help line (the flag is derived from the name). `loadConfig` in `config.ts` reads and checks them;
  * the CLI builds its flags from them, so a setting added here is everywhere at once.
  */
-
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-/** "true"/"false"/"1"/"0"/"yes"/"no" → boolean (z.coerce.boolean would read "false" as true). */
-const bool = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((v) => v === "true" || v === "1" || v === "yes");
-const list = z.string().transform((s) =>
-  s
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== ""),
-);
 
 /** Each setting: its schema, flag, env variable, default and help line. */
 export const settings = {

@@ -1,6 +1,7 @@
 import { expectationOf } from "./ack-replay.ts";
 import type { OpRecord, SnapshotWrite, StoredLobbyData } from "./chaos-journal.ts";
 import { opsByBot } from "./state-audit.ts";
+import { groupBy } from "./group-by.ts";
 
 /** What the data audit found, as sentences, and how many acknowledged changes it held to the store. */
 export interface DataFindings {
@@ -218,15 +219,4 @@ function auditMemberData(
       }
     }
   }
-}
-
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = []));
-    group.push(item);
-  }
-  return groups;
 }

@@ -1,4 +1,5 @@
 import type { BotOpKind, ConnectionEvent, HeardFrame, OpRecord, SnapshotWrite } from "./chaos-journal.ts";
+import { groupBy } from "./group-by.ts";
 
 /** How long a member may take to hear a change of its lobby (default of `auditHearing`). */
 export const hearWithinMs = 10_000;
@@ -141,15 +142,4 @@ function lastMoment(heard: readonly HeardFrame[], writes: readonly SnapshotWrite
 
 function atOrAfter(frame: HeardFrame, change: Change): boolean {
   return frame.epoch > change.epoch || (frame.epoch === change.epoch && frame.seq >= change.fromSeq);
-}
-
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = []));
-    group.push(item);
-  }
-  return groups;
 }
