@@ -11,18 +11,28 @@ const byId = new Map(p.nodes.map((x) => [x.id, x]));
 const parent = new Map();
 for (const x of p.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
 const dt = new Map();
-for (let i = 0; i < p.samples.length; i++) dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
+for (let i = 0; i < p.samples.length; i++)
+  dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
 // [part, test on "function url"]: the first rule any frame of the stack matches wins.
 const rules = [
   ["idle", (s) => s.startsWith("(idle)")],
   ["startup (module load)", (s) => /esm\/|cjs\/loader|compileFunction|bootstrap\/realm/.test(s)],
   ["gc", (s) => s.startsWith("(garbage collector)")],
-  ["socket writes (writev/write syscalls)", (s) => /^(writev|writeUtf8String|writeBuffer|writeLatin1String) /.test(s)],
+  [
+    "socket writes (writev/write syscalls)",
+    (s) => /^(writev|writeUtf8String|writeBuffer|writeLatin1String) /.test(s),
+  ],
   ["token verify", (s) => /jwtVerify|jws_verify|webcrypto|jwt\/verify|player-token-verifier/.test(s)],
   ["snapshot encode + store", (s) => /snapshot-writes\.ts|actor-snapshots\.ts|snapshot-codec/.test(s)],
   ["player registry", (s) => /actors\/player\/|player\//.test(s)],
   ["lobby actor (handler, fold)", (s) => /batch-fold|lobby\//.test(s)],
-  ["http upgrade + ws handshake", (s) => /completeUpgrade|handleUpgrade|onUpgrade|_http_server|_http_incoming|onconnection|websocket-server/.test(s)],
+  [
+    "http upgrade + ws handshake",
+    (s) =>
+      /completeUpgrade|handleUpgrade|onUpgrade|_http_server|_http_incoming|onconnection|websocket-server/.test(
+        s,
+      ),
+  ],
   ["ws frame parse/send", (s) => /lib\/receiver|lib\/sender|lib\/websocket\.js|permessage/.test(s)],
   ["sessions/welcome", (s) => /sessions\/|session-binding|onHello|welcome/.test(s)],
   ["request routing + zod", (s) => /requests\/|zod|core\/schemas/.test(s)],
@@ -30,14 +40,30 @@ const rules = [
   ["gateway other", (s) => /gateway\//.test(s)],
 ];
 const label = (x) => `${x.callFrame.functionName || "(anon)"} ${x.callFrame.url}`;
-const cat = new Map(); let total = 0;
+const cat = new Map();
+let total = 0;
 for (const [id, t] of dt) {
   total += t;
-  const stack = []; let cur = id; while (cur !== undefined) { stack.push(label(byId.get(cur))); cur = parent.get(cur); }
+  const stack = [];
+  let cur = id;
+  while (cur !== undefined) {
+    stack.push(label(byId.get(cur)));
+    cur = parent.get(cur);
+  }
   let found = "other";
-  outer: for (const [name, test] of rules) for (const s of stack) if (test(s)) { found = name; break outer; }
+  outer: for (const [name, test] of rules)
+    for (const s of stack)
+      if (test(s)) {
+        found = name;
+        break outer;
+      }
   cat.set(found, (cat.get(found) ?? 0) + t);
 }
 const busy = total - (cat.get("idle") ?? 0) - (cat.get("startup (module load)") ?? 0);
-console.log(`total ${(total / 1e3).toFixed(0)} ms, busy (no idle/startup) ${(busy / 1e3).toFixed(0)} ms, per unit ${(busy / 1e3 / perUnit).toFixed(3)} ms`);
-for (const [k, v] of [...cat].sort((a, b) => b[1] - a[1])) console.log(`${k.padEnd(44)} ${(v / 1e3 / perUnit).toFixed(3).padStart(7)} ms  ${(100 * v / busy).toFixed(1).padStart(5)}%`);
+console.log(
+  `total ${(total / 1e3).toFixed(0)} ms, busy (no idle/startup) ${(busy / 1e3).toFixed(0)} ms, per unit ${(busy / 1e3 / perUnit).toFixed(3)} ms`,
+);
+for (const [k, v] of [...cat].sort((a, b) => b[1] - a[1]))
+  console.log(
+    `${k.padEnd(44)} ${(v / 1e3 / perUnit).toFixed(3).padStart(7)} ms  ${((100 * v) / busy).toFixed(1).padStart(5)}%`,
+  );
