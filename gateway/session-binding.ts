@@ -219,8 +219,11 @@ async function resumeInHintedLobby(
   // Owned elsewhere: perhaps by the node this client just lost, not suspected yet. The lobby is asked
   // there (a read, `view`): if it answers, the record decides where the player goes. Until it does, the
   // owner is looked at again every `probeRetryMs` (and at once when a node is declared dead): once it
-  // is, the lobby is taken over here.
-  let probe: Promise<boolean> | null = null;
+  // is, the lobby is taken over here. A probe belongs to the owner it was sent to: one that fails after
+  // the claim moved (the lost node's, answered once a survivor took the lobby) says nothing of the new
+  // owner, and the wait for a claim change that already happened would run its whole length.
+  let probe = null as { url: string; seen: Promise<boolean> } | null;
+  let unreachable: string | null = null;
   for (;;) {
     const owner = await ownerOf(key);
     if (session.socket !== socket) return false;
@@ -230,15 +233,21 @@ async function resumeInHintedLobby(
       await waitFor(key, owner.retryAfterMs);
       continue;
     }
-    probe ??= system.ask(key, { type: "view" }).then((seen) => seen.ok);
-    const answered = await Promise.race([probe, waitFor(key, probeRetryMs).then(() => null)]);
+    if (owner.url === unreachable) {
+      // Unreachable (its node is gone, most likely): probed again only after a while, or at once when
+      // the claim changes or a node is declared dead; a probe storm would slow the takeover it waits for.
+      unreachable = null;
+      await waitFor(key, unreachableRetryMs);
+      continue;
+    }
+    if (probe?.url !== owner.url)
+      probe = { url: owner.url, seen: system.ask(key, { type: "view" }).then((seen) => seen.ok) };
+    const answered = await Promise.race([probe.seen, waitFor(key, probeRetryMs).then(() => null)]);
     if (session.socket !== socket) return false;
     if (answered === true) return false;
     if (answered === false) {
-      // Unreachable (its node is gone, most likely): probed again only after a while, or at once when
-      // the claim changes or a node is declared dead; a probe storm would slow the takeover it waits for.
       probe = null;
-      await waitFor(key, unreachableRetryMs);
+      unreachable = owner.url;
     }
   }
   // Set before asking: the state the lobby pushes in answer is for this lobby.
