@@ -1,32 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { playerKind, type PlayerState } from "../../actors/player/index.ts";
-import { testContext } from "../../actors/runtime/test-context.ts";
+import { playerRegistry as registry } from "./support/player-driver.ts";
 import type { Effect } from "../../actors/runtime/types.ts";
 import { cursorParty, find, queue as queueOf } from "./support/matchmaking-driver.ts";
 
 /** A queue's placement in a matched lobby, as the player's registry records it (or undoes it). */
 
-const kind = playerKind();
 const queue = "queue/chess";
 const search = { kind: "search", queue } as const;
 const mm = "mmlobby/chess/1";
-
-function registry(id = "alice") {
-  const ctx = testContext({ key: `player/${id}`, now: 1_000_000 });
-  let state: PlayerState = kind.create(undefined, ctx).state;
-  return {
-    get state() {
-      return state;
-    },
-    send(message: unknown): readonly Effect[] {
-      const parsed = kind.parse(message);
-      expect(parsed, JSON.stringify(message)).toBeDefined();
-      const t = kind.handle(state, parsed!, ctx);
-      state = t.state;
-      return t.effects;
-    },
-  };
-}
 
 const tells = (effects: readonly Effect[]) => effects.filter((e) => e.type === "tell");
 const placed = (entry: string, party = false) => ({ type: "placed", queue, entry, lobby: mm, party });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { playerRegistry as registry } from "./support/player-driver.ts";
 import {
   entryIntentMs,
   leaveRetryMs,
@@ -6,7 +7,6 @@ import {
   playerSchemaVersion,
   type PlayerState,
 } from "../../actors/player/index.ts";
-import { testContext } from "../../actors/runtime/test-context.ts";
 import type { Effect } from "../../actors/runtime/types.ts";
 
 /** The registry carrying out the rule: intents recorded first, departures driven, and a restore mid-way. */
@@ -14,24 +14,6 @@ import type { Effect } from "../../actors/runtime/types.ts";
 const kind = playerKind();
 const queue = "queue/chess";
 const search = { kind: "search", queue } as const;
-
-function registry(id = "alice", from?: PlayerState) {
-  const ctx = testContext({ key: `player/${id}`, now: 1_000_000 });
-  let state: PlayerState = from ?? kind.create(undefined, ctx).state;
-  return {
-    ctx,
-    get state() {
-      return state;
-    },
-    send(message: unknown): readonly Effect[] {
-      const parsed = kind.parse(message);
-      expect(parsed, JSON.stringify(message)).toBeDefined();
-      const t = kind.handle(state, parsed!, ctx);
-      state = t.state;
-      return t.effects;
-    },
-  };
-}
 
 /** The snapshot as the store keeps it, read back by a node of this release (a crash, a failover). */
 function restore(state: PlayerState, id = "alice") {
