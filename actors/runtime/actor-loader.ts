@@ -3,8 +3,9 @@ import type { ActorSystemOptions } from "./actor-system-options.ts";
 import type { Creation } from "./actor-creator.ts";
 import type { ActorTable, LoadFailure } from "./actor-table.ts";
 import { restoredDeadline } from "./cell-timers.ts";
-import type { StoredActor } from "./ports.ts";
+import type { SnapshotResult, StoredActor } from "./ports.ts";
 import type { ResultBounds } from "./request-results.ts";
+import type { ApartResults } from "./result-chunks.ts";
 import type { RequestId } from "./types.ts";
 
 /** What loading needs from the system: creating on demand, settling spawns, arming restored timers. */
@@ -75,6 +76,8 @@ export class ActorLoader {
       stored = settled;
     }
     const { snapshot } = stored;
+    const apart = await this.readApart(key, snapshot.apart ?? []);
+    if (apart === "unavailable" || generation !== this.table.generation) return "unavailable";
     const now = this.options.scheduler.now();
     const state = registration.kind.upgrade(snapshot.state, snapshot.schemaVersion);
     const cell = new ActorCell(
@@ -88,12 +91,50 @@ export class ActorLoader {
       this.host.resultBounds,
     );
     // In the order they were written (see ResultTable), then bounded: a snapshot of an older release may
-    // hold every session of the last two minutes.
+    // hold every session of the last two minutes. The records stored apart are older; the snapshot's own
+    // answers come last and win (see ResultChunks).
+    for (const record of apart) cell.results.restoreApart(record);
     for (const result of snapshot.results) cell.results.add(result);
     cell.results.trim(now);
     for (const timer of snapshot.timers)
       this.host.arm(cell, timer.name, timer.kind, restoredDeadline(timer, now));
     this.table.cells.set(key, cell);
     return cell;
+  }
+
+  /**
+   * The records of answers a snapshot names, oldest first; "unavailable" when the store did not answer
+   * (the restore is tried again later: without them a retry could be applied twice). A record that is
+   * not there is reported and left out: nothing could bring it back.
+   */
+  private async readApart(key: string, ids: readonly string[]): Promise<ApartResults[] | "unavailable"> {
+    if (ids.length === 0) return [];
+    const store = this.options.store;
+    const readApart = store.readApart?.bind(store);
+    if (readApart === undefined) {
+      this.options.events?.persistFailed?.(
+        key,
+        new Error(`${key}: this store cannot read answers stored apart`),
+      );
+      return "unavailable";
+    }
+    let read: (readonly SnapshotResult[] | null)[];
+    try {
+      read = await Promise.all(ids.map((id) => readApart(key, id)));
+    } catch (error) {
+      this.options.events?.persistFailed?.(key, error);
+      return "unavailable";
+    }
+    const records: ApartResults[] = [];
+    ids.forEach((id, i) => {
+      const results = read[i];
+      if (results) records.push({ id, results });
+      else
+        this.options.events?.persistFailed?.(
+          key,
+          new Error(`${key}: answers stored apart as ${id} are missing`),
+        );
+    });
+    return records;
   }
 }

@@ -59,6 +59,7 @@ export class ActorSystem {
       },
       context,
       snapshotOf: (cell, state, timers, epoch, now) => snapshots.snapshotOf(cell, state, timers, epoch, now),
+      newWriteId: (now) => snapshots.newWriteId(now),
       isClosed: () => table.closed,
     });
     const runner = this.runner;

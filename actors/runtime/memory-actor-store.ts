@@ -1,4 +1,11 @@
-import { PersistError, type ActorStore, type ClaimOwner, type Snapshot, type StoredActor } from "./ports.ts";
+import {
+  PersistError,
+  type ActorStore,
+  type ClaimOwner,
+  type Snapshot,
+  type SnapshotResult,
+  type StoredActor,
+} from "./ports.ts";
 
 /** A process as it names itself in a claim. */
 export interface MemoryStoreIdentity {
@@ -20,6 +27,8 @@ interface Row {
  */
 export class MemoryActorStore implements ActorStore {
   private rows = new Map<string, Row>();
+  /** Answers stored apart, by actor key and record id. */
+  private apart = new Map<string, Map<string, readonly SnapshotResult[]>>();
   private revision = 0;
   /** Number of successful writes, for tests that count persistence. */
   writes = 0;
@@ -80,6 +89,34 @@ export class MemoryActorStore implements ActorStore {
   remove(key: string, _revision: number): Promise<void> {
     this.rows.delete(key);
     return Promise.resolve();
+  }
+
+  writeApart(key: string, id: string, results: readonly SnapshotResult[]): Promise<void> {
+    if (this.failWith) return Promise.reject(new PersistError(this.failWith, `write of ${key} refused`));
+    let records = this.apart.get(key);
+    if (records === undefined) {
+      records = new Map();
+      this.apart.set(key, records);
+    }
+    records.set(id, structuredClone(results));
+    return Promise.resolve();
+  }
+
+  readApart(key: string, id: string): Promise<readonly SnapshotResult[] | null> {
+    const results = this.apart.get(key)?.get(id);
+    return Promise.resolve(results === undefined ? null : structuredClone(results));
+  }
+
+  removeApart(key: string, id: string): Promise<void> {
+    const records = this.apart.get(key);
+    records?.delete(id);
+    if (records?.size === 0) this.apart.delete(key);
+    return Promise.resolve();
+  }
+
+  /** The ids of the records of answers stored apart for a key, for assertions. */
+  apartIds(key: string): string[] {
+    return [...(this.apart.get(key)?.keys() ?? [])];
   }
 
   /** The stored snapshot of a key, for assertions. */

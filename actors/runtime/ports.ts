@@ -54,8 +54,11 @@ export interface SnapshotSpawn {
 
 /** An actor's last acknowledged state: what a snapshot write carries. Plain data. */
 export interface Snapshot {
-  /** Snapshot format version (of this envelope). */
-  readonly format: 1;
+  /**
+   * Snapshot format version (of this envelope): 2 when it names answers stored apart (`apart`), which a
+   * release that reads only format 1 refuses rather than restore without them; 1 otherwise.
+   */
+  readonly format: 1 | 2;
   readonly kind: string;
   /** The kind's schema version of `state`. */
   readonly schemaVersion: number;
@@ -73,6 +76,11 @@ export interface Snapshot {
    * first (earlier releases wrote them in answer order, which reads back the same; see ResultTable).
    */
   readonly results: readonly SnapshotResult[];
+  /**
+   * The records of settled answers stored apart from the snapshot (ActorStore `writeApart`), oldest
+   * first; left out when there are none. A restore reads them before `results`, which win.
+   */
+  readonly apart?: readonly string[];
   /** Spawns in flight when this was written (see SnapshotSpawn); left out when there are none. */
   readonly spawning?: readonly SnapshotSpawn[];
 }
@@ -141,6 +149,16 @@ export interface ActorStore {
    * revision as the actor holds it: the claim is then deleted at it without reading it first.
    */
   remove(key: string, revision: number, epoch?: number): Promise<void>;
+  /**
+   * Stores the settled answers `results` of `key` apart from its snapshot, under `id` (a new id per
+   * record, never written twice with other answers). Resolves once durable; throws PersistError. A store
+   * without it keeps every answer in the snapshot.
+   */
+  writeApart?(key: string, id: string, results: readonly SnapshotResult[]): Promise<void>;
+  /** The answers stored apart under `id`; null when there is no such record. Throws PersistError. */
+  readApart?(key: string, id: string): Promise<readonly SnapshotResult[] | null>;
+  /** Deletes a record of answers stored apart; a missing one is no error. Throws PersistError. */
+  removeApart?(key: string, id: string): Promise<void>;
 }
 
 /** Carries frames to players' sessions, wherever they are connected. */

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "./error-codes.ts";
 import type { SnapshotResult } from "./ports.ts";
-import { ResultChunks, type ChunkedSession } from "./result-chunks.ts";
+import { ResultChunks, type ApartResults, type ChunkedSession } from "./result-chunks.ts";
 import type { AskResult, Effect, RequestId } from "./types.ts";
 
 /**
@@ -203,36 +203,80 @@ export class ResultTable {
     return dropped;
   }
 
-  /** Some of `entry`'s results went: it goes too when none is left. */
+  /** Some of `entry`'s results went: it goes too when none is left (its settled record is released). */
   private changedOrGone(session: string, entry: SessionResults): void {
-    if (entry.byId.size > 0) {
-      this.chunks?.changed(entry);
-      return;
-    }
+    this.chunks?.changed(entry);
+    if (entry.byId.size > 0) return;
     this.sessions?.delete(session);
     this.chunks?.remove(entry);
   }
 
   /**
    * Takes back a batch whose write failed: the results it added go, the ones its trim dropped come back,
-   * each session again in its place (by its latest answer). Rare, so it rebuilds the table.
+   * each session again in its place (by its latest answer). Rare, so it rebuilds the table, which then
+   * keeps every answer in the snapshot until the next write settles them again.
    */
   undo(added: readonly RequestId[], dropped: readonly SnapshotResult[]): void {
     if (added.length === 0 && dropped.length === 0) return;
     const gone = new Set(added.map(requestKey));
-    const kept = [...dropped, ...this.list()]
+    const kept = [...dropped, ...(this.chunks?.listAll() ?? [])]
       .filter((result) => !gone.has(requestKey(result)))
       .sort((a, b) => a.at - b.at);
+    const released = [...(this.chunks?.apartIds() ?? []), ...(this.chunks?.takeReleased() ?? [])];
     this.sessions = undefined;
     this.chunks = undefined;
     this.touched = [];
     this.count = 0;
     for (const result of kept) this.add(result);
+    if (released.length > 0) this.chunks ??= new ResultChunks();
+    this.chunks?.returnReleased(released);
   }
 
   /**
-   * Every result, least recently answered session first, each session's results oldest first; the
-   * snapshot's list, whose unchanged chunks the codec does not pack again (`resultChunksOf`).
+   * Adds the answers of a record stored apart, as a restore reads it: they form a settled chunk of their
+   * own (named by the snapshot already, so not written again). Bounds are applied by `trim`.
+   */
+  restoreApart(record: ApartResults): void {
+    this.chunks ??= new ResultChunks();
+    this.chunks.restoreApart(record, (result) => {
+      this.add(result);
+    });
+  }
+
+  /**
+   * Settles the chunks older than the newest few: returns their answers, each under an id from `newId`,
+   * for the caller to write apart before the snapshot that leaves them out (see ResultChunks).
+   */
+  settle(newId: () => string): ApartResults[] {
+    return this.chunks?.settle(newId) ?? [];
+  }
+
+  /** The settled records `ids` could not be written: their answers stay in the snapshot. */
+  unsettle(ids: readonly string[]): void {
+    this.chunks?.unsettle(ids);
+  }
+
+  /** The ids of the records of answers stored apart, which the snapshot names. */
+  apartIds(): string[] {
+    return this.chunks?.apartIds() ?? [];
+  }
+
+  /** Records no longer named, to delete once a snapshot without them is written (see `returnReleased`). */
+  takeReleased(): string[] {
+    return this.chunks?.takeReleased() ?? [];
+  }
+
+  /** Records from `takeReleased` that must stay: the snapshot that no longer names them was not written. */
+  returnReleased(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.chunks ??= new ResultChunks();
+    this.chunks.returnReleased(ids);
+  }
+
+  /**
+   * Every result kept in the snapshot (not stored apart), least recently answered session first, each
+   * session's results oldest first; the snapshot's list, whose unchanged chunks the codec does not pack
+   * again (`resultChunksOf`).
    */
   list(): SnapshotResult[] {
     return this.chunks === undefined ? [] : this.chunks.list();

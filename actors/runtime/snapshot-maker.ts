@@ -14,7 +14,10 @@ export class SnapshotMaker {
     return `${now.toString(36)}-${this.writeCounter.toString(36)}-${this.random.int(2 ** 31).toString(36)}`;
   }
 
-  /** The snapshot of `cell` with `state` and `timers`, under `epoch`. */
+  /**
+   * The snapshot of `cell` with `state` and `timers`, under `epoch`: the answers of its result table
+   * that are not stored apart, and the ids of the records that are (then in format 2).
+   */
   snapshotOf(
     cell: ActorCell,
     state: unknown,
@@ -23,8 +26,9 @@ export class SnapshotMaker {
     now: number,
   ): Snapshot {
     const writeId = this.newWriteId(now);
+    const apart = cell.results.apartIds();
     return {
-      format: 1,
+      format: apart.length > 0 ? 2 : 1,
       kind: cell.kind.kind,
       schemaVersion: cell.kind.schemaVersion,
       key: cell.key,
@@ -34,6 +38,7 @@ export class SnapshotMaker {
       state: cell.kind.stored ? cell.kind.stored(state) : state,
       timers,
       results: cell.results.list(),
+      ...(apart.length > 0 ? { apart } : {}),
       ...(cell.spawning.length > 0 ? { spawning: cell.spawning } : {}),
     };
   }

@@ -3,9 +3,11 @@ import {
   type ActorStore,
   type Scheduler,
   type Snapshot,
+  type SnapshotResult,
   type StoredActor,
   type StoredSnapshot,
 } from "../../actors/runtime/index.ts";
+import { CorruptValueError } from "../corrupt-value-error.ts";
 import { ActorClaims } from "./actor-claims.ts";
 import { ActorSnapshots } from "./actor-snapshots.ts";
 import { type NodeIdentity, decodeClaim } from "./claim.ts";
@@ -14,8 +16,8 @@ import { isKvError } from "../kv-error.ts";
 import { orphanKind } from "./orphan-tombstone.ts";
 import { type ReadBackPolicy, defaultReadBackPolicy, readBack } from "./read-back.ts";
 import { SealCache } from "./seal-cache.ts";
-import { decodeSnapshot } from "./snapshot-codec.ts";
-import { withEscapedKeys } from "../escaped-keys.ts";
+import { apartKvKey, decodeApart, decodeSnapshot, encodeApart } from "./snapshot-codec.ts";
+import { escapeKvKey, withEscapedKeys } from "../escaped-keys.ts";
 
 /** What a KvActorStore is made of. */
 export interface KvActorStoreOptions {
@@ -52,6 +54,8 @@ export type TakeOver =
 export class KvActorStore implements ActorStore {
   private readonly claims: KvBucket;
   private readonly snapshots: KvBucket;
+  /** The snapshot bucket itself, for the records of answers stored apart (their keys are escaped already). */
+  private readonly apart: KvBucket;
   private readonly claimWrites: ActorClaims;
   private readonly snapshotWrites: ActorSnapshots;
   private readonly identity: NodeIdentity;
@@ -65,6 +69,7 @@ export class KvActorStore implements ActorStore {
     // Actor keys may hold any player id; the buckets see them escaped to what KV keys allow.
     this.claims = withEscapedKeys(options.claims);
     this.snapshots = withEscapedKeys(options.snapshots);
+    this.apart = options.snapshots;
     this.identity = options.identity;
     this.scheduler = options.scheduler;
     this.policy = options.readBack ?? defaultReadBackPolicy;
@@ -239,6 +244,38 @@ export class KvActorStore implements ActorStore {
     }
     if (epoch !== undefined && (await this.claimWrites.deleteAt(key, epoch))) return;
     await this.claimWrites.releaseOwn(key);
+  }
+
+  /**
+   * Stores answers apart from the snapshot, beside it in the snapshot bucket (`apartKvKey`). A plain put:
+   * the id is new, so a put repeated after an unknown outcome writes the same bytes again.
+   */
+  async writeApart(key: string, id: string, results: readonly SnapshotResult[]): Promise<void> {
+    const kvKey = apartKvKey(escapeKvKey(key), id);
+    const value = encodeApart(key, id, results);
+    await unavailableOnKvError(() =>
+      readBack(() => this.apart.put(kvKey, value), this.policy, this.scheduler),
+    );
+  }
+
+  /** The answers stored apart under `id`; null when missing, or when what is there is not such a record. */
+  async readApart(key: string, id: string): Promise<readonly SnapshotResult[] | null> {
+    const kvKey = apartKvKey(escapeKvKey(key), id);
+    const entry = await unavailableOnKvError(() =>
+      readBack(() => this.apart.get(kvKey), this.policy, this.scheduler),
+    );
+    if (entry === null) return null;
+    try {
+      const record = decodeApart(entry.value);
+      return record.key === key && record.id === id ? record.results : null;
+    } catch (error) {
+      if (error instanceof CorruptValueError) return null;
+      throw error;
+    }
+  }
+
+  async removeApart(key: string, id: string): Promise<void> {
+    await unavailableOnKvError(() => this.apart.delete(apartKvKey(escapeKvKey(key), id)));
   }
 
   /**

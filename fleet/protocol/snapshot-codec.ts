@@ -35,9 +35,14 @@ const spawnSchema = z.object({
   reask: z.literal(true).exactOptional(),
 });
 
+/** A record id of answers stored apart: it ends a KV key (see `apartKvKey`). */
+const apartIdPattern = /^[-\w]{1,64}$/;
+
 /** The schema of a stored snapshot: exactly the runtime's `Snapshot` (actors/runtime/ports.ts). */
 export const snapshotSchema = z.object({
-  format: z.literal(1),
+  // 2 names answers stored apart (`apart`): the previous release reads only 1, and refuses a 2 (a
+  // corrupt value) instead of restoring the lobby without them.
+  format: z.union([z.literal(1), z.literal(2)]),
   kind: z.string().min(1),
   schemaVersion: z.number().int().nonnegative(),
   key: z.string().min(1),
@@ -47,6 +52,7 @@ export const snapshotSchema = z.object({
   state: z.unknown(),
   timers: z.array(timerSchema).readonly(),
   results: z.array(resultSchema).readonly(),
+  apart: z.array(z.string().regex(apartIdPattern)).readonly().exactOptional(),
   spawning: z.array(spawnSchema).readonly().exactOptional(),
 });
 
@@ -149,4 +155,30 @@ function arrayHeader(length: number): Uint8Array {
 /** Unpacks and validates a stored snapshot; throws CorruptValueError. */
 export function decodeSnapshot(bytes: Uint8Array): Snapshot {
   return decodeValue("snapshot", snapshotSchema, bytes);
+}
+
+/** A record of answers stored apart from a snapshot: the actor's key, the record's id, the answers. */
+const apartSchema = z.object({
+  key: z.string().min(1),
+  id: z.string().regex(apartIdPattern),
+  results: z.array(resultSchema).readonly(),
+});
+
+/**
+ * The KV key of a record of answers stored apart, beside its actor's snapshot: the escaped actor key
+ * (which never holds a `.`), then `.answers.` and the id, so no actor key can take it.
+ */
+export function apartKvKey(escapedKey: string, id: string): string {
+  if (!apartIdPattern.test(id)) throw new TypeError(`not a record id: ${JSON.stringify(id)}`);
+  return `${escapedKey}.answers.${id}`;
+}
+
+/** Packs a record of answers stored apart. */
+export function encodeApart(key: string, id: string, results: readonly SnapshotResult[]): Uint8Array {
+  return pack({ key, id, results });
+}
+
+/** Unpacks and validates a record of answers stored apart; throws CorruptValueError. */
+export function decodeApart(bytes: Uint8Array): z.infer<typeof apartSchema> {
+  return decodeValue("answers record", apartSchema, bytes);
 }

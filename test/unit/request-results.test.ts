@@ -11,6 +11,7 @@ import {
   type SnapshotResult,
 } from "../../actors/runtime/index.ts";
 import { ResultTable } from "../../actors/runtime/request-results.ts";
+import { hotChunks, sessionsPerChunk } from "../../actors/runtime/result-chunks.ts";
 import { decodeSnapshot } from "../../fleet/index.ts";
 import { resultSessionsOf } from "../../ops/config.ts";
 
@@ -56,6 +57,13 @@ function add(h: Harness, session: string, id = 1) {
   return h.system.ask(key, { type: "add", by: 1 }, { request: { session, id } });
 }
 
+/** What a restore reads: the records stored apart that the snapshot names, oldest first, then its own. */
+async function storedAnswers(h: Harness): Promise<SnapshotResult[]> {
+  const snapshot = h.store.peek(key);
+  const apart = await Promise.all((snapshot?.apart ?? []).map((id) => h.store.readApart(key, id)));
+  return [...apart.flatMap((results) => results ?? []), ...(snapshot?.results ?? [])];
+}
+
 function sessionsOf(results: readonly SnapshotResult[] | undefined): string[] {
   return [...new Set((results ?? []).map((r) => r.session))];
 }
@@ -64,13 +72,20 @@ describe("request results", () => {
   it("an actor that answered 1,000 sessions keeps only the most recent ones, in memory and in its snapshot", async () => {
     const h = await tally();
     for (let s = 0; s < 1000; s++) await add(h, `s${s}`);
-    const results = h.store.peek(key)?.results ?? [];
-    expect(results).toHaveLength(defaultResultSessions);
-    // Least recently answered first: the snapshot's order is the table's.
-    expect(sessionsOf(results)).toEqual(
-      Array.from({ length: defaultResultSessions }, (_, i) => `s${1000 - defaultResultSessions + i}`),
+    // The snapshot carries the newest chunks; the older ones are stored apart, and named by it.
+    expect(h.store.peek(key)?.results.length).toBeLessThanOrEqual(hotChunks * sessionsPerChunk);
+    const results = await storedAnswers(h);
+    // Least recently answered first: the stored order is the table's. The oldest record may still hold
+    // a few sessions the table dropped since (the restore's trim drops them again).
+    const kept = Array.from(
+      { length: defaultResultSessions },
+      (_, i) => `s${1000 - defaultResultSessions + i}`,
     );
+    expect(sessionsOf(results).slice(-defaultResultSessions)).toEqual(kept);
+    expect(results.length).toBeLessThan(defaultResultSessions + sessionsPerChunk);
     expect(JSON.stringify(results).length).toBeLessThan(100 * defaultResultSessions);
+    // Only the records the snapshot names are kept: those of chunks emptied by the bound were deleted.
+    expect(h.store.apartIds(key).sort()).toEqual([...(h.store.peek(key)?.apart ?? [])].sort());
   });
 
   it("a retry within the bound is answered from the table and applied once; one past it is applied again", async () => {
