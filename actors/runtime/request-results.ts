@@ -262,7 +262,7 @@ export class ResultTable {
   }
 
   /** Records no longer named, to delete once a snapshot without them is written (see `returnReleased`). */
-  takeReleased(): string[] {
+  takeReleased(): readonly string[] {
     return this.chunks?.takeReleased() ?? [];
   }
 

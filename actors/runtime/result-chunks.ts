@@ -29,6 +29,8 @@ export interface ApartResults {
   readonly results: readonly SnapshotResult[];
 }
 
+const noIds: readonly string[] = Object.freeze([]);
+
 /** Each list `ResultChunks.list` made, and the chunks it is the concatenation of. */
 const chunksOfList = new WeakMap<readonly SnapshotResult[], readonly (readonly SnapshotResult[])[]>();
 
@@ -162,7 +164,8 @@ export class ResultChunks {
   }
 
   /** The records no chunk names any more, handed over to be deleted (see `returnReleased`). */
-  takeReleased(): string[] {
+  takeReleased(): readonly string[] {
+    if (this.released.length === 0) return noIds;
     const released = this.released;
     this.released = [];
     return released;

@@ -1,6 +1,7 @@
 import { flushMessage, type ActorCell, type Envelope } from "./actor-cell.ts";
 import type { ActorSystemOptions } from "./actor-system-options.ts";
 import { PersistError, type SnapshotTimer } from "./ports.ts";
+import type { ApartResults } from "./result-chunks.ts";
 import type { SnapshotMaker } from "./snapshot-maker.ts";
 
 /** What the writes need from the system that owns the cells. */
@@ -52,7 +53,11 @@ export class SnapshotWrites {
         await this.options.store.remove(cell.key, cell.revision, cell.epoch);
         this.removeApart(cell.key, [...cell.results.apartIds(), ...cell.results.takeReleased()]);
       } else {
-        await this.settle(cell, now);
+        const settling = this.options.store.writeApart
+          ? cell.results.settle(() => this.host.newWriteId(now))
+          : [];
+        // Most writes settle nothing, and then wait for nothing more than their snapshot.
+        if (settling.length > 0) await this.writeSettled(cell, settling);
         const released = cell.results.takeReleased();
         const snapshot = this.host.snapshotOf(cell, state, timers, cell.epoch, now);
         try {
@@ -76,12 +81,10 @@ export class SnapshotWrites {
    * Writes the records of the chunks that settled since the last write. One that fails leaves its
    * answers in the snapshot (and is released, in case it landed).
    */
-  private async settle(cell: ActorCell, now: number): Promise<void> {
+  private async writeSettled(cell: ActorCell, settling: readonly ApartResults[]): Promise<void> {
     const store = this.options.store;
     const writeApart = store.writeApart?.bind(store);
     if (writeApart === undefined) return;
-    const settling = cell.results.settle(() => this.host.newWriteId(now));
-    if (settling.length === 0) return;
     const written = await Promise.allSettled(
       settling.map((record) => writeApart(cell.key, record.id, record.results)),
     );
