@@ -116,6 +116,7 @@ const endingKind: ActorKind<{ n: number }, z.infer<typeof messageSchema>> = {
   },
   handle: (state, message) => {
     if (message.type === "end") return { state, effects: [{ type: "reply" }, { type: "stop" }] };
+    if (message.type !== "add") return { state, effects: [] };
     if (message.by === 0) return { state, effects: [{ type: "reply", value: state.n }] };
     const n = state.n + message.by;
     return { state: { n }, effects: [{ type: "reply", value: n }] };
