@@ -110,6 +110,7 @@ export {
   decodeDelivery,
   decodeNodeRecord,
   decodeSnapshot,
+  isApartKvKey,
   defaultMembershipTiming,
   defaultReadBackPolicy,
   encodeAskResult,

@@ -43,7 +43,13 @@ export {
 export type { Heartbeat, NodeLimits, NodeRecord, Tombstone } from "./node-record.ts";
 export { claimSchema, decodeClaim, encodeClaim, sameIdentity } from "./claim.ts";
 export type { NodeIdentity } from "./claim.ts";
-export { decodeSnapshot, encodeSnapshot, reusePackedResultsFrom, snapshotSchema } from "./snapshot-codec.ts";
+export {
+  decodeSnapshot,
+  encodeSnapshot,
+  isApartKvKey,
+  reusePackedResultsFrom,
+  snapshotSchema,
+} from "./snapshot-codec.ts";
 export { defaultReadBackPolicy, readBack } from "./read-back.ts";
 export type { ReadBackPolicy } from "./read-back.ts";
 export { FleetRouter } from "./fleet-router.ts";

@@ -173,6 +173,11 @@ export function apartKvKey(escapedKey: string, id: string): string {
   return `${escapedKey}.answers.${id}`;
 }
 
+/** True for the KV key of a record of answers stored apart (not a snapshot: `decodeApart` reads it). */
+export function isApartKvKey(kvKey: string): boolean {
+  return kvKey.includes(".answers.");
+}
+
 /** Packs a record of answers stored apart. */
 export function encodeApart(key: string, id: string, results: readonly SnapshotResult[]): Uint8Array {
   return pack({ key, id, results });

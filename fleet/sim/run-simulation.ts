@@ -1,6 +1,6 @@
 import { seededRandom } from "../../actors/runtime/index.ts";
 import { MemoryBlobStore } from "../memory/index.ts";
-import { decodeSnapshot, decodeClaim } from "../protocol/index.ts";
+import { decodeSnapshot, decodeClaim, isApartKvKey } from "../protocol/index.ts";
 import { type AckRecord, type Violation, type WriteRecord, checkInvariants } from "./sim-checks.ts";
 import { type Fault, type FaultKind, describeFault, faultKinds, planFaults } from "./sim-faults.ts";
 import { type KvFaultRates, SimKv } from "./sim-kv.ts";
@@ -129,7 +129,7 @@ class SimWorld {
           const claim = decodeClaim(value);
           this.log(`claimed ${key} rev ${revision} by ${claim.node}/${claim.incarnation}`);
         }
-        if (bucket !== "lobbies") return;
+        if (bucket !== "lobbies" || isApartKvKey(key)) return;
         const { epoch } = decodeSnapshot(value);
         this.writes.push({ at: this.loop.now, key, epoch, revision });
         this.log(`landed ${key} rev ${revision} epoch ${epoch}`);

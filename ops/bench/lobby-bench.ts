@@ -69,10 +69,10 @@ export async function runLobbyBench(options: LobbyBenchOptions): Promise<LobbyBe
   );
   const busy = await busyLobbyCost(1000, 2000);
   say(
-    `  op on a fresh lobby      ${busy.fresh.microsPerOp.toFixed(1)} µs/op  snapshot ${busy.fresh.snapshotBytes} bytes`,
+    `  op on a fresh lobby      ${busy.fresh.microsPerOp.toFixed(1)} µs/op  snapshot ${busy.fresh.snapshotBytes} bytes  written ${busy.fresh.bytesWrittenPerOp} B/op`,
   );
   say(
-    `  op after ${busy.sessions} sessions ${busy.busy.microsPerOp.toFixed(1)} µs/op  snapshot ${busy.busy.snapshotBytes} bytes  (${busy.ratio}× fresh, target ≤ 1.2)`,
+    `  op after ${busy.sessions} sessions ${busy.busy.microsPerOp.toFixed(1)} µs/op  snapshot ${busy.busy.snapshotBytes} bytes  written ${busy.busy.bytesWrittenPerOp} B/op  (${busy.ratio}× fresh, target ≤ 1.2)`,
   );
   const result: LobbyBenchResult = {
     scenario: "lobby",

@@ -2,6 +2,7 @@ import {
   NatsKvStore,
   connectNats,
   decodeSnapshot,
+  isApartKvKey,
   recordedSnapshotShards,
   shardBucketNames,
   snapshotBucketBase,
@@ -41,6 +42,7 @@ export async function watchSnapshots(
     const shards = await recordedSnapshotShards(await store.bucket("claims"));
     if (shards === undefined) throw new Error("the chaos fleet recorded no snapshot layout: no node started");
     const onEntry = (entry: KvEntry): void => {
+      if (isApartKvKey(entry.key)) return; // a lobby's answers stored apart, not one of its snapshots
       let epoch: number | null = null;
       let seq: number | null = null;
       let lobby: WrittenLobby | null = null;
