@@ -75,22 +75,31 @@ const packedResults = new WeakMap<SnapshotResult, Uint8Array>();
  */
 const packedChunks = new WeakMap<readonly SnapshotResult[], Uint8Array>();
 
-/** From this many results on, a snapshot reuses their packed bytes (below it, packing is cheap). */
+/**
+ * From this many results on, a list the runtime's table did not make (a restore's, a test's) reuses their
+ * packed bytes too (below it, packing is cheap).
+ */
 export const reusePackedResultsFrom = 64;
 
 /** `results`, packed as a map key. */
 const resultsKey = Uint8Array.from(pack("results"));
 
 /**
- * Packs a snapshot for the KV store. A snapshot with many results (a lobby many sessions went through)
- * is packed without them, and their bytes, packed once each (and once per chunk of the runtime's table,
+ * Packs a snapshot for the KV store. A snapshot whose results the runtime's table listed (or that has
+ * many) is packed without them, and their bytes, packed once each (and once per chunk of the runtime's table,
  * so an op copies the bytes of the chunks it did not change), are appended as its `results` field: the
  * same msgpack map any release decodes, at a fraction of the cost of packing every answer again on every
  * write (docs/design.md, "Request results live in the snapshot").
  */
 export function encodeSnapshot(snapshot: Snapshot): Uint8Array {
-  if (snapshot.results.length < reusePackedResultsFrom) return pack(snapshot);
   const chunks = resultChunksOf(snapshot.results);
+  // A list the runtime's table made reuses its chunks' bytes at any length: its results stay the same
+  // objects from write to write, so packing them again costs more than copying their bytes.
+  if (
+    snapshot.results.length === 0 ||
+    (chunks === undefined && snapshot.results.length < reusePackedResultsFrom)
+  )
+    return pack(snapshot);
   const results = chunks === undefined ? snapshot.results.map(packedResult) : chunks.map(packedChunk);
   const { results: _results, ...rest } = snapshot;
   const head = pack(rest);

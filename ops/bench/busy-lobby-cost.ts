@@ -122,9 +122,10 @@ export async function busyLobbyCost(sessions: number, ops: number): Promise<Busy
   const busy = { op: await lobby("BUSY01", sessions), key: "lobby/BUSY01", best: Infinity, bytes: 0, ops: 0 };
   const churnWrites = count.writes - before;
   for (const each of [fresh, busy]) for (let n = 0; n < 200; n++) await each.op(); // warm-up
-  // CPU time, not wall time: the best of ten rounds of each, alternating.
-  const round = Math.max(1, Math.floor(ops / 10));
-  for (let r = 0; r < 10; r++) {
+  // CPU time, not wall time: the best of many short rounds of each, alternating (a short round is more
+  // likely to run while the shared cores are quiet).
+  const round = 50;
+  for (let r = 0; r < Math.max(1, Math.floor(ops / round)); r++) {
     for (const each of [fresh, busy]) {
       const bytes = count.bytes;
       const started = process.cpuUsage();
