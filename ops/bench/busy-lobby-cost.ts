@@ -8,6 +8,7 @@ import {
   cryptoRandom,
   realScheduler,
   type KvBucket,
+  type KvStore,
 } from "../../fleet/index.ts";
 
 /** The cost of one op on a lobby and the bytes of its snapshot. */
@@ -65,14 +66,13 @@ function counted(bucket: KvBucket, count: WriteCount): KvBucket {
   };
 }
 
-/**
- * The host toggling ready, one request at a time, on a fresh lobby and on one that `sessions` sessions
- * joined and left just before (well within the answers' retention): the runtime and the embedded node's
- * store (in-memory KV, snapshots packed as for NATS), no sockets, so what differs is the snapshot work
- * each op carries for the answers kept. Rounds of the two alternate, and each keeps its best round: the
- * machine may be shared, and a burst of load then hits both alike rather than one.
- */
-export async function busyLobbyCost(sessions: number, ops: number): Promise<BusyLobbyCost> {
+/** The runtime over an embedded node's in-memory store, its snapshot writes counted. */
+async function benchSystem(): Promise<{
+  kv: KvStore;
+  snapshots: KvBucket;
+  system: ActorSystem;
+  count: WriteCount;
+}> {
   const config = loadConfig({ logLevel: "silent" }, {});
   const kv = new MemoryKvServer().connect();
   const count: WriteCount = { writes: 0, bytes: 0 };
@@ -95,6 +95,18 @@ export async function busyLobbyCost(sessions: number, ops: number): Promise<Busy
     resultSessions: resultSessionsOf(config),
   });
   system.register(lobbyKind(lobbyOptionsOf(config)));
+  return { kv, snapshots, system, count };
+}
+
+/**
+ * The host toggling ready, one request at a time, on a fresh lobby and on one that `sessions` sessions
+ * joined and left just before (well within the answers' retention): the runtime and the embedded node's
+ * store (in-memory KV, snapshots packed as for NATS), no sockets, so what differs is the snapshot work
+ * each op carries for the answers kept. Rounds of the two alternate, and each keeps its best round: the
+ * machine may be shared, and a burst of load then hits both alike rather than one.
+ */
+export async function busyLobbyCost(sessions: number, ops: number): Promise<BusyLobbyCost> {
+  const { kv, snapshots, system, count } = await benchSystem();
   /** A lobby `through` sessions joined and left; returns its op (the host's ready, toggled). */
   const lobby = async (code: string, through: number): Promise<() => Promise<unknown>> => {
     const key = `lobby/${code}`;
