@@ -22,10 +22,10 @@ const preload = fileURLToPath(new URL("./heap-snapshot-on-signal.mjs", import.me
 const dir = mkdtempSync(join(tmpdir(), "foyer-heap-"));
 
 /** Asks the process for its next snapshot and waits until it is written. */
-async function snapshot(pid: number, into: string, n: number): Promise<string> {
+export async function snapshot(pid: number, into: string, n: number): Promise<string> {
   process.kill(pid, "SIGUSR2");
-  while (!existsSync(join(into, `${n}.done`))) await new Promise((r) => setTimeout(r, 200));
-  return join(into, `${n}.heapsnapshot`);
+  while (!existsSync(join(into, `${pid}-${n}.done`))) await new Promise((r) => setTimeout(r, 200));
+  return join(into, `${pid}-${n}.heapsnapshot`);
 }
 
 async function foyerSide(): Promise<{ before: string; after: string }> {

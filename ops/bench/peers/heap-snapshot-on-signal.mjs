@@ -1,6 +1,6 @@
 // Preloaded into a process whose heap a bench takes apart (foyer-heap-breakdown.ts): SIGUSR2 writes a heap
-// snapshot (which runs a full GC first) to `$HEAP_SNAPSHOT_DIR/<n>.heapsnapshot`, then an empty
-// `<n>.done` beside it, so the bench knows the file is whole.
+// snapshot (which runs a full GC first) to `$HEAP_SNAPSHOT_DIR/<pid>-<n>.heapsnapshot`, then an empty
+// `<pid>-<n>.done` beside it, so the bench knows the file is whole.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeHeapSnapshot } from "node:v8";
@@ -10,6 +10,6 @@ let taken = 0;
 if (dir)
   process.on("SIGUSR2", () => {
     const n = taken++;
-    writeHeapSnapshot(join(dir, `${n}.heapsnapshot`));
-    writeFileSync(join(dir, `${n}.done`), "");
+    writeHeapSnapshot(join(dir, `${process.pid}-${n}.heapsnapshot`));
+    writeFileSync(join(dir, `${process.pid}-${n}.done`), "");
   });
