@@ -243,7 +243,7 @@ export class LobbyRequests {
       return spawned.result;
     }
     // A code taken by another lobby: nothing of this player's was in it, so nothing is held for it.
-    session.heldDisconnects.delete(key);
+    session.releaseDisconnect(key);
     if (!recordedBefore) return "taken";
     // A retry of a create that already made its lobby: answer with it (and resend its state).
     const again = await this.join(session, code, request);

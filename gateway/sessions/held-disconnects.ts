@@ -20,7 +20,7 @@ export function inKeyHere(session: Session | undefined, key: string): boolean {
   if (session?.socket == null) return false;
   if (session.keys().includes(key)) return true;
   if (session.entering !== key && session.enteringRoom !== key) return false;
-  session.heldDisconnects.add(key);
+  session.holdDisconnect(key);
   return true;
 }
 
@@ -35,11 +35,11 @@ export function inKeyHere(session: Session | undefined, key: string): boolean {
 export function enteredOrNot(session: Session, key: string, result: AskResult, system: Teller): void {
   if (!session.heldDisconnects.has(key)) return;
   if (session.keys().includes(key)) {
-    session.heldDisconnects.delete(key);
+    session.releaseDisconnect(key);
     return;
   }
   if (result.ok || isRetryable(result.code) || result.code === "TIMEOUT") return;
-  session.heldDisconnects.delete(key);
+  session.releaseDisconnect(key);
   system.tell(key, disconnected(session));
 }
 
@@ -50,5 +50,5 @@ export function enteredOrNot(session: Session, key: string, result: AskResult, s
 export function heldOnClose(session: Session, system: Teller): void {
   const keys = session.keys();
   for (const key of session.heldDisconnects) if (!keys.includes(key)) system.tell(key, disconnected(session));
-  session.heldDisconnects.clear();
+  session.releaseDisconnects();
 }

@@ -1,5 +1,11 @@
 import { encodeFrame, type Encoding } from "../protocol/codec.ts";
 
+/** What `located` holds once its lookup settled: one promise for every session, not one each. */
+const settled: Promise<void> = Promise.resolve();
+
+/** What `heldDisconnects` shows while none is held. */
+const noneHeld: ReadonlySet<string> = new Set();
+
 /** The socket side of a session, as the registry needs it. */
 export interface SessionSocket {
   readonly encoding: Encoding;
@@ -45,12 +51,32 @@ export class Session {
   entering: string | null = null;
   /** The room a join of this session is entering now (see `entering`). */
   enteringRoom: string | null = null;
+  /** See `heldDisconnects`: null while none is held, as for nearly every session. */
+  #held: Set<string> | null = null;
   /**
    * Keys this session was entering when another node told one of them the player's old socket there
    * closed: dropped as stale (fleet/node-endpoint.ts), and told after all if the entry fails
-   * (`enteredOrNot`).
+   * (`enteredOrNot`). Made on the first one held: a Set per seated session cost 150 bytes for a case
+   * a failover's resume race alone brings about.
    */
-  readonly heldDisconnects = new Set<string>();
+  get heldDisconnects(): ReadonlySet<string> {
+    return this.#held ?? noneHeld;
+  }
+  /** Holds a disconnect told about `key` (see `heldDisconnects`). */
+  holdDisconnect(key: string): void {
+    (this.#held ??= new Set()).add(key);
+  }
+  /** Lets go of the disconnect held for `key`; true when one was held. */
+  releaseDisconnect(key: string): boolean {
+    const held = this.#held;
+    if (held?.delete(key) !== true) return false;
+    if (held.size === 0) this.#held = null;
+    return true;
+  }
+  /** Lets go of every held disconnect. */
+  releaseDisconnects(): void {
+    this.#held = null;
+  }
   /** The room the player is seated in (`room/CODE`): its lobby's room, or one it created or joined. */
   get room(): string | null {
     return this.#room;
@@ -85,12 +111,24 @@ export class Session {
   handedOff: string[] | null = null;
   /** When the socket went away (wall ms), for expiring detached sessions. */
   detachedAt = 0;
+  #located: Promise<void> = settled;
   /**
    * Settles once the gateway has asked the player's registry which lobby the player is in (after each
    * hello). Requests wait for it: a `leave` sent right after a fresh login must find the lobby, not
-   * answer "not in a lobby" because the lookup was still on its way.
+   * answer "not in a lobby" because the lookup was still on its way. Once it settles, the session holds
+   * the one shared settled promise instead of its own.
    */
-  located: Promise<void> = Promise.resolve();
+  get located(): Promise<void> {
+    return this.#located;
+  }
+  set located(lookup: Promise<void>) {
+    this.#located = lookup;
+    if (lookup === settled) return;
+    const done = (): void => {
+      if (this.#located === lookup) this.#located = settled;
+    };
+    void lookup.then(done, done);
+  }
 
   constructor(
     readonly id: string,

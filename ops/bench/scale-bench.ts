@@ -93,8 +93,12 @@ async function measureSize(
     // Let every node see every other's heartbeat before counting anything.
     await sleep(2_000);
     const idle = await measureIdle(nats, nodes, options.idleSeconds);
+    // Each node opens a few lobbies first: what its first lobbies cost once (code compiled, modules
+    // loaded on first use, 1.5–2 MiB a node) is no idle lobby's, and counted per lobby it grew the
+    // figure by about 4 KiB for every node of the fleet.
+    await openIdleLobbies(connect, warmUpLobbiesPerNode * size, "warm");
     const memoryBefore = await memoryAfterGc(nodes);
-    await openIdleLobbies(connect, options.idleLobbies);
+    await openIdleLobbies(connect, options.idleLobbies, "idle");
     const memoryAfter = await memoryAfterGc(nodes);
     const { ops, load } = await measureOps(nodes, nats, connect, options);
     return figuresOf({
@@ -158,12 +162,15 @@ async function measureIdle(
   return windowOf(before, await sampleCounters(nats, nodes));
 }
 
+/** Lobbies each node opens before the memory figure's first reading. */
+const warmUpLobbiesPerNode = 50;
+
 /** Idle lobbies, one connected host each, spread over the nodes (for memory per lobby). */
-async function openIdleLobbies(connect: Connect, idleLobbies: number): Promise<void> {
+async function openIdleLobbies(connect: Connect, idleLobbies: number, players: string): Promise<void> {
   for (let i = 0; i < idleLobbies; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, idleLobbies - i) }, async (_, j) => {
-        const host = await connect(i + j, `idle-${i + j}`);
+        const host = await connect(i + j, `${players}-${i + j}`);
         await host.create();
       }),
     );

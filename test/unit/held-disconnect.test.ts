@@ -87,7 +87,7 @@ describe("a disconnect dropped while the player joined its key", () => {
 
   it("is let go on close for a key the session entered after all: the close reports that one", () => {
     const s = session();
-    s.heldDisconnects.add("lobby/ABAB");
+    s.holdDisconnect("lobby/ABAB");
     s.lobby = "lobby/ABAB";
     const told: string[] = [];
     heldOnClose(s, { tell: (key) => told.push(key) });
