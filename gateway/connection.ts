@@ -1,4 +1,4 @@
-import type WebSocket from "ws";
+import WebSocket from "ws";
 import type { AskResult, ErrorCode } from "../actors/runtime/index.ts";
 import { isTemporaryRefusal, verifyPlayerToken } from "./auth/index.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
@@ -113,6 +113,11 @@ export class Connection implements SessionSocket {
   close(code: number, reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    // A socket already closing (its peer's close frame came, answered by `ws`, which ends the TCP stream
+    // itself) needs nothing more: closing it again makes `ws` end a finished stream, an error Node builds
+    // with its stack and drops. A player's new socket replacing one its client has just closed is a cold
+    // join's usual case.
+    if (this.ws.readyState === WebSocket.CLOSING || this.ws.readyState === WebSocket.CLOSED) return;
     this.ws.close(code, reason);
     // A reader that stopped reading never lets the close frame out: do not wait for it forever.
     setTimeout(() => {
