@@ -99,6 +99,11 @@ export async function locateLobby(
   fleet: LocateFleet = {},
   /** The lobby code the client said it was in (`hello.lobby`), on a resume. */
   lobbyHint?: string,
+  /**
+   * The player's record as the hello already asked for it (`get`), shared with the match lookup: the
+   * first lookup here reads it instead of asking the registry a second time.
+   */
+  asked?: Promise<AskResult>,
 ): Promise<void> {
   const ownerOf = fleet.ownerOf ?? (() => Promise.resolve<OwnerLocation>({ kind: "here" }));
   // Told to retry while a key is taken over: wait for the takeover to land, at most the retry delay.
@@ -124,7 +129,7 @@ export async function locateLobby(
     return;
   if (session.socket !== socket) return;
   const record = `player/${session.player}`;
-  let found = await system.ask(record, { type: "get" });
+  let found = await (asked ?? system.ask(record, { type: "get" }));
   while (!found.ok && (found.retryAfterMs !== undefined || found.code === "TIMEOUT") && now() < deadline) {
     await waitFor(record, found.retryAfterMs ?? 250);
     if (session.socket !== socket) return;
