@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { ActorSystem, AskResult, OwnerLocation } from "../actors/runtime/index.ts";
 import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
 import type { PlayerClaims } from "./auth/player-token.ts";
@@ -6,7 +5,7 @@ import type { ConnectionDeps } from "./connection-deps.ts";
 import type { HelloFrame } from "./protocol/client-frames.ts";
 import { closeFor } from "./protocol/error-mapping.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
-import { Session, type SessionSocket } from "./sessions/index.ts";
+import { freshSessionId, Session, type SessionSocket } from "./sessions/index.ts";
 
 type BindDeps = Pick<
   ConnectionDeps,
@@ -27,7 +26,7 @@ export function bindSession(
   const player = claims.sub;
   const resumed = hello.resume ? verifyResumeToken(hello.resume, deps.sessionSecret) : undefined;
   const isResume = resumed?.player === player;
-  const sessionId = isResume ? resumed.session : randomBytes(12).toString("base64url");
+  const sessionId = isResume ? resumed.session : freshSessionId();
   const session = deps.sessions.get(sessionId) ?? new Session(sessionId, player, claims.name);
   session.name = claims.name;
   letGoOfHandedOff(session);
