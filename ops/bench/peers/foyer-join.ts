@@ -68,6 +68,7 @@ async function cold(concurrency: number) {
   await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, warmUntil, false)));
   const started = performance.now();
   const cpu0 = node.cpuSeconds();
+  const system0 = node.systemCpuSeconds();
   const deadline = started + seconds * 1000;
   await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, deadline, true)));
   const elapsedS = (performance.now() - started) / 1000;
@@ -79,6 +80,10 @@ async function cold(concurrency: number) {
     // The node's CPU time per timed join (its leave and close included): steadier than wall time.
     serverCpuMsPerJoin: Number(
       (((node.cpuSeconds() - cpu0) * 1000) / Math.max(1, latencies.length)).toFixed(3),
+    ),
+    // Its part in the kernel (every system call: the socket writes, reads, accepts and closes together).
+    serverSystemCpuMsPerJoin: Number(
+      (((node.systemCpuSeconds() - system0) * 1000) / Math.max(1, latencies.length)).toFixed(3),
     ),
     errors,
   };
