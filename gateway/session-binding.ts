@@ -90,18 +90,16 @@ function regionsOf(deps: BindDeps): { regions?: { region: string; url: string }[
  * After a (re)connect: finds the player's lobby through its registry and marks the member connected; a
  * resumed session's activity lobby and room are told the player is back.
  * Membership belongs to the player, so a fresh login finds its lobby too. Never rejects.
+ * @param lobbyHint the lobby code the client said it was in (`hello.lobby`), on a resume.
+ * @param asked the player's record as the hello already asked for it (`get`), shared with the match
+ *   lookup: the first lookup here reads it instead of asking the registry a second time.
  */
 export async function locateLobby(
   system: ActorSystem,
   session: Session,
   socket: SessionSocket,
   fleet: LocateFleet = {},
-  /** The lobby code the client said it was in (`hello.lobby`), on a resume. */
   lobbyHint?: string,
-  /**
-   * The player's record as the hello already asked for it (`get`), shared with the match lookup: the
-   * first lookup here reads it instead of asking the registry a second time.
-   */
   asked?: Promise<AskResult>,
 ): Promise<void> {
   const ownerOf = fleet.ownerOf ?? (() => Promise.resolve<OwnerLocation>({ kind: "here" }));
