@@ -1,4 +1,5 @@
-import type WebSocket from "ws";
+import WebSocket from "ws";
+import { playerKey } from "../actors/common/index.ts";
 import type { AskResult, ErrorCode } from "../actors/runtime/index.ts";
 import { isTemporaryRefusal, verifyPlayerToken } from "./auth/index.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
@@ -113,6 +114,11 @@ export class Connection implements SessionSocket {
   close(code: number, reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    // A socket already closing (its peer's close frame came, answered by `ws`, which ends the TCP stream
+    // itself) needs nothing more: closing it again makes `ws` end a finished stream, an error Node builds
+    // with its stack and drops. A player's new socket replacing one its client has just closed is a cold
+    // join's usual case.
+    if (this.ws.readyState === WebSocket.CLOSING || this.ws.readyState === WebSocket.CLOSED) return;
     this.ws.close(code, reason);
     // A reader that stopped reading never lets the close frame out: do not wait for it forever.
     setTimeout(() => {
@@ -249,6 +255,8 @@ export class Connection implements SessionSocket {
     const { session, welcome } = bindSession(this, hello, verified.claims, this.deps);
     this.session = session;
     this.reply(welcome);
+    // The lobby and the match lookups both start from the player's record: one ask serves both.
+    const record = this.deps.system.ask(playerKey(session.player), { type: "get" });
     session.located = locateLobby(
       this.deps.system,
       session,
@@ -259,9 +267,10 @@ export class Connection implements SessionSocket {
         now: this.deps.now,
       },
       welcome.resumed ? hello.lobby : undefined,
+      record,
     );
     // A player back while its queue match runs is told where (SPEC §4); requests need not wait for it.
-    locateMatch(this.deps.system, session, this).catch((error: unknown) => {
+    locateMatch(this.deps.system, session, this, record).catch((error: unknown) => {
       this.deps.logger.warn({ error: String(error) }, "match reconnect lookup failed");
     });
   }

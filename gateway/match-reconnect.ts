@@ -1,5 +1,5 @@
 import { playerKey, roomKey } from "../actors/common/index.ts";
-import type { ActorSystem } from "../actors/runtime/index.ts";
+import type { ActorSystem, AskResult } from "../actors/runtime/index.ts";
 import type { Session, SessionSocket } from "./sessions/index.ts";
 
 /**
@@ -47,11 +47,16 @@ export async function checkMatch(
 }
 
 /**
- * The player's running queue match, found through its registry and checked against the queue and the
- * room; null when there is none (a stale index or a gone room is cleared on the way). Never rejects.
+ * The player's running queue match, found through its registry (`asked`: the record as the caller already
+ * asked for it) and checked against the queue and the room; null when there is none (a stale index or a
+ * gone room is cleared on the way). Never rejects.
  */
-export async function runningMatchOf(system: ActorSystem, player: string): Promise<RunningMatch | null> {
-  const found = await system.ask(playerKey(player), { type: "get" });
+export async function runningMatchOf(
+  system: ActorSystem,
+  player: string,
+  asked?: Promise<AskResult>,
+): Promise<RunningMatch | null> {
+  const found = await (asked ?? system.ask(playerKey(player), { type: "get" }));
   const match = found.ok ? (found.value as { match?: { queue: string; room: string } | null }).match : null;
   if (!match) return null;
   const checked = await checkMatch(system, match.queue, player);
@@ -60,13 +65,18 @@ export async function runningMatchOf(system: ActorSystem, player: string): Promi
   return checked.status === "running" ? checked.where : null;
 }
 
-/** After a hello: tells the player where its running match is, or clears a stale record. Never rejects. */
+/**
+ * After a hello: tells the player where its running match is, or clears a stale record. `asked`: the
+ * player's record as the hello already asked for it (its lobby lookup reads the same answer). Never
+ * rejects.
+ */
 export async function locateMatch(
   system: ActorSystem,
   session: Session,
   socket: SessionSocket,
+  asked?: Promise<AskResult>,
 ): Promise<void> {
-  const where = await runningMatchOf(system, session.player);
+  const where = await runningMatchOf(system, session.player, asked);
   if (where === null || session.socket !== socket) return;
   session.send({ type: "matchRunning", ...where });
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { ActorSystem, AskResult, OwnerLocation } from "../actors/runtime/index.ts";
 import { signResumeToken, verifyResumeToken } from "./auth/resume-token.ts";
 import type { PlayerClaims } from "./auth/player-token.ts";
@@ -6,7 +5,7 @@ import type { ConnectionDeps } from "./connection-deps.ts";
 import type { HelloFrame } from "./protocol/client-frames.ts";
 import { closeFor } from "./protocol/error-mapping.ts";
 import { PROTOCOL_VERSION } from "./protocol/server-frames.ts";
-import { Session, type SessionSocket } from "./sessions/index.ts";
+import { freshSessionId, Session, type SessionSocket } from "./sessions/index.ts";
 
 type BindDeps = Pick<
   ConnectionDeps,
@@ -27,7 +26,7 @@ export function bindSession(
   const player = claims.sub;
   const resumed = hello.resume ? verifyResumeToken(hello.resume, deps.sessionSecret) : undefined;
   const isResume = resumed?.player === player;
-  const sessionId = isResume ? resumed.session : randomBytes(12).toString("base64url");
+  const sessionId = isResume ? resumed.session : freshSessionId();
   const session = deps.sessions.get(sessionId) ?? new Session(sessionId, player, claims.name);
   session.name = claims.name;
   letGoOfHandedOff(session);
@@ -91,14 +90,17 @@ function regionsOf(deps: BindDeps): { regions?: { region: string; url: string }[
  * After a (re)connect: finds the player's lobby through its registry and marks the member connected; a
  * resumed session's activity lobby and room are told the player is back.
  * Membership belongs to the player, so a fresh login finds its lobby too. Never rejects.
+ * @param lobbyHint the lobby code the client said it was in (`hello.lobby`), on a resume.
+ * @param asked the player's record as the hello already asked for it (`get`), shared with the match
+ *   lookup: the first lookup here reads it instead of asking the registry a second time.
  */
 export async function locateLobby(
   system: ActorSystem,
   session: Session,
   socket: SessionSocket,
   fleet: LocateFleet = {},
-  /** The lobby code the client said it was in (`hello.lobby`), on a resume. */
   lobbyHint?: string,
+  asked?: Promise<AskResult>,
 ): Promise<void> {
   const ownerOf = fleet.ownerOf ?? (() => Promise.resolve<OwnerLocation>({ kind: "here" }));
   // Told to retry while a key is taken over: wait for the takeover to land, at most the retry delay.
@@ -124,7 +126,7 @@ export async function locateLobby(
     return;
   if (session.socket !== socket) return;
   const record = `player/${session.player}`;
-  let found = await system.ask(record, { type: "get" });
+  let found = await (asked ?? system.ask(record, { type: "get" }));
   while (!found.ok && (found.retryAfterMs !== undefined || found.code === "TIMEOUT") && now() < deadline) {
     await waitFor(record, found.retryAfterMs ?? 250);
     if (session.socket !== socket) return;

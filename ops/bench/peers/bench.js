@@ -13,6 +13,7 @@
 //               crash.js
 //   --clients 2,8,32     loop: client counts          --concurrency 1,200  cold: concurrent clients
 //   --seconds 5          seconds of load per count    --seated-rooms 1000  --idle-seconds 30
+//   --warm-up-seconds 3  cold: untimed joins before each timed phase, on all three servers alike
 //   --crash-rooms 100    --no-foyer (Colyseus only)   --json (one JSON object on the last line)
 //   --liveness-ms N      seated: Foyer's SDK clients' livenessMs (default the SDK's; 0: no client pings)
 //
@@ -34,6 +35,9 @@ const parts = new Set(String(flag("parts", "loop,cold,seated,crash")).split(",")
 const clientCounts = String(flag("clients", "2,8,32")).split(",").map(Number);
 const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
 const seconds = Number(flag("seconds", 5));
+// Cold: a server that has served one join still compiles its hot code while the clock runs; a server
+// that has run for a while has not. Each cold phase of all three servers first joins for this long.
+const warmUpSeconds = Number(flag("warm-up-seconds", 3));
 const seatedRooms = Number(flag("seated-rooms", flag("idle-rooms", 1000)));
 const idleSeconds = Number(flag("idle-seconds", 30));
 const crashRooms = Number(flag("crash-rooms", 100));
@@ -82,7 +86,7 @@ function foyerLobby(clients) {
 
 const ms = (x) => `${x.toFixed(3)} ms`;
 const ratio = (a, b) => (a != null && b ? Number((a / b).toFixed(2)) : null);
-const result = { seconds, loop: [], cold: null, seated: null, crash: null, summary: [] };
+const result = { seconds, warmUpSeconds, loop: [], cold: null, seated: null, crash: null, summary: [] };
 
 if (parts.has("loop")) {
   say("== lobby loop (create → join → ready → leave → leave; server and clients in one process) ==");
@@ -106,10 +110,13 @@ if (parts.has("loop")) {
 if (parts.has("cold")) {
   say("== cold join (new connection + join by code / joinById) and warm ops; server in its own process ==");
   const f = withFoyer
-    ? foyer("foyer-join.ts", ["--concurrency", concurrencies.join(","), "--seconds", String(seconds)])
+    ? foyer("foyer-join.ts", [
+        ...["--concurrency", concurrencies.join(","), "--seconds", String(seconds)],
+        ...["--warm-up-seconds", String(warmUpSeconds)],
+      ])
     : null;
-  const c = await runColdJoin(concurrencies, seconds);
-  const floor = await runColdFloor(concurrencies, seconds).catch((error) => {
+  const c = await runColdJoin(concurrencies, seconds, warmUpSeconds);
+  const floor = await runColdFloor(concurrencies, seconds, warmUpSeconds).catch((error) => {
     say(`  the ws floor failed: ${String(error?.message ?? error).split("\n")[0]}`);
     return [];
   });

@@ -2,8 +2,9 @@
 // clients at once each loop "new Client → joinById(code)" (Colyseus's way in: an HTTP matchmaking
 // request, then a new WebSocket to the room), timed until the join resolves, then leave (closes the
 // socket, not timed) and again. At most 6 joiners a room, so a seat is always free while a leave is still
-// on its way. One untimed warm-up round per client. foyer-join.ts does the same on Foyer (a new socket +
-// `join` by code).
+// on its way. Untimed joins for `warmUpSeconds` first (at least one round per client), so the timed
+// joins measure a server whose hot code is compiled, as a server that has run for a while is.
+// foyer-join.ts does the same on Foyer (a new socket + `join` by code).
 import { Client } from "colyseus.js";
 import { forkServer } from "./child.js";
 import { flag, summarize } from "./latency.js";
@@ -11,7 +12,7 @@ import { cpuSeconds } from "./proc.js";
 
 export const joinersPerRoom = 6;
 
-export async function runColdJoin(concurrencies, seconds) {
+export async function runColdJoin(concurrencies, seconds, warmUpSeconds = 0) {
   const server = forkServer();
   const { url } = await server.ready;
   const hosts = [];
@@ -35,7 +36,8 @@ export async function runColdJoin(concurrencies, seconds) {
         }
       } while (performance.now() < deadline);
     };
-    await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, 0, false)));
+    const warmUntil = performance.now() + warmUpSeconds * 1000;
+    await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, warmUntil, false)));
     const started = performance.now();
     const cpu0 = cpuSeconds(server.child.pid);
     const deadline = started + seconds * 1000;
@@ -59,6 +61,7 @@ export async function runColdJoin(concurrencies, seconds) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
-  console.log(JSON.stringify(await runColdJoin(concurrencies, Number(flag("seconds", 5)))));
+  const warmUp = Number(flag("warm-up-seconds", 0));
+  console.log(JSON.stringify(await runColdJoin(concurrencies, Number(flag("seconds", 5)), warmUp)));
   process.exit(0);
 }

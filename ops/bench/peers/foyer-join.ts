@@ -4,9 +4,11 @@
 //   timed until the join is answered, then leave and close (not timed) and again;
 // - warm: C clients, each connected once, loop join(code) → leave on their open socket; every join and
 //   every leave is one op.
-// At most 6 joiners a lobby, as cold-join.js; each phase on lobbies of its own. One untimed warm-up round per client. Tokens are signed
-// before the clock starts (a studio's backend signs them, not the node).
-// From the repository root: npx tsx ops/bench/peers/foyer-join.ts [--concurrency 1,200] [--seconds 5] [--no-warm]
+// At most 6 joiners a lobby, as cold-join.js; each phase on lobbies of its own. Untimed rounds for
+// --warm-up-seconds first (at least one per client), as cold-join.js. Tokens are signed before the clock
+// starts (a studio's backend signs them, not the node).
+// From the repository root: npx tsx ops/bench/peers/foyer-join.ts [--concurrency 1,200] [--seconds 5]
+//   [--warm-up-seconds 0] [--no-warm]
 // A profile of the node alone: FOYER_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" (foyer-node.ts).
 import type { FoyerClient } from "../../../gateway/index.ts";
 import { startFoyerNode } from "./foyer-node.ts";
@@ -14,6 +16,7 @@ import { flag, summarize } from "./latency.js";
 
 const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
 const seconds = Number(flag("seconds", 5));
+const warmUpSeconds = Number(flag("warm-up-seconds", 0));
 const joinersPerLobby = 6;
 // --no-warm: the cold phase only (for a profile of the node under cold joins alone).
 const noWarm = Boolean(flag("no-warm", false));
@@ -61,9 +64,11 @@ async function cold(concurrency: number) {
       }
     } while (performance.now() < deadline);
   };
-  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, 0, false)));
+  const warmUntil = performance.now() + warmUpSeconds * 1000;
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, warmUntil, false)));
   const started = performance.now();
   const cpu0 = node.cpuSeconds();
+  const system0 = node.systemCpuSeconds();
   const deadline = started + seconds * 1000;
   await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, deadline, true)));
   const elapsedS = (performance.now() - started) / 1000;
@@ -75,6 +80,10 @@ async function cold(concurrency: number) {
     // The node's CPU time per timed join (its leave and close included): steadier than wall time.
     serverCpuMsPerJoin: Number(
       (((node.cpuSeconds() - cpu0) * 1000) / Math.max(1, latencies.length)).toFixed(3),
+    ),
+    // Its part in the kernel (every system call: the socket writes, reads, accepts and closes together).
+    serverSystemCpuMsPerJoin: Number(
+      (((node.systemCpuSeconds() - system0) * 1000) / Math.max(1, latencies.length)).toFixed(3),
     ),
     errors,
   };

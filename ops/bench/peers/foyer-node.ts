@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createNodeClient, type FoyerClient } from "../../../gateway/index.ts";
 import { benchToken, benchTokenKeys } from "../bench-key.ts";
-import { cpuSeconds } from "./proc.js";
+import { cpuSeconds, cpuSplit } from "./proc.js";
 
 const cli = fileURLToPath(new URL("../../bin/foyer.js", import.meta.url));
 const preload = fileURLToPath(new URL("./gc-on-signal.mjs", import.meta.url));
@@ -19,6 +19,8 @@ export interface FoyerNode {
   memory(): Promise<{ heap: number; rss: number }>;
   /** User + system CPU seconds the node process has used so far. */
   cpuSeconds(): number;
+  /** The system part of `cpuSeconds` (time in the kernel: system calls, the loopback's delivery). */
+  systemCpuSeconds(): number;
   /** A player's token (HS256, an hour), signed here so signing is never timed. */
   token(player: string): string;
   /** A new SDK client of the node (not connected yet) for the given token; `livenessMs` as the SDK's. */
@@ -77,6 +79,7 @@ export async function startFoyerNode(): Promise<FoyerNode> {
       return { heap: read("nodejs_heap_size_used_bytes"), rss: read("process_resident_memory_bytes") };
     },
     cpuSeconds: () => cpuSeconds(child.pid ?? 0),
+    systemCpuSeconds: () => cpuSplit(child.pid ?? 0).system,
     token: (player) => benchToken(player),
     client: (token, livenessMs) =>
       createNodeClient({

@@ -5,12 +5,19 @@ import { readFileSync } from "node:fs";
 let ticksPerSecond = 0;
 
 export function cpuSeconds(pid) {
+  const { user, system } = cpuSplit(pid);
+  return user + system;
+}
+
+// The same, user and system CPU seconds apart: a system call's share of the CPU (a socket write's, say)
+// is at most the system time, whatever a profile's wall-clock samples charge to it.
+export function cpuSplit(pid) {
   if (ticksPerSecond === 0)
     ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // The command name (field 2) is in parentheses and may hold spaces: count fields after its ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond };
 }
 
 // The share of one core a process used over `seconds` of wall time while nothing was asked of it.

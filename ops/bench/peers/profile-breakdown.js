@@ -2,24 +2,34 @@
 // sample to the first part (in the order below) that any frame of its stack belongs to, then prints each
 // part's time per unit (per join: pass the number of joins the profile covers).
 //   FOYER_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/p" npx tsx ops/bench/peers/foyer-join.ts \
-//     --concurrency 1 --seconds 10 --no-warm          (from the root; prints the joins)
-//   node ops/bench/peers/profile-breakdown.js /tmp/p/<the largest file>.cpuprofile <joins>
+//     --concurrency 1 --seconds 10 --warm-up-seconds 10 --no-warm     (from the root; prints the joins)
+//   node ops/bench/peers/profile-breakdown.js /tmp/p/<the largest file>.cpuprofile <joins> [skip-seconds]
+// skip-seconds: samples of the profile's first seconds are left out (start-up and the untimed warm-up:
+// its lobbies, its first joins and the compiling of their code), so <joins> are the timed joins alone.
+// A profile's samples are taken at wall-clock intervals: a sample that finds the node inside a system
+// call is charged to that call even while the node waits to run again. The node's write to a sleeping
+// client wakes it, and on a loaded machine the node may lose its core to it, so "socket writes" is far
+// more wall time than CPU time (the process's system CPU time, all calls together, is smaller than it).
 import { readFileSync } from "node:fs";
 const p = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const perUnit = Number(process.argv[3] ?? 1);
+const skipMicros = Number(process.argv[4] ?? 0) * 1e6;
 const byId = new Map(p.nodes.map((x) => [x.id, x]));
 const parent = new Map();
 for (const x of p.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
 const dt = new Map();
-for (let i = 0; i < p.samples.length; i++)
-  dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
+let at = 0;
+for (let i = 0; i < p.samples.length; i++) {
+  at += p.timeDeltas[i] ?? 0;
+  if (at >= skipMicros) dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
+}
 // [part, test on "function url"]: the first rule any frame of the stack matches wins.
 const rules = [
   ["idle", (s) => s.startsWith("(idle)")],
   ["startup (module load)", (s) => /esm\/|cjs\/loader|compileFunction|bootstrap\/realm/.test(s)],
   ["gc", (s) => s.startsWith("(garbage collector)")],
   [
-    "socket writes (writev/write syscalls)",
+    "socket writes (writev/write syscalls, wall time)",
     (s) => /^(writev|writeUtf8String|writeBuffer|writeLatin1String) /.test(s),
   ],
   ["token verify", (s) => /jwtVerify|jws_verify|webcrypto|jwt\/verify|player-token-verifier/.test(s)],
@@ -65,5 +75,5 @@ console.log(
 );
 for (const [k, v] of [...cat].sort((a, b) => b[1] - a[1]))
   console.log(
-    `${k.padEnd(44)} ${(v / 1e3 / perUnit).toFixed(3).padStart(7)} ms  ${((100 * v) / busy).toFixed(1).padStart(5)}%`,
+    `${k.padEnd(52)} ${(v / 1e3 / perUnit).toFixed(3).padStart(7)} ms  ${((100 * v) / busy).toFixed(1).padStart(5)}%`,
   );

@@ -99,7 +99,7 @@ export async function runMemoryFloor(connections, { tcp = false } = {}) {
 }
 
 // New connections answered per second, and their latency, at each concurrency.
-export async function runColdFloor(concurrencies, seconds) {
+export async function runColdFloor(concurrencies, seconds, warmUpSeconds = 0) {
   const { child, port } = await forkServer(false);
   const results = [];
   for (const concurrency of concurrencies) {
@@ -117,7 +117,9 @@ export async function runColdFloor(concurrencies, seconds) {
         ws.close();
       } while (performance.now() < deadline);
     };
-    await Promise.all(Array.from({ length: concurrency }, () => loop(0)));
+    // Untimed connections first, as the servers' cold benches warm up (cold-join.js).
+    const warmUntil = performance.now() + warmUpSeconds * 1000;
+    await Promise.all(Array.from({ length: concurrency }, () => loop(warmUntil)));
     const started = performance.now();
     const cpu0 = cpuSeconds(child.pid);
     await Promise.all(Array.from({ length: concurrency }, () => loop(started + seconds * 1000, latencies)));
@@ -138,7 +140,8 @@ if (process.argv.includes("--server")) serve(process.argv.includes("--tcp"));
 else if (import.meta.url === `file://${process.argv[1]}`) {
   if (flag("cold", false)) {
     const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
-    console.log(JSON.stringify(await runColdFloor(concurrencies, Number(flag("seconds", 5)))));
+    const warmUp = Number(flag("warm-up-seconds", 0));
+    console.log(JSON.stringify(await runColdFloor(concurrencies, Number(flag("seconds", 5)), warmUp)));
   } else {
     const tcp = Boolean(flag("tcp", false));
     console.log(JSON.stringify(await runMemoryFloor(Number(flag("connections", 8000)), { tcp })));
