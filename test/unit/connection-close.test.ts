@@ -1,22 +1,10 @@
 import type { AddressInfo } from "node:net";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
-import { Connection, type ConnectionDeps } from "../../gateway/connection.ts";
+import { Connection } from "../../gateway/connection.ts";
+import { connectionDeps } from "./support/connection-deps.ts";
 
-const deps = {
-  nodeId: "n1",
-  limits: {
-    maxFrameBytes: 65_536,
-    maxBufferedBytes: 1 << 20,
-    ratePerSecond: 50,
-    rateBurst: 100,
-    helloTimeoutMs: 10_000,
-  },
-  logger: pino({ level: "silent" }),
-  now: () => Date.now(),
-  stopping: () => false,
-} as unknown as ConnectionDeps;
+const deps = connectionDeps();
 
 let server: WebSocketServer | undefined;
 afterEach(async () => {

@@ -1,9 +1,9 @@
 import { EventEmitter } from "node:events";
-import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type WebSocket from "ws";
-import { Connection, type ConnectionDeps } from "../../gateway/connection.ts";
+import { Connection } from "../../gateway/connection.ts";
 import { encodeFrame } from "../../gateway/protocol/codec.ts";
+import { connectionDeps } from "./support/connection-deps.ts";
 
 beforeEach(() => {
   // The connection's hello timeout must not fire while a test calls its heartbeats by hand.
@@ -41,20 +41,7 @@ class FakeServerSocket extends EventEmitter {
 function connection(): { socket: FakeServerSocket; connection: Connection; refused: string[] } {
   const socket = new FakeServerSocket();
   const refused: string[] = [];
-  const deps = {
-    nodeId: "n1",
-    limits: {
-      maxFrameBytes: 65_536,
-      maxBufferedBytes: 1 << 20,
-      ratePerSecond: 50,
-      rateBurst: 100,
-      helloTimeoutMs: 10_000,
-    },
-    logger: pino({ level: "silent" }),
-    now: () => Date.now(),
-    stopping: () => false,
-    onRefused: (code: string) => refused.push(code),
-  } as unknown as ConnectionDeps;
+  const deps = connectionDeps({ onRefused: (code: string) => refused.push(code) });
   return { socket, connection: new Connection(socket as unknown as WebSocket, deps), refused };
 }
 

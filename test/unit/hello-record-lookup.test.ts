@@ -1,5 +1,4 @@
 import { EventEmitter } from "node:events";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type WebSocket from "ws";
 import type { ActorSystem, AskResult } from "../../actors/runtime/index.ts";
@@ -8,6 +7,7 @@ import { Connection, type ConnectionDeps } from "../../gateway/connection.ts";
 import { decodeServerFrame, encodeFrame } from "../../gateway/protocol/codec.ts";
 import { PROTOCOL_VERSION } from "../../gateway/protocol/server-frames.ts";
 import { SessionRegistry } from "../../gateway/sessions/index.ts";
+import { connectionDeps } from "./support/connection-deps.ts";
 
 /**
  * After a hello the gateway finds the player's lobby and its running queue match, both from the player's
@@ -45,8 +45,7 @@ function node(record: AskResult) {
     tell: () => undefined,
     spawn: () => Promise.resolve({ created: false }),
   } as unknown as ActorSystem;
-  const deps = {
-    nodeId: "n1",
+  const deps = connectionDeps({
     system,
     requests: {
       ownerOf: () => Promise.resolve({ kind: "here" }),
@@ -55,17 +54,7 @@ function node(record: AskResult) {
     sessions: new SessionRegistry(),
     tokenKeys: [key],
     sessionSecret: "session-secret",
-    limits: {
-      maxFrameBytes: 65_536,
-      maxBufferedBytes: 1 << 20,
-      ratePerSecond: 50,
-      rateBurst: 100,
-      helloTimeoutMs: 10_000,
-    },
-    logger: pino({ level: "silent" }),
-    now: () => Date.now(),
-    stopping: () => false,
-  } as unknown as ConnectionDeps;
+  });
   return { asked, deps };
 }
 
