@@ -1,12 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import {
-  ActorSystem,
-  seededRandom,
-  settle,
-  type ActorKind,
-  type AskResult,
-} from "../../actors/runtime/index.ts";
+import { ActorSystem, seededRandom, settle, type AskResult } from "../../actors/runtime/index.ts";
 import {
   KvActorStore,
   NatsKvStore,
@@ -17,6 +10,7 @@ import {
 } from "../../fleet/index.ts";
 import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
 import { eventually } from "../support/node.ts";
+import { tallyKind } from "../support/tally-kind.ts";
 
 // Answers stored apart from the snapshot on a real JetStream KV (sharded snapshot buckets): a retry of
 // one is answered by the node that took the actor over, and the actor's removal deletes them.
@@ -28,28 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await nats?.stop();
 });
-
-const messageSchema = z.union([
-  z.object({ type: z.literal("add"), by: z.number() }).strict(),
-  z.object({ type: z.literal("end") }).strict(),
-]);
-const tallyKind: ActorKind<{ n: number }, z.infer<typeof messageSchema>> = {
-  kind: "tally",
-  schemaVersion: 1,
-  create: () => ({ state: { n: 0 }, effects: [] }),
-  parse: (m) => {
-    const r = messageSchema.safeParse(m);
-    return r.success ? r.data : undefined;
-  },
-  handle: (state, message) => {
-    if (message.type === "end") return { state, effects: [{ type: "reply" }, { type: "stop" }] };
-    if (message.type !== "add") return { state, effects: [] };
-    const n = state.n + message.by;
-    return { state: { n }, effects: [{ type: "reply", value: n }] };
-  },
-  upgrade: (state) => z.object({ n: z.number() }).parse(state),
-  idle: () => true,
-};
 
 interface Node {
   readonly system: ActorSystem;

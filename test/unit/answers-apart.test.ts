@@ -8,7 +8,6 @@ import {
   type Harness,
   seededRandom,
   settle,
-  type ActorKind,
   type AskResult,
   type Snapshot,
   type SnapshotResult,
@@ -23,6 +22,7 @@ import {
 } from "../../fleet/index.ts";
 import type { KvBucket } from "../../fleet/kv.ts";
 import { type FleetNode, startFleetNode } from "../support/fleet-nodes.ts";
+import { tallyKind } from "../support/tally-kind.ts";
 
 // The answers of sessions an actor has not answered lately, stored apart from its snapshot: a retry of
 // one gets its first answer wherever the actor is restored (docs/protocol.md, "Exactly once").
@@ -101,30 +101,6 @@ describe("answers stored apart from the snapshot", () => {
   });
 });
 
-// A kind that ends itself: `end` stops it, and its removal must take its records along.
-const messageSchema = z.union([
-  z.object({ type: z.literal("add"), by: z.number() }).strict(),
-  z.object({ type: z.literal("end") }).strict(),
-]);
-const endingKind: ActorKind<{ n: number }, z.infer<typeof messageSchema>> = {
-  kind: "ending",
-  schemaVersion: 1,
-  create: () => ({ state: { n: 0 }, effects: [] }),
-  parse: (m) => {
-    const r = messageSchema.safeParse(m);
-    return r.success ? r.data : undefined;
-  },
-  handle: (state, message) => {
-    if (message.type === "end") return { state, effects: [{ type: "reply" }, { type: "stop" }] };
-    if (message.type !== "add") return { state, effects: [] };
-    if (message.by === 0) return { state, effects: [{ type: "reply", value: state.n }] };
-    const n = state.n + message.by;
-    return { state: { n }, effects: [{ type: "reply", value: n }] };
-  },
-  upgrade: (state) => z.object({ n: z.number() }).parse(state),
-  idle: () => true,
-};
-
 /** A node of one process over the in-memory KV, as an embedded node runs (snapshots packed as for NATS). */
 async function embedded(): Promise<{
   system: ActorSystem;
@@ -146,7 +122,7 @@ async function embedded(): Promise<{
     scheduler: realScheduler(),
     random: seededRandom(1),
     node: { canOpenRoom: () => true, draining: () => false, mayAct: () => true },
-  }).register(endingKind);
+  }).register(tallyKind);
   return {
     system,
     store,
@@ -161,7 +137,7 @@ async function embedded(): Promise<{
 describe("the records of answers stored apart", () => {
   it("go with the actor's removal", async () => {
     const node = await embedded();
-    const key = "ending/e1";
+    const key = "tally/e1";
     await node.system.spawn(key, undefined);
     for (let s = 0; s < sessions; s++) {
       await node.system.ask(key, add, { request: { session: `s${s}`, id: 1 } });
@@ -176,28 +152,28 @@ describe("the records of answers stored apart", () => {
 
   it("a snapshot that names them is format 2, which the previous release refuses; one that does not stays 1", async () => {
     const node = await embedded();
-    await node.system.spawn("ending/busy", undefined);
-    await node.system.spawn("ending/calm", undefined);
+    await node.system.spawn("tally/busy", undefined);
+    await node.system.spawn("tally/calm", undefined);
     for (let s = 0; s < sessions; s++) {
-      await node.system.ask("ending/busy", add, { request: { session: `s${s}`, id: 1 } });
+      await node.system.ask("tally/busy", add, { request: { session: `s${s}`, id: 1 } });
     }
-    await node.system.ask("ending/calm", add, { request: { session: "only", id: 1 } });
+    await node.system.ask("tally/calm", add, { request: { session: "only", id: 1 } });
     const previousRelease = snapshotSchema.extend({ format: z.literal(1) });
     const stored = async (key: string): Promise<unknown> => {
       const entry = await node.snapshots.get(key);
       if (entry === null) throw new Error(`${key} has no snapshot`);
       return unpack(entry.value);
     };
-    const busy = await stored("ending/busy");
+    const busy = await stored("tally/busy");
     expect(busy).toMatchObject({ format: 2 });
     expect(previousRelease.safeParse(busy).success).toBe(false);
-    expect(previousRelease.safeParse(await stored("ending/calm")).success).toBe(true);
+    expect(previousRelease.safeParse(await stored("tally/calm")).success).toBe(true);
     await node.close();
   });
 
   it("a snapshot of the previous release (every answer inline) restores, and its answers are stored apart on the next write", async () => {
     const node = await embedded();
-    const key = "ending/old";
+    const key = "tally/old";
     const results: SnapshotResult[] = Array.from({ length: sessions }, (_, s) => ({
       session: `s${s}`,
       id: 1,
@@ -207,7 +183,7 @@ describe("the records of answers stored apart", () => {
     }));
     const old: Snapshot = {
       format: 1,
-      kind: "ending",
+      kind: "tally",
       schemaVersion: 1,
       key,
       epoch: 0,
@@ -232,8 +208,8 @@ describe("the records of answers stored apart", () => {
 });
 
 describe("settling answers apart", () => {
-  const tally = (): Harness => createHarness({ kinds: [{ kind: endingKind as never }] });
-  const key = "ending/h1";
+  const tally = (): Harness => createHarness({ kinds: [{ kind: tallyKind as never }] });
+  const key = "tally/h1";
 
   it("a record that cannot be written leaves its answers in the snapshot, so a restore still finds them", async () => {
     const h = tally();

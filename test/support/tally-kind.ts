@@ -1,0 +1,31 @@
+import { z } from "zod";
+import type { ActorKind } from "../../actors/runtime/index.ts";
+
+const messageSchema = z.union([
+  z.object({ type: z.literal("add"), by: z.number() }).strict(),
+  z.object({ type: z.literal("end") }).strict(),
+]);
+
+/**
+ * A counter that ends itself, for tests of where answers are kept: `add` answers the new total (`by: 0`
+ * changes nothing and answers the total), `end` answers and stops it, so its removal must take its
+ * records along.
+ */
+export const tallyKind: ActorKind<{ n: number }, z.infer<typeof messageSchema>> = {
+  kind: "tally",
+  schemaVersion: 1,
+  create: () => ({ state: { n: 0 }, effects: [] }),
+  parse: (m) => {
+    const r = messageSchema.safeParse(m);
+    return r.success ? r.data : undefined;
+  },
+  handle: (state, message) => {
+    if (message.type === "end") return { state, effects: [{ type: "reply" }, { type: "stop" }] };
+    if (message.type !== "add") return { state, effects: [] };
+    if (message.by === 0) return { state, effects: [{ type: "reply", value: state.n }] };
+    const n = state.n + message.by;
+    return { state: { n }, effects: [{ type: "reply", value: n }] };
+  },
+  upgrade: (state) => z.object({ n: z.number() }).parse(state),
+  idle: () => true,
+};
