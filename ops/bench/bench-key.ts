@@ -20,3 +20,15 @@ export const unlimitedClients = {
   rateBurst: "1000000",
   maxConnectionsPerIp: "100000",
 } as const;
+
+/**
+ * The same lifted limits as a node process's flags (`startNodeProcess`), with no lobby grace (a bench's
+ * lobbies close as their last player leaves) and no log lines.
+ */
+export const benchNodeFlags = {
+  "rate-per-second": unlimitedClients.ratePerSecond,
+  "rate-burst": unlimitedClients.rateBurst,
+  "max-connections-per-ip": unlimitedClients.maxConnectionsPerIp,
+  "lobby-grace-seconds": "0",
+  "log-level": "silent",
+} as const;

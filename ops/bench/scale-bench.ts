@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createNodeClient, type FoyerClient } from "../../gateway/index.ts";
-import { benchToken, benchTokenKeys } from "./bench-key.ts";
+import { benchNodeFlags, benchToken, benchTokenKeys } from "./bench-key.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../node/node-process.ts";
 import { gcNodeArgs, memoryAfterGc, sampleCounters, windowOf, type ScaleWindow } from "./scale-counters.ts";
@@ -138,11 +138,7 @@ function startNodes(
         tokenKeys: benchTokenKeys,
         sessionSecret,
         flags: {
-          "rate-per-second": "1000000",
-          "rate-burst": "1000000",
-          "max-connections-per-ip": "100000",
-          "lobby-grace-seconds": "0",
-          "log-level": "silent",
+          ...benchNodeFlags,
           ...(snapshotShards === undefined ? {} : { "snapshot-shards": String(snapshotShards) }),
         },
         nodeArgs: gcNodeArgs,

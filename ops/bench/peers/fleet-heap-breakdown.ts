@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createNodeClient, type FoyerClient } from "../../../gateway/index.ts";
 import { startNats } from "../../nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../../node/node-process.ts";
-import { benchToken, benchTokenKeys } from "../bench-key.ts";
+import { benchNodeFlags, benchToken, benchTokenKeys } from "../bench-key.ts";
 import { diff } from "./heap-diff.js";
 import { flag } from "./latency.js";
 
@@ -49,11 +49,7 @@ try {
         tokenKeys: benchTokenKeys,
         sessionSecret,
         flags: {
-          "rate-per-second": "1000000",
-          "rate-burst": "1000000",
-          "max-connections-per-ip": "100000",
-          "lobby-grace-seconds": "0",
-          "log-level": "silent",
+          ...benchNodeFlags,
         },
         nodeArgs: ["--expose-gc", "--import", preload],
       }),
