@@ -5,7 +5,11 @@ import {
   type OwnerLocation,
 } from "../actors/runtime/index.ts";
 import {
+  ClaimIndex,
+  claimWritesTap,
+  DeadNodeKeys,
   KvActorStore,
+  OwnClaims,
   type NodeIdentity,
   type DrainProgress,
   busEventPublisher,
@@ -48,6 +52,11 @@ export class FleetNode {
   /** The runtime's view of this node: the lease decides whether it may act. */
   readonly state: NodeState;
   private readonly store: KvActorStore;
+  /** This process's claims, whole: its drain, its counts and its own keys' routing read them. */
+  private readonly own: OwnClaims;
+  /** Which keys each node holds, written beside this node's claims and listed at a peer's death. */
+  private readonly index: ClaimIndex | undefined;
+  private readonly deadKeys: DeadNodeKeys | undefined;
   private readonly membership: Membership;
   private readonly router: FleetRouter;
   private readonly failover: Failover;
@@ -65,8 +74,11 @@ export class FleetNode {
   constructor(private readonly ports: FleetNodePorts) {
     const { settings, hooks, buckets, scheduler } = ports;
     this.identity = { node: settings.nodeId, incarnation: ports.newIncarnation() };
+    this.own = new OwnClaims(this.identity);
+    this.index = buckets.claimIndex === undefined ? undefined : new ClaimIndex(buckets.claimIndex, scheduler);
+    const claims = claimWritesTap(buckets.claims, this.own, this.index);
     this.store = new KvActorStore({
-      claims: buckets.claims,
+      claims,
       snapshots: buckets.lobbies,
       identity: this.identity,
       scheduler,
@@ -75,11 +87,29 @@ export class FleetNode {
       },
     });
     this.membership = this.newMembership();
+    this.deadKeys =
+      this.index === undefined
+        ? undefined
+        : new DeadNodeKeys({
+            index: this.index,
+            ownerState: (owner) => this.membership.ownerState(owner),
+            scheduler,
+            relistMs: settings.failureTimeoutMs,
+            listed: () => {
+              this.failover.sweep();
+            },
+            failed: (node, err) => {
+              hooks.log.warn({ node, err }, "listing a dead node's keys failed; listed again shortly");
+            },
+          });
     this.router = new FleetRouter({
-      claims: buckets.claims,
+      claims,
       bus: ports.bus,
       identity: this.identity,
       scheduler,
+      own: this.own,
+      watchAll: settings.claimsWatch === true,
+      ...(settings.claimsCacheSize === undefined ? {} : { cacheSize: settings.claimsCacheSize }),
       ownerState: (owner) => this.membership.ownerState(owner),
       // A key a resuming member asks for is taken over here at once, not in its turn (docs/fleet.md).
       deadOwner: (claim) => {
@@ -93,7 +123,7 @@ export class FleetNode {
       self: this.identity,
       capacity: hooks.capacity,
       peers: () => this.membership.peerViews(),
-      claimsOf: (owner) => this.router.ownedBy(owner),
+      claimsOf: (owner) => this.router.ownedBy(owner) ?? this.heartbeatClaims(owner),
       refusedRecently: (peer) => this.router.refusedRecently(peer),
       draining: () => this.drainer.draining,
       liveCount: () => this.system.liveCount,
@@ -112,6 +142,8 @@ export class FleetNode {
       router: this.router,
       membership: this.membership,
       takeovers: this.takeovers,
+      ...(this.deadKeys === undefined ? {} : { deadKeys: this.deadKeys }),
+      ...(this.index === undefined ? {} : { index: this.index }),
       taken: (key, epoch) => {
         this.taken(key, epoch);
       },
@@ -153,6 +185,12 @@ export class FleetNode {
     await this.membership.join();
     this.membership.start();
     this.running.push(this.router.start());
+    if (this.index !== undefined) this.running.push(this.index);
+    if (this.deadKeys !== undefined) {
+      this.running.push(this.deadKeys);
+      // An earlier process under this node id (a restart) left its keys to whoever finds them.
+      this.deadKeys.died(this.ports.settings.nodeId);
+    }
     await this.relay.start();
     this.running.push(this.relay);
     await this.endpoint.start();
@@ -215,15 +253,26 @@ export class FleetNode {
 
   /** The keys this node owns now (its claims), counted by kind (`lobby`, `player`, …). */
   owned(): Map<string, number> {
-    return this.router.ownedBy(this.identity);
+    return this.own.byKind();
   }
 
   /** The keys this node owns by its claims, with the claim's revision (the lobby's epoch). */
   ownedKeys(): { key: string; epoch: number }[] {
-    const { node, incarnation } = this.identity;
-    return [...this.router.claimViews()]
-      .filter((c) => c.owner.node === node && c.owner.incarnation === incarnation)
-      .map((claim) => ({ key: claim.key, epoch: claim.revision }));
+    return this.own.entries();
+  }
+
+  /** Other nodes' claims the router cached, and how many it let go of to stay within its size. */
+  claimsCache(): { cached: number; evictions: number } {
+    return { cached: this.router.cached, evictions: this.router.evictions };
+  }
+
+  /** A peer's claims by kind as its heartbeat says (a node of an older release says nothing). */
+  private heartbeatClaims(owner: NodeIdentity): ReadonlyMap<string, number> | undefined {
+    const peer = this.membership
+      .peerViews()
+      .find((p) => p.node === owner.node && p.incarnation === owner.incarnation);
+    const claims = peer?.heartbeat?.claims;
+    return claims === undefined ? undefined : new Map(Object.entries(claims));
   }
 
   /** The takeovers this node made since it started: how many, and the latest (newest last). */
@@ -265,11 +314,13 @@ export class FleetNode {
         version: settings.version,
         protocol: settings.protocol,
         ...heartbeatLimitsOf(settings),
+        claims: Object.fromEntries(this.own.byKind()),
       }),
       events: {
         peerDead: (peer) => {
           this.ports.hooks.log.warn({ peer }, "peer declared dead; its lobbies are taken over");
           this.takeovers.peerDied(peer.node, scheduler.now());
+          this.deadKeys?.died(peer.node);
           this.failover.sweep();
           // Members waiting for its keys ask again now: each key they ask for is taken over at once.
           this.router.wakeAll();
@@ -387,6 +438,8 @@ export class FleetNode {
     for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
       try {
         await this.membership.rejoin(this.identity.incarnation);
+        // Claims the old incarnation sent while it was frozen may have landed after every listing.
+        this.deadKeys?.died(this.ports.settings.nodeId);
         return;
       } catch (err) {
         hooks.log.warn({ err }, "rejoin failed; trying again");
