@@ -104,6 +104,7 @@ describe("FleetRouter.reread", () => {
       identity: me,
       scheduler: new ManualScheduler(),
       ownerState: (owner) => (owner.node === "n1" ? "dead" : "live"),
+      watchAll: true,
     }).start();
     expect(await router.locate("room/AAA")).toMatchObject({ kind: "unavailable" });
     // n3's takeover wins the claim; ours, from the revision we knew, loses.
