@@ -42,10 +42,7 @@ export function nodeFailover(parts: NodeFailoverParts): Failover {
   return new Failover({
     node: parts.node,
     claims: () =>
-      takeovers.noteDeadOwners(
-        knownClaims(parts),
-        (claim) => membership.ownerState(claim.owner) === "dead",
-      ),
+      takeovers.noteDeadOwners(knownClaims(parts), (claim) => membership.ownerState(claim.owner) === "dead"),
     ownerState: (owner) => membership.ownerState(owner),
     liveNodes: () => membership.claimantNodes(),
     takeOver: (key, revision, owner) => takeOver(parts, { key, revision, owner }),

@@ -18,7 +18,11 @@ export function claimWritesTap(bucket: KvBucket, own: OwnClaims, index: ClaimInd
     return owner !== null && own.isMe(owner) ? owner : null;
   };
   /** Writes the claim and, when it names this process, its index entry at the same time. */
-  const claimWrite = async (key: string, value: Uint8Array, write: () => Promise<number>): Promise<number> => {
+  const claimWrite = async (
+    key: string,
+    value: Uint8Array,
+    write: () => Promise<number>,
+  ): Promise<number> => {
     const owner = mine(value);
     const entry = owner === null ? undefined : index?.record(owner, unescapeKvKey(key));
     const [revision] = await Promise.all([write(), entry]);

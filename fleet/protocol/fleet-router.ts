@@ -268,8 +268,7 @@ export class FleetRouter implements Router {
    * bucket). Failover sweeps them for keys of dead owners beside the index listings.
    */
   *claimViews(): Iterable<ClaimView> {
-    for (const { key, epoch } of this.own.entries())
-      yield { key, owner: this.own.me(), revision: epoch };
+    for (const { key, epoch } of this.own.entries()) yield { key, owner: this.own.me(), revision: epoch };
     for (const [key, cached] of this.cache) yield { key, owner: cached.owner, revision: cached.revision };
   }
 
