@@ -32,6 +32,12 @@ import { NodePlacement } from "./node-placement.ts";
 import { type RegionUrl, regionsOf } from "./placement.ts";
 import { type FailoverRecord, TakeoverRecords } from "./takeover-records.ts";
 
+/**
+ * How long after a peer of the previous release was last seen alive this node keeps the whole-bucket
+ * claims watch: past its death, its takeover and the fallback sweeps that follow it.
+ */
+const olderPeerGraceMs = 60_000;
+
 /** Where players reach this node, as its heartbeat announces it (empty until the gateway listens). */
 class NodeAddress {
   url = "";
@@ -67,6 +73,8 @@ export class FleetNode {
   private readonly placement: NodePlacement;
   private readonly takeovers = new TakeoverRecords();
   private readonly address = new NodeAddress();
+  /** When a peer of an older release (no claim counts in its heartbeat) was last seen alive (scheduler ms). */
+  private olderPeerSeenAt: number | undefined;
   /** What `start` started that `close` stops, last first. */
   private readonly running: { stop(): void }[] = [];
 
@@ -326,6 +334,7 @@ export class FleetNode {
           this.router.wakeAll();
         },
         ticked: () => {
+          this.followOlderPeers();
           this.failover.sweep();
         },
         fenced: () => {
@@ -333,6 +342,24 @@ export class FleetNode {
         },
       },
     });
+  }
+
+  /**
+   * Watches the whole claims bucket while a peer of the previous release runs (and for a while after it
+   * was last seen, so its keys are still in view when its death is swept): such a node writes no claim
+   * index, so only a full view finds its keys at its death, and its heartbeat counts no claims.
+   */
+  private followOlderPeers(): void {
+    const { settings, scheduler } = this.ports;
+    const now = scheduler.now();
+    const older = this.membership
+      .peerViews()
+      .some(
+        (peer) => peer.state !== "dead" && peer.heartbeat !== null && peer.heartbeat.claims === undefined,
+      );
+    if (older) this.olderPeerSeenAt = now;
+    const recent = this.olderPeerSeenAt !== undefined && now - this.olderPeerSeenAt < olderPeerGraceMs;
+    this.router.setFullView(settings.claimsWatch === true || recent);
   }
 
   private newSystem(): ActorSystem {

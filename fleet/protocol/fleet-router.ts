@@ -92,8 +92,11 @@ export class FleetRouter implements Router {
   private readonly firstDelayMs: number;
   /** Other nodes' claims, least recently used first (a Map keeps insertion order). */
   private readonly cache = new Map<string, Cached>();
-  private readonly cacheSize: number;
-  private readonly watchAll: boolean;
+  private cacheSize: number;
+  /** The size asked for, kept while a full view is on. */
+  private readonly boundedSize: number;
+  private watchAll: boolean;
+  private started = false;
   private readonly rereadFirstMs: number;
   private readonly rereadMaxMs: number;
   /** This process's own claims: never evicted. */
@@ -130,13 +133,15 @@ export class FleetRouter implements Router {
     this.takingOver = options.takingOver;
     this.own = options.own ?? new OwnClaims(options.identity);
     this.watchAll = options.watchAll === true;
-    this.cacheSize = this.watchAll ? Infinity : Math.max(1, options.cacheSize ?? defaultClaimsCacheSize);
+    this.boundedSize = Math.max(1, options.cacheSize ?? defaultClaimsCacheSize);
+    this.cacheSize = this.watchAll ? Infinity : this.boundedSize;
     this.rereadFirstMs = options.rereadMs?.firstMs ?? 50;
     this.rereadMaxMs = options.rereadMs?.maxMs ?? 400;
   }
 
   /** Starts the whole-bucket watch when `watchAll` asks for it. Idempotent. */
   start(): this {
+    this.started = true;
     if (this.watchAll)
       this.watch ??= this.claims.watch({}, (entry) => {
         this.take(entry);
@@ -144,7 +149,33 @@ export class FleetRouter implements Router {
     return this;
   }
 
+  /**
+   * Turns the whole-bucket watch on or off while running. On beside a node of the previous release: it
+   * writes no claim index, so only a full view finds its keys at its death (and counts them for
+   * placement). Off again, the cache is bounded again, its oldest entries going first.
+   */
+  setFullView(on: boolean): void {
+    if (on === this.watchAll) return;
+    this.watchAll = on;
+    if (on) {
+      this.cacheSize = Infinity;
+      for (const [key, cached] of this.cache) this.count(key, cached.owner, 1);
+      if (this.started) this.start();
+      return;
+    }
+    this.watch?.stop();
+    this.watch = undefined;
+    this.kindsByOwner.clear();
+    this.cacheSize = this.boundedSize;
+    for (const key of this.cache.keys()) {
+      if (this.cache.size <= this.cacheSize) break;
+      this.cache.delete(key);
+      this.evictions++;
+    }
+  }
+
   stop(): void {
+    this.started = false;
     this.watch?.stop();
     this.watch = undefined;
     this.cache.clear();

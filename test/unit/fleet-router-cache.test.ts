@@ -132,3 +132,22 @@ describe("FleetRouter without the whole-bucket watch", () => {
     expect(await router.locate("lobby/AAA")).toEqual({ kind: "remote", node: "n3" });
   });
 });
+
+describe("FleetRouter's full view beside a node of the previous release", () => {
+  it("watches the whole bucket while asked to (claims counted for placement), and is bounded again after", async () => {
+    const { claims, router } = await setup({ cacheSize: 1 });
+    for (const key of ["lobby/A", "lobby/B", "lobby/C"]) await claims.create(key, encodeClaim(peer));
+    expect(router.ownedBy(peer)).toBeUndefined();
+    router.setFullView(true);
+    await settle();
+    expect(Object.fromEntries(router.ownedBy(peer) ?? [])).toEqual({ lobby: 3 });
+    expect(router.cached).toBe(3);
+    router.setFullView(false);
+    expect(router.ownedBy(peer)).toBeUndefined();
+    expect(router.cached).toBe(1);
+    // The watch is off: a claim made now is not seen until it is looked up.
+    await claims.create("lobby/D", encodeClaim(peer));
+    await settle();
+    expect(router.cached).toBe(1);
+  });
+});
