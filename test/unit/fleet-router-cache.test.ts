@@ -22,11 +22,17 @@ function counted(bucket: KvBucket): { bucket: KvBucket; reads: () => number } {
   let reads = 0;
   return {
     bucket: {
-      ...bucket,
+      name: bucket.name,
       get: (key) => {
         reads++;
         return bucket.get(key);
       },
+      create: (k, v) => bucket.create(k, v),
+      update: (k, v, r) => bucket.update(k, v, r),
+      put: (k, v) => bucket.put(k, v),
+      delete: (k, o) => bucket.delete(k, o),
+      keys: (p) => bucket.keys(p),
+      watch: (o, f) => bucket.watch(o, f),
     },
     reads: () => reads,
   };
