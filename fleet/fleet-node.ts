@@ -109,6 +109,12 @@ export class FleetNode {
             failed: (node, err) => {
               hooks.log.warn({ node, err }, "listing a dead node's keys failed; listed again shortly");
             },
+            own: {
+              node: settings.nodeId,
+              found: (claim) => {
+                this.failover.want(claim);
+              },
+            },
           });
     this.router = new FleetRouter({
       claims,

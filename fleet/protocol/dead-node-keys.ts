@@ -18,6 +18,13 @@ export interface DeadNodeKeysOptions {
   readonly listed: () => void;
   /** A listing failed (tried again after `relistMs`). */
   readonly failed?: (node: string, error: unknown) => void;
+  /**
+   * This node's id, and what becomes of a key its listing of its own prefix finds (a claim of one of its
+   * earlier incarnations): taken here at once. The survivors may have listed this node before that claim
+   * landed (a process frozen past its death sends its claims late) and list it no more, so a rendezvous
+   * claimant among them would never hear of the key, which would wait for the fallback sweep here.
+   */
+  readonly own?: { readonly node: string; readonly found: (claim: ClaimView) => void };
 }
 
 /** The revision of a listed key whose claim has not been read yet. */
@@ -105,6 +112,8 @@ export class DeadNodeKeys {
       this.nodes.delete(node);
       return;
     }
+    if (found > 0 && node === this.options.own?.node)
+      for (const claim of dead.claims.values()) this.options.own.found(claim);
     if (found > 0) this.options.listed();
     const { scheduler } = this.options;
     dead.cancel = scheduler.at(scheduler.now() + this.options.relistMs, () => {
