@@ -5,9 +5,9 @@ import {
   type OwnerLocation,
 } from "../actors/runtime/index.ts";
 import {
-  ClaimIndex,
+  type ClaimIndex,
   claimWritesTap,
-  DeadNodeKeys,
+  type DeadNodeKeys,
   KvActorStore,
   OwnClaims,
   type NodeIdentity,
@@ -15,8 +15,7 @@ import {
   busEventPublisher,
   type Failover,
   FleetRouter,
-  heartbeatLimitsOf,
-  Membership,
+  type Membership,
   type PeerView,
   Migrations,
   migrationHostOf,
@@ -26,23 +25,13 @@ import {
 import { type DrainAnswer, NodeDrain } from "./fleet-node-drain.ts";
 import type { FleetNodePorts } from "./fleet-node-ports.ts";
 import { heartbeatUrl } from "./heartbeat-url.ts";
-import { nodeFailover } from "./node-failover.ts";
+import type { KvBucket } from "./kv.ts";
+import { nodeClaimIndex, wireFailover } from "./fleet-node-claims.ts";
+import { NodeAddress, OlderPeers, nodeMembership, restartEmpty } from "./fleet-node-membership.ts";
 import { ownerReachable, staleOwnerRetryMs } from "./owner-reachable.ts";
 import { NodePlacement } from "./node-placement.ts";
 import { type RegionUrl, regionsOf } from "./placement.ts";
 import { type FailoverRecord, TakeoverRecords } from "./takeover-records.ts";
-
-/**
- * How long after a peer of the previous release was last seen alive this node keeps the whole-bucket
- * claims watch: past its death, its takeover and the fallback sweeps that follow it.
- */
-const olderPeerGraceMs = 60_000;
-
-/** Where players reach this node, as its heartbeat announces it (empty until the gateway listens). */
-class NodeAddress {
-  url = "";
-  admin: string | undefined;
-}
 
 /**
  * One node of a fleet, assembled from its ports (docs/fleet.md tells the whole protocol): the
@@ -73,8 +62,8 @@ export class FleetNode {
   private readonly placement: NodePlacement;
   private readonly takeovers = new TakeoverRecords();
   private readonly address = new NodeAddress();
-  /** When a peer of an older release (no claim counts in its heartbeat) was last seen alive (scheduler ms). */
-  private olderPeerSeenAt: number | undefined;
+  /** Peers of an older release: the whole claims watch runs while one does. */
+  private readonly olderPeers: OlderPeers;
   /** What `start` started that `close` stops, last first. */
   private readonly running: { stop(): void }[] = [];
 
@@ -83,8 +72,16 @@ export class FleetNode {
     const { settings, hooks, buckets, scheduler } = ports;
     this.identity = { node: settings.nodeId, incarnation: ports.newIncarnation() };
     this.own = new OwnClaims(this.identity);
-    this.index = buckets.claimIndex === undefined ? undefined : new ClaimIndex(buckets.claimIndex, scheduler);
-    const claims = claimWritesTap(buckets.claims, this.own, this.index);
+    const claimIndex = nodeClaimIndex(ports, {
+      membership: () => this.membership,
+      failover: () => this.failover,
+    });
+    this.index = claimIndex?.index;
+    this.deadKeys = claimIndex?.deadKeys;
+    // A claim of this node's incarnation before a fence, landed after it, is taken over here at once.
+    const claims = claimWritesTap(buckets.claims, this.own, this.index, (claim) => {
+      this.failover.want(claim);
+    });
     this.store = new KvActorStore({
       claims,
       snapshots: buckets.lobbies,
@@ -94,43 +91,13 @@ export class FleetNode {
         this.sealedByRead(key);
       },
     });
+    this.olderPeers = new OlderPeers(
+      ports,
+      () => this.membership,
+      () => this.router,
+    );
     this.membership = this.newMembership();
-    this.deadKeys =
-      this.index === undefined
-        ? undefined
-        : new DeadNodeKeys({
-            index: this.index,
-            ownerState: (owner) => this.membership.ownerState(owner),
-            scheduler,
-            relistMs: settings.failureTimeoutMs,
-            listed: () => {
-              this.failover.sweep();
-            },
-            failed: (node, err) => {
-              hooks.log.warn({ node, err }, "listing a dead node's keys failed; listed again shortly");
-            },
-            own: {
-              node: settings.nodeId,
-              found: (claim) => {
-                this.failover.want(claim);
-              },
-            },
-          });
-    this.router = new FleetRouter({
-      claims,
-      bus: ports.bus,
-      identity: this.identity,
-      scheduler,
-      own: this.own,
-      watchAll: settings.claimsWatch === true,
-      ...(settings.claimsCacheSize === undefined ? {} : { cacheSize: settings.claimsCacheSize }),
-      ownerState: (owner) => this.membership.ownerState(owner),
-      // A key a resuming member asks for is taken over here at once, not in its turn (docs/fleet.md).
-      deadOwner: (claim) => {
-        this.failover.want(claim);
-      },
-      takingOver: (key) => this.failover.taking(key),
-    });
+    this.router = this.newRouter(claims);
     this.drainer = this.newDrain();
     this.placement = new NodePlacement({
       settings,
@@ -150,20 +117,15 @@ export class FleetNode {
       mayAct: () => this.membership.mayAct(),
       leaseSettled: () => this.membership.leaseSettled(),
     };
-    this.failover = nodeFailover({
-      node: settings.nodeId,
+    this.failover = wireFailover(ports, {
       store: this.store,
       router: this.router,
       membership: this.membership,
       takeovers: this.takeovers,
-      ...(this.deadKeys === undefined ? {} : { deadKeys: this.deadKeys }),
-      ...(this.index === undefined ? {} : { index: this.index }),
+      claimIndex,
       taken: (key, epoch) => {
         this.taken(key, epoch);
       },
-      log: hooks.log,
-      scheduler,
-      fallbackAfterMs: settings.failureTimeoutMs,
     });
     this.relay = new PushRelay({
       bus: ports.bus,
@@ -306,66 +268,42 @@ export class FleetNode {
     for (const part of this.running.splice(0).reverse()) part.stop();
   }
 
-  private newMembership(): Membership {
-    const { settings, buckets, scheduler } = this.ports;
-    return new Membership({
-      nodes: buckets.nodes,
-      node: settings.nodeId,
-      incarnation: this.identity.incarnation,
+  private newRouter(claims: KvBucket): FleetRouter {
+    const { settings, scheduler } = this.ports;
+    return new FleetRouter({
+      claims,
+      bus: this.ports.bus,
+      identity: this.identity,
       scheduler,
-      monotonic: this.ports.monotonic,
-      timing: {
-        heartbeatMs: settings.heartbeatMs,
-        failureTimeoutMs: settings.failureTimeoutMs,
-        leaseMarginMs: Math.max(settings.heartbeatMs, Math.round(settings.failureTimeoutMs / 3)),
+      own: this.own,
+      watchAll: settings.claimsWatch === true,
+      ...(settings.claimsCacheSize === undefined ? {} : { cacheSize: settings.claimsCacheSize }),
+      ownerState: (owner) => this.membership.ownerState(owner),
+      // A key a resuming member asks for is taken over here at once, not in its turn (docs/fleet.md).
+      deadOwner: (claim) => {
+        this.failover.want(claim);
       },
-      facts: () => ({
-        url: this.address.url,
-        ...(this.address.admin === undefined ? {} : { admin: this.address.admin }),
-        region: settings.region,
-        load: this.system.liveCount,
-        draining: this.drainer.draining,
-        version: settings.version,
-        protocol: settings.protocol,
-        ...heartbeatLimitsOf(settings),
-        claims: Object.fromEntries(this.own.byKind()),
-      }),
-      events: {
-        peerDead: (peer) => {
-          this.ports.hooks.log.warn({ peer }, "peer declared dead; its lobbies are taken over");
-          this.takeovers.peerDied(peer.node, scheduler.now());
-          this.deadKeys?.died(peer.node);
-          this.failover.sweep();
-          // Members waiting for its keys ask again now: each key they ask for is taken over at once.
-          this.router.wakeAll();
-        },
-        ticked: () => {
-          this.followOlderPeers();
-          this.failover.sweep();
-        },
-        fenced: () => {
-          void this.restartEmpty();
-        },
-      },
+      takingOver: (key) => this.failover.taking(key),
     });
   }
 
-  /**
-   * Watches the whole claims bucket while a peer of the previous release runs (and for a while after it
-   * was last seen, so its keys are still in view when its death is swept): such a node writes no claim
-   * index, so only a full view finds its keys at its death, and its heartbeat counts no claims.
-   */
-  private followOlderPeers(): void {
-    const { settings, scheduler } = this.ports;
-    const now = scheduler.now();
-    const older = this.membership
-      .peerViews()
-      .some(
-        (peer) => peer.state !== "dead" && peer.heartbeat !== null && peer.heartbeat.claims === undefined,
-      );
-    if (older) this.olderPeerSeenAt = now;
-    const recent = this.olderPeerSeenAt !== undefined && now - this.olderPeerSeenAt < olderPeerGraceMs;
-    this.router.setFullView(settings.claimsWatch === true || recent);
+  private newMembership(): Membership {
+    return nodeMembership(this.ports, {
+      identity: this.identity,
+      address: this.address,
+      own: this.own,
+      takeovers: this.takeovers,
+      deadKeys: this.deadKeys,
+      system: () => this.system,
+      draining: () => this.drainer.draining,
+      failover: () => this.failover,
+      router: () => this.router,
+      olderPeers: this.olderPeers,
+      fenced: () => {
+        const { system, identity, membership, deadKeys } = this;
+        void restartEmpty(this.ports, { system, identity, membership, deadKeys });
+      },
+    });
   }
 
   private newSystem(): ActorSystem {
@@ -456,28 +394,5 @@ export class FleetNode {
   private tellRestored(key: string): void {
     const connected = [...this.ports.hooks.playersHere(key)];
     this.system.tell(key, { type: "restored", reason: "failover", connected });
-  }
-
-  /** Declared dead: drop everything, close every socket, and come back as a new incarnation. */
-  private async restartEmpty(): Promise<void> {
-    const { hooks, scheduler } = this.ports;
-    const dropped = this.system.dropAll();
-    hooks.reset();
-    this.identity.incarnation = this.ports.newIncarnation();
-    hooks.log.error(
-      { dropped, incarnation: this.identity.incarnation },
-      "this node was declared dead: dropped its actors, rejoining as a new incarnation",
-    );
-    for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
-      try {
-        await this.membership.rejoin(this.identity.incarnation);
-        // Claims the old incarnation sent while it was frozen may have landed after every listing.
-        this.deadKeys?.died(this.ports.settings.nodeId);
-        return;
-      } catch (err) {
-        hooks.log.warn({ err }, "rejoin failed; trying again");
-        await new Promise<void>((resolve) => scheduler.at(scheduler.now() + delay, resolve));
-      }
-    }
   }
 }

@@ -1,5 +1,6 @@
 import { type NodeIdentity, decodeClaim } from "./claim.ts";
 import type { ClaimIndex } from "./claim-index.ts";
+import type { ClaimView } from "./failover.ts";
 import { unescapeKvKey } from "../escaped-keys.ts";
 import type { KvBucket, KvEntry } from "../kv.ts";
 import type { OwnClaims } from "./own-claims.ts";
@@ -11,13 +12,30 @@ import type { OwnClaims } from "./own-claims.ts";
  * beside it (both in flight at once: no round trip is added, and a process paused after sending its
  * claim has sent its entry too).
  * The claims themselves are written as before: a node of an earlier release reads them unchanged.
+ *
+ * A claim encoded before this node was fenced may be written after (a create tried again once its first
+ * outcome was unknown): it names the incarnation this process was, dead now. Its entry is written again
+ * once the claim has landed — a listing may have read the key unclaimed meanwhile and dropped the first —
+ * and the claim goes to `late`: nobody else may ever hear of it (the survivors' and this node's own
+ * listings may all have run before it landed).
  */
-export function claimWritesTap(bucket: KvBucket, own: OwnClaims, index: ClaimIndex | undefined): KvBucket {
+export function claimWritesTap(
+  bucket: KvBucket,
+  own: OwnClaims,
+  index: ClaimIndex | undefined,
+  late?: (claim: ClaimView) => void,
+): KvBucket {
+  /**
+   * The owner a claim write names when it is this node, of any incarnation: a claim encoded before a
+   * fence and written after it (a create tried again once its first outcome was unknown) names the
+   * incarnation this process was, and only an entry under that name lets the survivors, or this node's
+   * own listing when it rejoins, find the key.
+   */
   const mine = (value: Uint8Array): NodeIdentity | null => {
     const owner = ownerOf(value);
-    return owner !== null && own.isMe(owner) ? owner : null;
+    return owner !== null && owner.node === own.me().node ? owner : null;
   };
-  /** Writes the claim and, when it names this process, its index entry at the same time. */
+  /** Writes the claim and, when it names this node, its index entry at the same time. */
   const claimWrite = async (
     key: string,
     value: Uint8Array,
@@ -27,6 +45,10 @@ export function claimWritesTap(bucket: KvBucket, own: OwnClaims, index: ClaimInd
     const entry = owner === null ? undefined : index?.record(owner, unescapeKvKey(key));
     const [revision] = await Promise.all([write(), entry]);
     own.saw(unescapeKvKey(key), ownerOf(value), revision);
+    if (owner !== null && !own.isMe(owner)) {
+      await index?.record(owner, unescapeKvKey(key));
+      late?.({ key: unescapeKvKey(key), owner, revision });
+    }
     return revision;
   };
   return {
