@@ -1,12 +1,13 @@
 import type { AskResult, Forwarded, Location, Router, Scheduler } from "../../actors/runtime/index.ts";
-import { type ActorDelivery, decodeAskResult, encodeDelivery, nodeActorSubject } from "./actor-wire.ts";
+import { type ActorDelivery, encodeDelivery, nodeActorSubject } from "./actor-wire.ts";
 import type { Bus } from "../bus.ts";
-import { isBusClosed, isBusTimeout, isNoResponders } from "../bus-error.ts";
 import { type NodeIdentity, decodeClaim, sameIdentity } from "./claim.ts";
 import { withEscapedKeys } from "../escaped-keys.ts";
 import type { ClaimView } from "./failover.ts";
 import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
-import { OwnClaims, keyKind } from "./own-claims.ts";
+import { OwnClaims } from "./own-claims.ts";
+import { ClaimsCache } from "./claims-cache.ts";
+import { NodeAsks, retryAfterMs } from "./node-asks.ts";
 import type { OwnerState } from "./peer-table.ts";
 import { realScheduler } from "../real-scheduler.ts";
 
@@ -57,21 +58,8 @@ export interface FleetRouterOptions {
   readonly rereadMs?: { readonly firstMs: number; readonly maxMs: number };
 }
 
-/** The cache's size unless told otherwise: a node's working set of other nodes' keys. */
-export const defaultClaimsCacheSize = 10_000;
-
-interface Cached {
-  readonly owner: NodeIdentity;
-  readonly revision: number;
-  /** Its owner was seen silent or dead: the next look reads the claim again (a takeover may follow). */
-  readonly stale?: true;
-}
-
 /** How long a node that refused a placed spawn is passed over by placements. */
 const refusalMemoryMs = 5_000;
-
-/** What a sender is told when the owner could not be reached: retry shortly. */
-const retryAfterMs = 250;
 
 /**
  * The fleet's Router: a key's owner is the node its claim names. This node's own claims are known
@@ -88,27 +76,16 @@ export class FleetRouter implements Router {
   private readonly bus: Bus;
   private readonly identity: NodeIdentity;
   private readonly scheduler: Scheduler;
-  private readonly attempts: number;
-  private readonly firstDelayMs: number;
-  /** Other nodes' claims, least recently used first (a Map keeps insertion order). */
-  private readonly cache = new Map<string, Cached>();
-  private cacheSize: number;
-  /** The size asked for, kept while a full view is on. */
-  private readonly boundedSize: number;
+  /** The asks over the bus to other nodes' endpoints. */
+  private readonly asks: NodeAsks;
+  /** Other nodes' claims, least recently used first. */
+  private readonly cache: ClaimsCache;
   private watchAll: boolean;
   private started = false;
   private readonly rereadFirstMs: number;
   private readonly rereadMaxMs: number;
   /** This process's own claims: never evicted. */
   readonly own: OwnClaims;
-  /** Entries the cache let go of to stay within its size. */
-  evictions = 0;
-  /**
-   * With the whole-bucket watch, how many cached claims each owner (`node#incarnation`) holds, by key
-   * kind: placement reads peers' counts, and walking every claim for them was a twentieth of a
-   * 10,000-lobby drain's CPU.
-   */
-  private readonly kindsByOwner = new Map<string, Map<string, number>>();
   /** Nodes that refused a placed spawn, with when (scheduler ms). */
   private readonly refused = new Map<string, number>();
   private readonly ownerState: ((owner: NodeIdentity) => OwnerState) | undefined;
@@ -126,15 +103,13 @@ export class FleetRouter implements Router {
     this.identity = options.identity;
     this.node = options.identity.node;
     this.scheduler = options.scheduler ?? realScheduler();
-    this.attempts = Math.max(1, options.noResponders?.attempts ?? 6);
-    this.firstDelayMs = options.noResponders?.firstDelayMs ?? 20;
+    this.asks = new NodeAsks(options.bus, this.scheduler, options.noResponders);
     this.ownerState = options.ownerState;
     this.deadOwner = options.deadOwner;
     this.takingOver = options.takingOver;
     this.own = options.own ?? new OwnClaims(options.identity);
     this.watchAll = options.watchAll === true;
-    this.boundedSize = Math.max(1, options.cacheSize ?? defaultClaimsCacheSize);
-    this.cacheSize = this.watchAll ? Infinity : this.boundedSize;
+    this.cache = new ClaimsCache(options.cacheSize, this.watchAll);
     this.rereadFirstMs = options.rereadMs?.firstMs ?? 50;
     this.rereadMaxMs = options.rereadMs?.maxMs ?? 400;
   }
@@ -158,20 +133,13 @@ export class FleetRouter implements Router {
     if (on === this.watchAll) return;
     this.watchAll = on;
     if (on) {
-      this.cacheSize = Infinity;
-      for (const [key, cached] of this.cache) this.count(key, cached.owner, 1);
+      this.cache.setFullView(true);
       if (this.started) this.start();
       return;
     }
     this.watch?.stop();
     this.watch = undefined;
-    this.kindsByOwner.clear();
-    this.cacheSize = this.boundedSize;
-    for (const key of this.cache.keys()) {
-      if (this.cache.size <= this.cacheSize) break;
-      this.cache.delete(key);
-      this.evictions++;
-    }
+    this.cache.setFullView(false);
   }
 
   stop(): void {
@@ -179,7 +147,6 @@ export class FleetRouter implements Router {
     this.watch?.stop();
     this.watch = undefined;
     this.cache.clear();
-    this.kindsByOwner.clear();
     this.wakeAll();
   }
 
@@ -269,7 +236,7 @@ export class FleetRouter implements Router {
   async locate(key: string): Promise<Location> {
     if (this.own.epochOf(key) !== undefined)
       return this.takingOver?.(key) === true ? { kind: "unavailable", retryAfterMs } : { kind: "local" };
-    let cached = this.touch(key);
+    let cached = this.cache.touch(key);
     if (cached === undefined || cached.stale === true) {
       const entry = await this.claims.get(key);
       if (entry === null) {
@@ -288,7 +255,7 @@ export class FleetRouter implements Router {
     if (state === "suspected" || state === "dead" || cached.owner.node === this.node) {
       if (state === "dead") this.deadOwner?.({ key, owner: cached.owner, revision: cached.revision });
       // Nothing tells this cache of the takeover that follows: the next look reads the claim again.
-      if (!this.watchAll && this.cache.get(key) === cached) this.cache.set(key, { ...cached, stale: true });
+      if (!this.watchAll && this.cache.get(key) === cached) this.cache.markStale(key, cached);
       return { kind: "unavailable", retryAfterMs };
     }
     return { kind: "remote", node: cached.owner.node };
@@ -300,7 +267,8 @@ export class FleetRouter implements Router {
    */
   *claimViews(): Iterable<ClaimView> {
     for (const { key, epoch } of this.own.entries()) yield { key, owner: this.own.me(), revision: epoch };
-    for (const [key, cached] of this.cache) yield { key, owner: cached.owner, revision: cached.revision };
+    for (const [key, cached] of this.cache.entries())
+      yield { key, owner: cached.owner, revision: cached.revision };
   }
 
   /** Records a claim this node wrote or was told of (a takeover, a migration), ahead of any read. */
@@ -308,9 +276,10 @@ export class FleetRouter implements Router {
     const named = { node: owner.node, incarnation: owner.incarnation };
     this.own.saw(key, named, revision);
     const cached = this.cache.get(key);
-    if (this.own.isMe(named)) this.drop(key);
+    if (this.own.isMe(named)) this.cache.drop(key);
     // The watch may have brought the claim first: its waiters still wait for the takeover to end.
-    else if (cached === undefined || cached.revision < revision) this.put(key, { owner: named, revision });
+    else if (cached === undefined || cached.revision < revision)
+      this.cache.put(key, { owner: named, revision });
     this.wake(key);
   }
 
@@ -328,7 +297,7 @@ export class FleetRouter implements Router {
 
   /** Forgets the cached claim of `key` (a `MOVED` answer) and wakes its waiters; own claims stay. */
   invalidate(key: string): void {
-    this.drop(key);
+    this.cache.drop(key);
     this.wake(key);
   }
 
@@ -339,57 +308,17 @@ export class FleetRouter implements Router {
   ownedBy(owner: NodeIdentity): Map<string, number> | undefined {
     if (this.own.isMe(owner)) return this.own.byKind();
     if (!this.watchAll) return undefined;
-    return new Map<string, number>(this.kindsByOwner.get(ownerId(owner)) ?? []);
-  }
-
-  /** The cached claim of `key`, marked as used just now. */
-  private touch(key: string): Cached | undefined {
-    const cached = this.cache.get(key);
-    if (cached !== undefined && !this.watchAll) {
-      this.cache.delete(key);
-      this.cache.set(key, cached);
-    }
-    return cached;
-  }
-
-  private put(key: string, cached: Cached): void {
-    const before = this.cache.get(key);
-    if (before !== undefined) {
-      this.count(key, before.owner, -1);
-      this.cache.delete(key);
-    }
-    this.cache.set(key, cached);
-    this.count(key, cached.owner, 1);
-    while (this.cache.size > this.cacheSize) {
-      const oldest = this.cache.keys().next();
-      if (oldest.done === true) break;
-      this.drop(oldest.value);
-      this.evictions++;
-    }
-  }
-
-  private drop(key: string): void {
-    const before = this.cache.get(key);
-    if (before === undefined) return;
-    this.cache.delete(key);
-    this.count(key, before.owner, -1);
-  }
-
-  private count(key: string, owner: NodeIdentity, by: 1 | -1): void {
-    if (!this.watchAll) return;
-    const id = ownerId(owner);
-    let kinds = this.kindsByOwner.get(id);
-    if (kinds === undefined) this.kindsByOwner.set(id, (kinds = new Map<string, number>()));
-    const kind = keyKind(key);
-    const n = (kinds.get(kind) ?? 0) + by;
-    if (n > 0) kinds.set(kind, n);
-    else kinds.delete(kind);
-    if (kinds.size === 0) this.kindsByOwner.delete(id);
+    return this.cache.kindsOf(owner);
   }
 
   /** Number of other nodes' claims cached, for tests and metrics. */
   get cached(): number {
     return this.cache.size;
+  }
+
+  /** Entries the cache let go of to stay within its size. */
+  get evictions(): number {
+    return this.cache.evictions;
   }
 
   async forward(
@@ -402,7 +331,7 @@ export class FleetRouter implements Router {
       envelope.request === undefined
         ? { key, message: envelope.message }
         : { key, message: envelope.message, request: envelope.request };
-    return this.deliverTo(node, key, delivery, opts);
+    return this.asks.deliverTo(node, key, delivery, opts);
   }
 
   /**
@@ -410,7 +339,7 @@ export class FleetRouter implements Router {
    * reached) is remembered for `refusalMemoryMs`, so a placement does not pick it again at once.
    */
   async spawnAt(node: string, key: string, init: unknown, opts: { timeoutMs: number }): Promise<AskResult> {
-    const result = await this.deliverTo(node, key, { key, message: init, spawn: true }, opts);
+    const result = await this.asks.deliverTo(node, key, { key, message: init, spawn: true }, opts);
     if (!result.ok) this.refused.set(node, this.scheduler.now());
     return result;
   }
@@ -419,36 +348,6 @@ export class FleetRouter implements Router {
   refusedRecently(node: string): boolean {
     const at = this.refused.get(node);
     return at !== undefined && this.scheduler.now() - at < refusalMemoryMs;
-  }
-
-  private async deliverTo(
-    node: string,
-    key: string,
-    delivery: ActorDelivery,
-    opts: { timeoutMs: number },
-  ): Promise<AskResult> {
-    const data = encodeDelivery(delivery);
-    let delay = this.firstDelayMs;
-    for (let attempt = 1; ; attempt += 1) {
-      let answer: Uint8Array;
-      try {
-        answer = await this.bus.request(nodeActorSubject(node), data, opts);
-      } catch (error) {
-        // No responders: the node is gone, or its endpoint's subscription has not reached our server
-        // yet (NATS-NOTES). Retried briefly, then the sender is told to retry.
-        if (isNoResponders(error) && attempt < this.attempts) {
-          await this.sleep(delay);
-          delay *= 2;
-          continue;
-        }
-        return failed(node, key, error);
-      }
-      try {
-        return decodeAskResult(answer);
-      } catch {
-        return { ok: false, code: "INTERNAL", message: `${node} answered ${key} with something unreadable` };
-      }
-    }
   }
 
   forwardTell(node: string, key: string, message: unknown): void {
@@ -474,7 +373,7 @@ export class FleetRouter implements Router {
       return;
     }
     if (entry.operation === "DEL") {
-      this.drop(entry.key);
+      this.cache.drop(entry.key);
       if (this.watchAll) this.own.dropped(entry.key);
     } else {
       let owner: NodeIdentity | null = null;
@@ -484,29 +383,10 @@ export class FleetRouter implements Router {
         // a claim that does not decode names nobody we can reach
       }
       this.own.saw(entry.key, owner, entry.revision);
-      if (owner === null || this.own.isMe(owner)) this.drop(entry.key);
-      else this.put(entry.key, { owner, revision: entry.revision });
+      if (owner === null || this.own.isMe(owner)) this.cache.drop(entry.key);
+      else this.cache.put(entry.key, { owner, revision: entry.revision });
     }
     // A stale entry read again at the same revision changed nothing its waiters wait for.
     if (wake || cached?.revision !== entry.revision) this.wake(entry.key);
   }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.scheduler.at(this.scheduler.now() + ms, resolve);
-    });
-  }
-}
-
-function failed(node: string, key: string, error: unknown): AskResult {
-  if (isBusTimeout(error))
-    return { ok: false, code: "TIMEOUT", message: `${node} did not answer for ${key} in time` };
-  if (isNoResponders(error) || isBusClosed(error))
-    return { ok: false, code: "UNAVAILABLE", message: `${node} cannot be reached for ${key}`, retryAfterMs };
-  return { ok: false, code: "INTERNAL", message: `forwarding ${key} to ${node} failed` };
-}
-
-/** An owner's identity as one string. */
-function ownerId(owner: NodeIdentity): string {
-  return `${owner.node}#${owner.incarnation}`;
 }
