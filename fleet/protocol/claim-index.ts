@@ -35,11 +35,13 @@ export class ClaimIndex {
   ) {}
 
   /**
-   * Notes that `owner` claims `key`. Resolves after the first try (a failed one is retried in the
-   * background until it lands), never rejects: a claim is not refused for want of its entry.
+   * Notes that `owner` claims `key`. Resolves once the entry landed, or its tries ran out; never rejects:
+   * a claim is not refused for want of its entry. The claim write waits for it (sent at once beside the
+   * claim, the entry costs no round trip unless it fails): a claim acknowledged with its entry still
+   * retrying would be found by nobody if its owner died before the retry landed.
    */
   record(owner: NodeIdentity, key: string): Promise<void> {
-    return this.retrying(() => this.bucket.put(entryKey(owner, key), marker));
+    return this.retrying(() => this.bucket.put(entryKey(owner, key), marker), true);
   }
 
   /** Forgets `owner`'s entry for `key` (its claim is gone, or moved on from it). */
@@ -66,12 +68,13 @@ export class ClaimIndex {
     this.stopped = true;
   }
 
-  /** Runs `write`; resolves after the first try, retrying a failed one in the background. */
-  private async retrying(write: () => Promise<unknown>): Promise<void> {
+  /** Runs `write`, retrying a failed one; resolves after the first try, or with `wait` after the last. */
+  private async retrying(write: () => Promise<unknown>, wait = false): Promise<void> {
     try {
       await write();
     } catch {
-      void this.retryLater(write);
+      const retried = this.retryLater(write);
+      if (wait) await retried;
     }
   }
 

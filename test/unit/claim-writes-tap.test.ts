@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualScheduler } from "../../actors/runtime/index.ts";
-import { MemoryKvServer } from "../../fleet/index.ts";
+import { type KvBucket, MemoryKvServer } from "../../fleet/index.ts";
 import {
   ClaimIndex,
   type ClaimView,
@@ -24,12 +24,18 @@ async function setup() {
   const dropEntries = async (): Promise<void> => {
     for (const key of await entries.keys("")) await entries.delete(key);
   };
-  const slow: typeof bucket = {
-    ...bucket,
+  const slow: KvBucket = {
+    name: bucket.name,
+    get: (key) => bucket.get(key),
     create: async (key, value) => {
       await dropEntries();
       return bucket.create(key, value);
     },
+    update: (key, value, expected) => bucket.update(key, value, expected),
+    put: (key, value) => bucket.put(key, value),
+    delete: (key, opts) => bucket.delete(key, opts),
+    keys: (prefix) => bucket.keys(prefix),
+    watch: (opts, onEntry) => bucket.watch(opts, onEntry),
   };
   const claims = claimWritesTap(slow, new OwnClaims(identity), index, (claim) => {
     late.push(claim);
