@@ -254,9 +254,6 @@ export class KvActorStore implements ActorStore {
       const entry = await this.snapshots.get(key);
       const current = entry === null ? null : decodeSnapshot(entry.value);
       if (current !== null && writeId !== undefined && current.writeId === writeId) return;
-      // A snapshot of our epoch or later that is not ours: a takeover here sealed the key under the very
-      // claim this create read back as its own (its first outcome unknown). The claim is the seal's.
-      if (current !== null && current.kind !== orphanKind && current.epoch >= epoch) return;
       const mayLand = current === null || (current.kind === orphanKind && current.epoch < epoch);
       if (
         writeId !== undefined &&
