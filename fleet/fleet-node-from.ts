@@ -3,6 +3,7 @@ import type { Bus } from "./bus.ts";
 import { FleetNode } from "./fleet-node.ts";
 import type { FleetNodeHooks, FleetNodePorts, FleetNodeSettings } from "./fleet-node-ports.ts";
 import type { KvStore } from "./kv.ts";
+import { claimIndexBucketName } from "./protocol/index.ts";
 import { openSnapshotBucket } from "./snapshot-layout.ts";
 
 /**
@@ -26,7 +27,12 @@ export interface FleetWorld {
 }
 
 /** The KV buckets of a fleet, by the role each plays. */
-export const fleetBucketNames = { claims: "claims", nodes: "nodes", lobbies: "lobbies" } as const;
+export const fleetBucketNames = {
+  claims: "claims",
+  nodes: "nodes",
+  lobbies: "lobbies",
+  claimIndex: claimIndexBucketName,
+} as const;
 
 /** The ports of a fleet node in `world`: its buckets opened by their fleet names, the rest as given. */
 export async function fleetNodePorts(
@@ -37,13 +43,14 @@ export async function fleetNodePorts(
   const { kv, snapshotShards, ...rest } = world;
   const claims = await kv.bucket(fleetBucketNames.claims);
   const nodes = await kv.bucket(fleetBucketNames.nodes);
+  const claimIndex = await kv.bucket(fleetBucketNames.claimIndex);
   const lobbies =
     snapshotShards === undefined
       ? await kv.bucket(fleetBucketNames.lobbies)
       : await openSnapshotBucket(kv, claims, nodes, snapshotShards.asked);
   return {
     ...rest,
-    buckets: { claims, nodes, lobbies },
+    buckets: { claims, nodes, lobbies, claimIndex },
     settings,
     hooks,
   };

@@ -44,6 +44,13 @@ export interface FleetNodeSettings {
    * every node runs a release that reads them. Off, peers weigh this node against their own limits.
    */
   readonly heartbeatLimits?: boolean;
+  /** Other nodes' claims the router caches at most (`--claims-cache`; default 10,000). */
+  readonly claimsCacheSize?: number;
+  /**
+   * Watch the whole `claims` bucket, as the previous release does (`--claims-watch true`): a full view of
+   * every claim, at the cost of every claim write reaching every node. Off by default.
+   */
+  readonly claimsWatch?: boolean;
 }
 
 /** The KV buckets a fleet node works on. */
@@ -51,6 +58,11 @@ export interface FleetBuckets {
   readonly claims: KvBucket;
   readonly nodes: KvBucket;
   readonly lobbies: KvBucket;
+  /**
+   * The claim index (`claim-owners`): which keys each node holds, listed at its death. Absent, the node
+   * finds dead nodes' keys only through its router's view (the whole-bucket watch, or keys asked for).
+   */
+  readonly claimIndex?: KvBucket;
 }
 
 /** What a fleet node logs through: a pino logger fits it. */

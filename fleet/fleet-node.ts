@@ -5,14 +5,17 @@ import {
   type OwnerLocation,
 } from "../actors/runtime/index.ts";
 import {
+  type ClaimIndex,
+  claimWritesTap,
+  type DeadNodeKeys,
   KvActorStore,
+  OwnClaims,
   type NodeIdentity,
   type DrainProgress,
   busEventPublisher,
   type Failover,
   FleetRouter,
-  heartbeatLimitsOf,
-  Membership,
+  type Membership,
   type PeerView,
   Migrations,
   migrationHostOf,
@@ -22,17 +25,13 @@ import {
 import { type DrainAnswer, NodeDrain } from "./fleet-node-drain.ts";
 import type { FleetNodePorts } from "./fleet-node-ports.ts";
 import { heartbeatUrl } from "./heartbeat-url.ts";
-import { nodeFailover } from "./node-failover.ts";
+import type { KvBucket } from "./kv.ts";
+import { nodeClaimIndex, wireFailover } from "./fleet-node-claims.ts";
+import { NodeAddress, OlderPeers, nodeMembership, restartEmpty } from "./fleet-node-membership.ts";
 import { ownerReachable, staleOwnerRetryMs } from "./owner-reachable.ts";
 import { NodePlacement } from "./node-placement.ts";
 import { type RegionUrl, regionsOf } from "./placement.ts";
 import { type FailoverRecord, TakeoverRecords } from "./takeover-records.ts";
-
-/** Where players reach this node, as its heartbeat announces it (empty until the gateway listens). */
-class NodeAddress {
-  url = "";
-  admin: string | undefined;
-}
 
 /**
  * One node of a fleet, assembled from its ports (docs/fleet.md tells the whole protocol): the
@@ -48,6 +47,11 @@ export class FleetNode {
   /** The runtime's view of this node: the lease decides whether it may act. */
   readonly state: NodeState;
   private readonly store: KvActorStore;
+  /** This process's claims, whole: its drain, its counts and its own keys' routing read them. */
+  private readonly own: OwnClaims;
+  /** Which keys each node holds, written beside this node's claims and listed at a peer's death. */
+  private readonly index: ClaimIndex | undefined;
+  private readonly deadKeys: DeadNodeKeys | undefined;
   private readonly membership: Membership;
   private readonly router: FleetRouter;
   private readonly failover: Failover;
@@ -58,6 +62,8 @@ export class FleetNode {
   private readonly placement: NodePlacement;
   private readonly takeovers = new TakeoverRecords();
   private readonly address = new NodeAddress();
+  /** Peers of an older release: the whole claims watch runs while one does. */
+  private readonly olderPeers: OlderPeers;
   /** What `start` started that `close` stops, last first. */
   private readonly running: { stop(): void }[] = [];
 
@@ -65,8 +71,19 @@ export class FleetNode {
   constructor(private readonly ports: FleetNodePorts) {
     const { settings, hooks, buckets, scheduler } = ports;
     this.identity = { node: settings.nodeId, incarnation: ports.newIncarnation() };
+    this.own = new OwnClaims(this.identity);
+    const claimIndex = nodeClaimIndex(ports, {
+      membership: () => this.membership,
+      failover: () => this.failover,
+    });
+    this.index = claimIndex?.index;
+    this.deadKeys = claimIndex?.deadKeys;
+    // A claim of this node's incarnation before a fence, landed after it, is taken over here at once.
+    const claims = claimWritesTap(buckets.claims, this.own, this.index, (claim) => {
+      this.failover.want(claim);
+    });
     this.store = new KvActorStore({
-      claims: buckets.claims,
+      claims,
       snapshots: buckets.lobbies,
       identity: this.identity,
       scheduler,
@@ -74,26 +91,20 @@ export class FleetNode {
         this.sealedByRead(key);
       },
     });
+    this.olderPeers = new OlderPeers(
+      ports,
+      () => this.membership,
+      () => this.router,
+    );
     this.membership = this.newMembership();
-    this.router = new FleetRouter({
-      claims: buckets.claims,
-      bus: ports.bus,
-      identity: this.identity,
-      scheduler,
-      ownerState: (owner) => this.membership.ownerState(owner),
-      // A key a resuming member asks for is taken over here at once, not in its turn (docs/fleet.md).
-      deadOwner: (claim) => {
-        this.failover.want(claim);
-      },
-      takingOver: (key) => this.failover.taking(key),
-    });
+    this.router = this.newRouter(claims);
     this.drainer = this.newDrain();
     this.placement = new NodePlacement({
       settings,
       self: this.identity,
       capacity: hooks.capacity,
       peers: () => this.membership.peerViews(),
-      claimsOf: (owner) => this.router.ownedBy(owner),
+      claimsOf: (owner) => this.router.ownedBy(owner) ?? this.heartbeatClaims(owner),
       refusedRecently: (peer) => this.router.refusedRecently(peer),
       draining: () => this.drainer.draining,
       liveCount: () => this.system.liveCount,
@@ -106,18 +117,15 @@ export class FleetNode {
       mayAct: () => this.membership.mayAct(),
       leaseSettled: () => this.membership.leaseSettled(),
     };
-    this.failover = nodeFailover({
-      node: settings.nodeId,
+    this.failover = wireFailover(ports, {
       store: this.store,
       router: this.router,
       membership: this.membership,
       takeovers: this.takeovers,
+      claimIndex,
       taken: (key, epoch) => {
         this.taken(key, epoch);
       },
-      log: hooks.log,
-      scheduler,
-      fallbackAfterMs: settings.failureTimeoutMs,
     });
     this.relay = new PushRelay({
       bus: ports.bus,
@@ -153,6 +161,12 @@ export class FleetNode {
     await this.membership.join();
     this.membership.start();
     this.running.push(this.router.start());
+    if (this.index !== undefined) this.running.push(this.index);
+    if (this.deadKeys !== undefined) {
+      this.running.push(this.deadKeys);
+      // An earlier process under this node id (a restart) left its keys to whoever finds them.
+      this.deadKeys.died(this.ports.settings.nodeId);
+    }
     await this.relay.start();
     this.running.push(this.relay);
     await this.endpoint.start();
@@ -215,15 +229,26 @@ export class FleetNode {
 
   /** The keys this node owns now (its claims), counted by kind (`lobby`, `player`, …). */
   owned(): Map<string, number> {
-    return this.router.ownedBy(this.identity);
+    return this.own.byKind();
   }
 
   /** The keys this node owns by its claims, with the claim's revision (the lobby's epoch). */
   ownedKeys(): { key: string; epoch: number }[] {
-    const { node, incarnation } = this.identity;
-    return [...this.router.claimViews()]
-      .filter((c) => c.owner.node === node && c.owner.incarnation === incarnation)
-      .map((claim) => ({ key: claim.key, epoch: claim.revision }));
+    return this.own.entries();
+  }
+
+  /** Other nodes' claims the router cached, and how many it let go of to stay within its size. */
+  claimsCache(): { cached: number; evictions: number } {
+    return { cached: this.router.cached, evictions: this.router.evictions };
+  }
+
+  /** A peer's claims by kind as its heartbeat says (a node of an older release says nothing). */
+  private heartbeatClaims(owner: NodeIdentity): ReadonlyMap<string, number> | undefined {
+    const peer = this.membership
+      .peerViews()
+      .find((p) => p.node === owner.node && p.incarnation === owner.incarnation);
+    const claims = peer?.heartbeat?.claims;
+    return claims === undefined ? undefined : new Map(Object.entries(claims));
   }
 
   /** The takeovers this node made since it started: how many, and the latest (newest last). */
@@ -243,43 +268,40 @@ export class FleetNode {
     for (const part of this.running.splice(0).reverse()) part.stop();
   }
 
-  private newMembership(): Membership {
-    const { settings, buckets, scheduler } = this.ports;
-    return new Membership({
-      nodes: buckets.nodes,
-      node: settings.nodeId,
-      incarnation: this.identity.incarnation,
+  private newRouter(claims: KvBucket): FleetRouter {
+    const { settings, scheduler } = this.ports;
+    return new FleetRouter({
+      claims,
+      bus: this.ports.bus,
+      identity: this.identity,
       scheduler,
-      monotonic: this.ports.monotonic,
-      timing: {
-        heartbeatMs: settings.heartbeatMs,
-        failureTimeoutMs: settings.failureTimeoutMs,
-        leaseMarginMs: Math.max(settings.heartbeatMs, Math.round(settings.failureTimeoutMs / 3)),
+      own: this.own,
+      watchAll: settings.claimsWatch === true,
+      ...(settings.claimsCacheSize === undefined ? {} : { cacheSize: settings.claimsCacheSize }),
+      ownerState: (owner) => this.membership.ownerState(owner),
+      // A key a resuming member asks for is taken over here at once, not in its turn (docs/fleet.md).
+      deadOwner: (claim) => {
+        this.failover.want(claim);
       },
-      facts: () => ({
-        url: this.address.url,
-        ...(this.address.admin === undefined ? {} : { admin: this.address.admin }),
-        region: settings.region,
-        load: this.system.liveCount,
-        draining: this.drainer.draining,
-        version: settings.version,
-        protocol: settings.protocol,
-        ...heartbeatLimitsOf(settings),
-      }),
-      events: {
-        peerDead: (peer) => {
-          this.ports.hooks.log.warn({ peer }, "peer declared dead; its lobbies are taken over");
-          this.takeovers.peerDied(peer.node, scheduler.now());
-          this.failover.sweep();
-          // Members waiting for its keys ask again now: each key they ask for is taken over at once.
-          this.router.wakeAll();
-        },
-        ticked: () => {
-          this.failover.sweep();
-        },
-        fenced: () => {
-          void this.restartEmpty();
-        },
+      takingOver: (key) => this.failover.taking(key),
+    });
+  }
+
+  private newMembership(): Membership {
+    return nodeMembership(this.ports, {
+      identity: this.identity,
+      address: this.address,
+      own: this.own,
+      takeovers: this.takeovers,
+      deadKeys: this.deadKeys,
+      system: () => this.system,
+      draining: () => this.drainer.draining,
+      failover: () => this.failover,
+      router: () => this.router,
+      olderPeers: this.olderPeers,
+      fenced: () => {
+        const { system, identity, membership, deadKeys } = this;
+        void restartEmpty(this.ports, { system, identity, membership, deadKeys });
       },
     });
   }
@@ -372,26 +394,5 @@ export class FleetNode {
   private tellRestored(key: string): void {
     const connected = [...this.ports.hooks.playersHere(key)];
     this.system.tell(key, { type: "restored", reason: "failover", connected });
-  }
-
-  /** Declared dead: drop everything, close every socket, and come back as a new incarnation. */
-  private async restartEmpty(): Promise<void> {
-    const { hooks, scheduler } = this.ports;
-    const dropped = this.system.dropAll();
-    hooks.reset();
-    this.identity.incarnation = this.ports.newIncarnation();
-    hooks.log.error(
-      { dropped, incarnation: this.identity.incarnation },
-      "this node was declared dead: dropped its actors, rejoining as a new incarnation",
-    );
-    for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
-      try {
-        await this.membership.rejoin(this.identity.incarnation);
-        return;
-      } catch (err) {
-        hooks.log.warn({ err }, "rejoin failed; trying again");
-        await new Promise<void>((resolve) => scheduler.at(scheduler.now() + delay, resolve));
-      }
-    }
   }
 }

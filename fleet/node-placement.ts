@@ -11,8 +11,11 @@ export interface NodePlacementParts {
   readonly capacity: FleetNodeHooks["capacity"];
   /** The peers as membership sees them (their last heartbeats). */
   readonly peers: () => PeerView[];
-  /** The claims an incarnation holds by key kind, as the router's view of the claims bucket counts them. */
-  readonly claimsOf: (owner: NodeIdentity) => ReadonlyMap<string, number>;
+  /**
+   * The claims an incarnation holds by key kind: this node's own, a peer's as its heartbeat (or a
+   * whole-bucket watch) counts them; undefined when not known.
+   */
+  readonly claimsOf: (owner: NodeIdentity) => ReadonlyMap<string, number> | undefined;
   /** True when a peer refused a placed spawn a moment ago (the router remembers it). */
   readonly refusedRecently: (node: string) => boolean;
   readonly draining: () => boolean;
@@ -48,7 +51,7 @@ export class NodePlacement {
    */
   placeNew(): NewLobbyPlace {
     const { parts } = this;
-    const lobbies = parts.claimsOf(parts.self).get("lobby") ?? 0;
+    const lobbies = parts.claimsOf(parts.self)?.get("lobby") ?? 0;
     return placeNewLobby(
       { draining: parts.draining(), lobbies },
       this.peerLoads(),

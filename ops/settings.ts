@@ -197,6 +197,18 @@ export const settings = {
     def: "false",
     help: "fleet: true writes --max-lobbies and --max-rooms into this node's heartbeat, so peers weigh it against its own limits; set it once every node runs this release (an earlier release does not read such a heartbeat)",
   },
+  claimsCache: {
+    schema: int(1, 10_000_000),
+    env: "FOYER_CLAIMS_CACHE",
+    def: "10000",
+    help: "fleet: other nodes' claims this node caches for routing at most (least recently used go first; a miss reads the claim)",
+  },
+  claimsWatch: {
+    schema: bool,
+    env: "FOYER_CLAIMS_WATCH",
+    def: "false",
+    help: "fleet: true watches the whole claims bucket, as the previous release does (a full view; every claim write then reaches every node)",
+  },
   codeLength: { schema: int(4, 12), env: "FOYER_CODE_LENGTH", def: "6", help: "invite code length" },
   codeAlphabet: {
     // Players type codes in any case and the node upper-cases them: a lower-case or other character

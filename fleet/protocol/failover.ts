@@ -21,14 +21,14 @@ export interface ClaimView {
 /** What the failover driver needs from the rest of the node. */
 export interface FailoverOptions {
   readonly node: string;
-  /** Every claim the node knows of (the router's cache, kept current by its watch). */
+  /** The claims the node knows of: its router's, and the keys the claim index lists for dead nodes. */
   readonly claims: () => Iterable<ClaimView>;
   /** Membership's view of an owner. */
   readonly ownerState: (owner: NodeIdentity) => OwnerState;
   /** The claimants: live node ids, this one included unless it drains (Membership.claimantNodes). */
   readonly liveNodes: () => readonly string[];
-  /** The store's takeover: claim CAS, then seal (or free an orphan). */
-  readonly takeOver: (key: string, claimRevision: number) => Promise<TakeOver>;
+  /** The store's takeover of `key` from the dead `owner`: claim CAS, then seal (or free an orphan). */
+  readonly takeOver: (key: string, claimRevision: number, owner: NodeIdentity) => Promise<TakeOver>;
   /** A key was taken and sealed here: restore it and tell its actor. */
   readonly taken: (key: string, epoch: number) => void;
   /** A takeover failed for a reason other than losing the race (it is tried again next sweep). */
@@ -153,7 +153,7 @@ export class Failover {
 
   private async takeOne(claim: ClaimView): Promise<void> {
     try {
-      const result = await this.options.takeOver(claim.key, claim.revision);
+      const result = await this.options.takeOver(claim.key, claim.revision, claim.owner);
       this.firstSeen.delete(claim.key);
       // Not in flight any more by the time `taken` wakes the callers waiting for the key.
       this.inFlight.delete(claim.key);

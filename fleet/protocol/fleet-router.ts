@@ -1,11 +1,13 @@
 import type { AskResult, Forwarded, Location, Router, Scheduler } from "../../actors/runtime/index.ts";
-import { type ActorDelivery, decodeAskResult, encodeDelivery, nodeActorSubject } from "./actor-wire.ts";
+import { type ActorDelivery, encodeDelivery, nodeActorSubject } from "./actor-wire.ts";
 import type { Bus } from "../bus.ts";
-import { isBusClosed, isBusTimeout, isNoResponders } from "../bus-error.ts";
 import { type NodeIdentity, decodeClaim, sameIdentity } from "./claim.ts";
 import { withEscapedKeys } from "../escaped-keys.ts";
 import type { ClaimView } from "./failover.ts";
 import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
+import { OwnClaims } from "./own-claims.ts";
+import { ClaimsCache } from "./claims-cache.ts";
+import { NodeAsks, retryAfterMs } from "./node-asks.ts";
 import type { OwnerState } from "./peer-table.ts";
 import { realScheduler } from "../real-scheduler.ts";
 
@@ -36,24 +38,37 @@ export interface FleetRouterOptions {
    * caller that loaded it in between would race the takeover with a seal and reads of its own.
    */
   readonly takingOver?: (key: string) => boolean;
-}
-
-interface Cached {
-  readonly owner: NodeIdentity;
-  readonly revision: number;
+  /**
+   * The claims this process holds (kept whole, never evicted): its own keys route here whatever the
+   * cache holds. Default: a fresh one for `identity`.
+   */
+  readonly own?: OwnClaims;
+  /** Claims of other nodes the cache keeps at most; the least recently used goes first. Default 10,000. */
+  readonly cacheSize?: number;
+  /**
+   * Watch the whole `claims` bucket, as nodes of the previous release do: every claim write then reaches
+   * this node, and the cache is a full view (unbounded). Off by default: the cache is corrected by
+   * `MOVED`, by owners going silent, and by reads while a caller waits for a claim to change.
+   */
+  readonly watchAll?: boolean;
+  /**
+   * How a caller waiting for a claim to change (`changed`) is served without the watch: the claim is read
+   * again after `firstMs`, then at doubling delays up to `maxMs`. Default 50 ms, then up to 400 ms.
+   */
+  readonly rereadMs?: { readonly firstMs: number; readonly maxMs: number };
 }
 
 /** How long a node that refused a placed spawn is passed over by placements. */
 const refusalMemoryMs = 5_000;
 
-/** What a sender is told when the owner could not be reached: retry shortly. */
-const retryAfterMs = 250;
-
 /**
- * The fleet's Router: a key's owner is the node its claim names. Claims are read from the `claims`
- * bucket on a miss and cached; a watch on the bucket keeps the cache current (the NATS store makes the
- * watch again after every reconnect, from the last revision seen), and a `MOVED` answer drops an entry
- * the watch has not corrected yet. Asks go over the bus to the owner's NodeEndpoint.
+ * The fleet's Router: a key's owner is the node its claim names. This node's own claims are known
+ * whole (OwnClaims); other nodes' are read from the `claims` bucket on a miss and kept in a bounded
+ * cache, least recently used first out. Nothing pushes changes to it: a `MOVED` answer drops an entry,
+ * an owner gone silent makes the next look read the claim again, and a caller waiting for a claim to
+ * change has it read again with backoff while it waits. A node may still watch the whole bucket
+ * (`watchAll`, the previous release's way) for a full view. Asks go over the bus to the owner's
+ * NodeEndpoint.
  */
 export class FleetRouter implements Router {
   readonly node: string;
@@ -61,15 +76,16 @@ export class FleetRouter implements Router {
   private readonly bus: Bus;
   private readonly identity: NodeIdentity;
   private readonly scheduler: Scheduler;
-  private readonly attempts: number;
-  private readonly firstDelayMs: number;
-  private readonly cache = new Map<string, Cached>();
-  /**
-   * How many cached claims each owner (`node#incarnation`) holds, by key kind: a node's `/status` reads
-   * its own counts several times a second during a drain, and walking every claim for them was a twentieth
-   * of a 10,000-lobby drain's CPU.
-   */
-  private readonly kindsByOwner = new Map<string, Map<string, number>>();
+  /** The asks over the bus to other nodes' endpoints. */
+  private readonly asks: NodeAsks;
+  /** Other nodes' claims, least recently used first. */
+  private readonly cache: ClaimsCache;
+  private watchAll: boolean;
+  private started = false;
+  private readonly rereadFirstMs: number;
+  private readonly rereadMaxMs: number;
+  /** This process's own claims: never evicted. */
+  readonly own: OwnClaims;
   /** Nodes that refused a placed spawn, with when (scheduler ms). */
   private readonly refused = new Map<string, number>();
   private readonly ownerState: ((owner: NodeIdentity) => OwnerState) | undefined;
@@ -78,6 +94,8 @@ export class FleetRouter implements Router {
   private watch: KvWatch | undefined;
   /** Callers waiting for a key's claim to change (see `changed`). */
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** The reads made for waiting callers, by key: the revision seen first and the next read's cancel. */
+  private readonly rereads = new Map<string, { seen: number | undefined; cancel: () => void }>();
 
   constructor(options: FleetRouterOptions) {
     this.claims = withEscapedKeys(options.claims);
@@ -85,27 +103,56 @@ export class FleetRouter implements Router {
     this.identity = options.identity;
     this.node = options.identity.node;
     this.scheduler = options.scheduler ?? realScheduler();
-    this.attempts = Math.max(1, options.noResponders?.attempts ?? 6);
-    this.firstDelayMs = options.noResponders?.firstDelayMs ?? 20;
+    this.asks = new NodeAsks(options.bus, this.scheduler, options.noResponders);
     this.ownerState = options.ownerState;
     this.deadOwner = options.deadOwner;
     this.takingOver = options.takingOver;
+    this.own = options.own ?? new OwnClaims(options.identity);
+    this.watchAll = options.watchAll === true;
+    this.cache = new ClaimsCache(options.cacheSize, this.watchAll);
+    this.rereadFirstMs = options.rereadMs?.firstMs ?? 50;
+    this.rereadMaxMs = options.rereadMs?.maxMs ?? 400;
   }
 
-  /** Starts the watch that keeps the cache current. Idempotent. */
+  /** Starts the whole-bucket watch when `watchAll` asks for it. Idempotent. */
   start(): this {
-    this.watch ??= this.claims.watch({}, (entry) => {
-      this.take(entry);
-    });
+    this.started = true;
+    if (this.watchAll)
+      this.watch ??= this.claims.watch({}, (entry) => {
+        this.take(entry);
+      });
     return this;
   }
 
+  /**
+   * Turns the whole-bucket watch on or off while running. On beside a node of the previous release: it
+   * writes no claim index, so only a full view finds its keys at its death (and counts them for
+   * placement). Off again, the cache is bounded again, its oldest entries going first.
+   */
+  setFullView(on: boolean): void {
+    if (on === this.watchAll) return;
+    this.watchAll = on;
+    if (on) {
+      this.cache.setFullView(true);
+      if (this.started) this.start();
+      return;
+    }
+    this.watch?.stop();
+    this.watch = undefined;
+    this.cache.setFullView(false);
+  }
+
   stop(): void {
+    this.started = false;
     this.watch?.stop();
     this.watch = undefined;
     this.cache.clear();
-    this.kindsByOwner.clear();
     this.wakeAll();
+  }
+
+  /** True when this router watches the whole claims bucket (its cache is then a full view). */
+  get fullView(): boolean {
+    return this.watchAll;
   }
 
   /**
@@ -129,6 +176,40 @@ export class FleetRouter implements Router {
       };
       const cancel = this.scheduler.at(this.scheduler.now() + maxMs, done);
       set.add(done);
+      if (!this.watchAll && !this.rereads.has(key)) this.rereadWhileWaited(key, this.rereadFirstMs);
+    });
+  }
+
+  /**
+   * Reads the claim of `key` again after `delayMs`, and again at doubling delays while anyone waits in
+   * `changed`: without the whole-bucket watch this is how a takeover on another node is seen. The first
+   * read only notes the revision when the cache held none.
+   */
+  private rereadWhileWaited(key: string, delayMs: number): void {
+    const known = this.cache.get(key)?.revision ?? this.own.epochOf(key);
+    const state = this.rereads.get(key) ?? { seen: known, cancel: () => undefined };
+    this.rereads.set(key, state);
+    state.cancel = this.scheduler.at(this.scheduler.now() + delayMs, () => {
+      if (!this.waiters.has(key)) {
+        this.rereads.delete(key);
+        return;
+      }
+      void this.claims.get(key).then(
+        (entry) => {
+          const revision = entry?.revision ?? 0;
+          if (state.seen !== undefined && revision !== state.seen) {
+            this.rereads.delete(key);
+            if (entry === null) this.invalidate(key);
+            else this.take(entry, true);
+            return;
+          }
+          state.seen = revision;
+          this.rereadWhileWaited(key, Math.min(delayMs * 2, this.rereadMaxMs));
+        },
+        () => {
+          this.rereadWhileWaited(key, Math.min(delayMs * 2, this.rereadMaxMs));
+        },
+      );
     });
   }
 
@@ -141,6 +222,11 @@ export class FleetRouter implements Router {
   }
 
   private wake(key: string): void {
+    const reread = this.rereads.get(key);
+    if (reread !== undefined) {
+      reread.cancel();
+      this.rereads.delete(key);
+    }
     const waiting = this.waiters.get(key);
     if (waiting === undefined) return;
     this.waiters.delete(key);
@@ -148,11 +234,17 @@ export class FleetRouter implements Router {
   }
 
   async locate(key: string): Promise<Location> {
-    let cached = this.cache.get(key);
-    if (cached === undefined) {
+    if (this.own.epochOf(key) !== undefined)
+      return this.takingOver?.(key) === true ? { kind: "unavailable", retryAfterMs } : { kind: "local" };
+    let cached = this.cache.touch(key);
+    if (cached === undefined || cached.stale === true) {
       const entry = await this.claims.get(key);
-      if (entry === null) return { kind: "unknown" };
+      if (entry === null) {
+        if (this.cache.has(key)) this.invalidate(key);
+        return { kind: "unknown" };
+      }
       this.take(entry);
+      if (this.own.epochOf(key) !== undefined) return this.locate(key);
       cached = this.cache.get(key);
       if (cached === undefined) return { kind: "unknown" };
     }
@@ -162,22 +254,32 @@ export class FleetRouter implements Router {
     // An owner that went silent keeps its keys until a survivor has sealed them: ask again shortly.
     if (state === "suspected" || state === "dead" || cached.owner.node === this.node) {
       if (state === "dead") this.deadOwner?.({ key, owner: cached.owner, revision: cached.revision });
+      // Nothing tells this cache of the takeover that follows: the next look reads the claim again.
+      if (!this.watchAll && this.cache.get(key) === cached) this.cache.markStale(key, cached);
       return { kind: "unavailable", retryAfterMs };
     }
     return { kind: "remote", node: cached.owner.node };
   }
 
-  /** Every cached claim: what failover sweeps for keys of dead owners. */
+  /**
+   * Every claim this router knows of: this node's own, then the cached ones (with `watchAll`, the whole
+   * bucket). Failover sweeps them for keys of dead owners beside the index listings.
+   */
   *claimViews(): Iterable<ClaimView> {
-    for (const [key, cached] of this.cache) yield { key, owner: cached.owner, revision: cached.revision };
+    for (const { key, epoch } of this.own.entries()) yield { key, owner: this.own.me(), revision: epoch };
+    for (const [key, cached] of this.cache.entries())
+      yield { key, owner: cached.owner, revision: cached.revision };
   }
 
-  /** Records a claim this node wrote itself (a takeover), ahead of the watch. */
+  /** Records a claim this node wrote or was told of (a takeover, a migration), ahead of any read. */
   learn(key: string, owner: NodeIdentity, revision: number): void {
+    const named = { node: owner.node, incarnation: owner.incarnation };
+    this.own.saw(key, named, revision);
     const cached = this.cache.get(key);
+    if (this.own.isMe(named)) this.cache.drop(key);
     // The watch may have brought the claim first: its waiters still wait for the takeover to end.
-    if (cached === undefined || cached.revision < revision)
-      this.put(key, { owner: { node: owner.node, incarnation: owner.incarnation }, revision });
+    else if (cached === undefined || cached.revision < revision)
+      this.cache.put(key, { owner: named, revision });
     this.wake(key);
   }
 
@@ -193,44 +295,30 @@ export class FleetRouter implements Router {
     else if (this.cache.has(key)) this.invalidate(key);
   }
 
+  /** Forgets the cached claim of `key` (a `MOVED` answer) and wakes its waiters; own claims stay. */
   invalidate(key: string): void {
-    this.drop(key);
+    this.cache.drop(key);
     this.wake(key);
   }
 
-  /** How many cached claims `owner` holds, by key kind (`lobby`, `player`, ...). */
-  ownedBy(owner: NodeIdentity): Map<string, number> {
-    return new Map<string, number>(this.kindsByOwner.get(ownerId(owner)) ?? []);
+  /**
+   * How many claims `owner` holds, by key kind (`lobby`, `player`, ...): this process's own always;
+   * another node's only with the whole-bucket watch (undefined otherwise: a bounded cache counts a part).
+   */
+  ownedBy(owner: NodeIdentity): Map<string, number> | undefined {
+    if (this.own.isMe(owner)) return this.own.byKind();
+    if (!this.watchAll) return undefined;
+    return this.cache.kindsOf(owner);
   }
 
-  private put(key: string, cached: Cached): void {
-    const before = this.cache.get(key);
-    if (before !== undefined) this.count(key, before.owner, -1);
-    this.cache.set(key, cached);
-    this.count(key, cached.owner, 1);
-  }
-
-  private drop(key: string): void {
-    const before = this.cache.get(key);
-    if (before === undefined) return;
-    this.cache.delete(key);
-    this.count(key, before.owner, -1);
-  }
-
-  private count(key: string, owner: NodeIdentity, by: 1 | -1): void {
-    const id = ownerId(owner);
-    let kinds = this.kindsByOwner.get(id);
-    if (kinds === undefined) this.kindsByOwner.set(id, (kinds = new Map<string, number>()));
-    const kind = key.slice(0, Math.max(0, key.indexOf("/")));
-    const n = (kinds.get(kind) ?? 0) + by;
-    if (n > 0) kinds.set(kind, n);
-    else kinds.delete(kind);
-    if (kinds.size === 0) this.kindsByOwner.delete(id);
-  }
-
-  /** Number of cached claims, for tests and metrics. */
+  /** Number of other nodes' claims cached, for tests and metrics. */
   get cached(): number {
     return this.cache.size;
+  }
+
+  /** Entries the cache let go of to stay within its size. */
+  get evictions(): number {
+    return this.cache.evictions;
   }
 
   async forward(
@@ -243,7 +331,7 @@ export class FleetRouter implements Router {
       envelope.request === undefined
         ? { key, message: envelope.message }
         : { key, message: envelope.message, request: envelope.request };
-    return this.deliverTo(node, key, delivery, opts);
+    return this.asks.deliverTo(node, key, delivery, opts);
   }
 
   /**
@@ -251,7 +339,7 @@ export class FleetRouter implements Router {
    * reached) is remembered for `refusalMemoryMs`, so a placement does not pick it again at once.
    */
   async spawnAt(node: string, key: string, init: unknown, opts: { timeoutMs: number }): Promise<AskResult> {
-    const result = await this.deliverTo(node, key, { key, message: init, spawn: true }, opts);
+    const result = await this.asks.deliverTo(node, key, { key, message: init, spawn: true }, opts);
     if (!result.ok) this.refused.set(node, this.scheduler.now());
     return result;
   }
@@ -262,36 +350,6 @@ export class FleetRouter implements Router {
     return at !== undefined && this.scheduler.now() - at < refusalMemoryMs;
   }
 
-  private async deliverTo(
-    node: string,
-    key: string,
-    delivery: ActorDelivery,
-    opts: { timeoutMs: number },
-  ): Promise<AskResult> {
-    const data = encodeDelivery(delivery);
-    let delay = this.firstDelayMs;
-    for (let attempt = 1; ; attempt += 1) {
-      let answer: Uint8Array;
-      try {
-        answer = await this.bus.request(nodeActorSubject(node), data, opts);
-      } catch (error) {
-        // No responders: the node is gone, or its endpoint's subscription has not reached our server
-        // yet (NATS-NOTES). Retried briefly, then the sender is told to retry.
-        if (isNoResponders(error) && attempt < this.attempts) {
-          await this.sleep(delay);
-          delay *= 2;
-          continue;
-        }
-        return failed(node, key, error);
-      }
-      try {
-        return decodeAskResult(answer);
-      } catch {
-        return { ok: false, code: "INTERNAL", message: `${node} answered ${key} with something unreadable` };
-      }
-    }
-  }
-
   forwardTell(node: string, key: string, message: unknown): void {
     try {
       this.bus.publish(nodeActorSubject(node), encodeDelivery({ key, message, tell: true }));
@@ -300,38 +358,35 @@ export class FleetRouter implements Router {
     }
   }
 
-  /** Applies a claim entry (read or watched) unless the cache already has a newer one. */
-  private take(entry: KvEntry): void {
+  /**
+   * Applies a claim entry (read or watched) unless the cache already has a newer one; a claim of this
+   * process goes to OwnClaims instead. Wakes the key's waiters when it changed anything (or `wake`).
+   */
+  private take(entry: KvEntry, wake = false): void {
     const cached = this.cache.get(entry.key);
-    if (cached !== undefined && cached.revision >= entry.revision) return;
-    if (entry.operation === "DEL") {
-      this.drop(entry.key);
-    } else {
-      try {
-        this.put(entry.key, { owner: decodeClaim(entry.value), revision: entry.revision });
-      } catch {
-        this.drop(entry.key); // a claim that does not decode names nobody we can reach
-      }
+    const fresher =
+      cached === undefined ||
+      cached.revision < entry.revision ||
+      (cached.revision === entry.revision && cached.stale === true);
+    if (!fresher) {
+      if (wake) this.wake(entry.key);
+      return;
     }
-    this.wake(entry.key);
+    if (entry.operation === "DEL") {
+      this.cache.drop(entry.key);
+      if (this.watchAll) this.own.dropped(entry.key);
+    } else {
+      let owner: NodeIdentity | null = null;
+      try {
+        owner = decodeClaim(entry.value);
+      } catch {
+        // a claim that does not decode names nobody we can reach
+      }
+      this.own.saw(entry.key, owner, entry.revision);
+      if (owner === null || this.own.isMe(owner)) this.cache.drop(entry.key);
+      else this.cache.put(entry.key, { owner, revision: entry.revision });
+    }
+    // A stale entry read again at the same revision changed nothing its waiters wait for.
+    if (wake || cached?.revision !== entry.revision) this.wake(entry.key);
   }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.scheduler.at(this.scheduler.now() + ms, resolve);
-    });
-  }
-}
-
-function failed(node: string, key: string, error: unknown): AskResult {
-  if (isBusTimeout(error))
-    return { ok: false, code: "TIMEOUT", message: `${node} did not answer for ${key} in time` };
-  if (isNoResponders(error) || isBusClosed(error))
-    return { ok: false, code: "UNAVAILABLE", message: `${node} cannot be reached for ${key}`, retryAfterMs };
-  return { ok: false, code: "INTERNAL", message: `forwarding ${key} to ${node} failed` };
-}
-
-/** An owner's identity as one string. */
-function ownerId(owner: NodeIdentity): string {
-  return `${owner.node}#${owner.incarnation}`;
 }

@@ -53,6 +53,13 @@ export {
 export { defaultReadBackPolicy, readBack } from "./read-back.ts";
 export type { ReadBackPolicy } from "./read-back.ts";
 export { FleetRouter } from "./fleet-router.ts";
+export { defaultClaimsCacheSize } from "./claims-cache.ts";
+export { OwnClaims } from "./own-claims.ts";
+export { ClaimIndex, claimIndexBucketName } from "./claim-index.ts";
+export type { IndexedClaim } from "./claim-index.ts";
+export { claimWritesTap } from "./claim-writes-tap.ts";
+export { DeadNodeKeys, unreadRevision } from "./dead-node-keys.ts";
+export type { DeadNodeKeysOptions } from "./dead-node-keys.ts";
 export type { FleetRouterOptions } from "./fleet-router.ts";
 export { NodeEndpoint, staleDisconnect } from "./node-endpoint.ts";
 export type { NodeEndpointOptions } from "./node-endpoint.ts";

@@ -48,6 +48,11 @@ export const heartbeatSchema = z.object({
   beat: z.number().int().nonnegative(),
   /** The node's limits; absent in a record of an older release (its peers then assume their own). */
   limits: nodeLimitsSchema.optional(),
+  /**
+   * The keys its claims hold, by kind (`lobby`, `room`, …): how peers that do not watch the whole claims
+   * bucket weigh it for placement. Absent from a record of an older release.
+   */
+  claims: z.record(z.string(), z.number().int().nonnegative()).optional(),
 });
 
 /** Written over a silent node's heartbeat by the peer that declared it dead. */

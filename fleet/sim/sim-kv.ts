@@ -97,7 +97,13 @@ export class SimKv {
         op(() => {
           data.delete(key, opts?.expectedRevision);
         }, "delete"),
-      keys: (prefix) => op(() => data.keys(prefix ?? ""), "keys"),
+      keys: (prefix) =>
+        op(() => {
+          const found = data.keys(prefix ?? "");
+          // A NATS listing delivers one message per key: counted, as a watch's deliveries are.
+          counters?.add(`kv.listed.${name}`, found.length);
+          return found;
+        }, "keys"),
       watch: (opts, onEntry) =>
         simWatch(
           data,

@@ -48,6 +48,8 @@ export interface SimProcessPorts {
   readonly playersOf: (key: string) => readonly string[];
   /** Players other than the world's ack listener with a socket on this node (the scale scenario's). */
   readonly connected?: (player: string) => boolean;
+  /** Settings that differ from `simSettings` (the scale scenario's whole-bucket claims watch). */
+  readonly settings?: Partial<FleetNodeSettings>;
   /** Kinds this world's nodes serve beside the simulation's own (the scale scenario's lobby). */
   readonly kinds?: (system: ActorSystem) => void;
   readonly trace: (line: string) => void;
@@ -104,7 +106,11 @@ export class SimProcess {
   }
 
   private async joinAndServe(): Promise<void> {
-    const fleet = await fleetNodeFrom(this.ports.world, simSettings(this.node), this.hooks());
+    const fleet = await fleetNodeFrom(
+      this.ports.world,
+      { ...simSettings(this.node), ...this.ports.settings },
+      this.hooks(),
+    );
     if (this.ports.variant === "runtime-ignores-lease") Object.assign(fleet.state, { mayAct: () => true });
     this.fleet = fleet;
     await joinUntilDone(

@@ -11,6 +11,7 @@ export const perOpRows: readonly ScaleRow[] = [
   { label: "claims watch deliveries", counts: ["kv.watch.claims"] },
   { label: "claim writes", counts: ["kv.create.claims", "kv.update.claims", "kv.delete.claims"] },
   { label: "claim reads (cache misses)", counts: ["kv.get.claims"] },
+  { label: "claim index writes", counts: ["kv.put.claim-owners", "kv.delete.claim-owners"] },
   {
     label: "snapshot writes",
     counts: ["kv.create.lobbies", "kv.update.lobbies", "kv.put.lobbies", "kv.delete.lobbies"],

@@ -20,6 +20,8 @@ export interface ScaleSimulationOptions {
   /** Virtual ms of the measured load. Default 5,000. */
   readonly loadMs?: number;
   readonly seed?: number;
+  /** Every node watches the whole claims bucket, as nodes of the previous release do. Default false. */
+  readonly claimsWatch?: boolean;
 }
 
 /** What a scale run counted: each count of the idle window and of the load window, by name (SimCounters). */
@@ -124,6 +126,7 @@ class ScaleWorld {
         newIncarnation: () => `${node}.1`,
       },
       variant: "correct",
+      ...(this.options.claimsWatch === true ? { settings: { claimsWatch: true } } : {}),
       acked: () => undefined,
       adopted: () => undefined,
       playersOf: () => [],

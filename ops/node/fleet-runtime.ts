@@ -50,6 +50,8 @@ export function fleetNodeSettingsOf(config: NodeConfig): FleetNodeSettings {
     resultSessions: resultSessionsOf(config),
     maxRooms: config.maxRooms,
     heartbeatLimits: config.heartbeatLimits,
+    claimsCacheSize: config.claimsCache,
+    claimsWatch: config.claimsWatch,
     ...(config.maxLobbies === 0 ? {} : { maxLobbies: config.maxLobbies }),
   };
 }

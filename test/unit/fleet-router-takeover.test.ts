@@ -9,7 +9,14 @@ const dead = { node: "n1", incarnation: "i-1" };
 async function setup() {
   const claims = await new MemoryKvServer().connect().bucket("claims");
   const scheduler = new ManualScheduler();
-  const router = new FleetRouter({ claims, bus: new MemoryBusServer().connect(), identity: me, scheduler });
+  // These cases follow the claims as the whole-bucket watch delivers them (the previous release's way).
+  const router = new FleetRouter({
+    claims,
+    bus: new MemoryBusServer().connect(),
+    identity: me,
+    scheduler,
+    watchAll: true,
+  });
   router.start();
   return { claims, scheduler, router };
 }
@@ -97,6 +104,7 @@ describe("FleetRouter.reread", () => {
       identity: me,
       scheduler: new ManualScheduler(),
       ownerState: (owner) => (owner.node === "n1" ? "dead" : "live"),
+      watchAll: true,
     }).start();
     expect(await router.locate("room/AAA")).toMatchObject({ kind: "unavailable" });
     // n3's takeover wins the claim; ours, from the revision we knew, loses.
@@ -153,21 +161,21 @@ describe("FleetRouter.ownedBy", () => {
     await claims.create("lobby/BBB", encodeClaim(dead));
     await claims.create("player/ann", encodeClaim(me));
     await settle();
-    expect(Object.fromEntries(router.ownedBy(dead))).toEqual({ lobby: 2 });
-    expect(Object.fromEntries(router.ownedBy(me))).toEqual({ player: 1 });
+    expect(Object.fromEntries(router.ownedBy(dead) ?? [])).toEqual({ lobby: 2 });
+    expect(Object.fromEntries(router.ownedBy(me) ?? [])).toEqual({ player: 1 });
 
     await claims.update("lobby/AAA", encodeClaim(me), aaa);
     await claims.delete("lobby/BBB");
     await settle();
-    expect(Object.fromEntries(router.ownedBy(dead))).toEqual({});
-    expect(Object.fromEntries(router.ownedBy(me))).toEqual({ lobby: 1, player: 1 });
+    expect(Object.fromEntries(router.ownedBy(dead) ?? [])).toEqual({});
+    expect(Object.fromEntries(router.ownedBy(me) ?? [])).toEqual({ lobby: 1, player: 1 });
 
-    // A takeover learnt here ahead of the watch, then an entry dropped on a MOVED answer.
+    // A takeover learnt here ahead of the watch; a MOVED answer drops cached claims, never our own.
     router.learn("room/CCC", me, 9);
     router.invalidate("player/ann");
-    expect(Object.fromEntries(router.ownedBy(me))).toEqual({ lobby: 1, room: 1 });
+    expect(Object.fromEntries(router.ownedBy(me) ?? [])).toEqual({ lobby: 1, player: 1, room: 1 });
     // Same owner, a newer revision: still one claim.
     router.learn("room/CCC", me, 10);
-    expect(Object.fromEntries(router.ownedBy(me))).toEqual({ lobby: 1, room: 1 });
+    expect(Object.fromEntries(router.ownedBy(me) ?? [])).toEqual({ lobby: 1, player: 1, room: 1 });
   });
 });

@@ -26,6 +26,16 @@ describe("simulation counters", () => {
 describe("scale scenario", () => {
   const small = { lobbies: 10, idleMs: 1_000, loadMs: 4_000, seed: 3 };
 
+  it("with the previous release's whole-bucket watch, every claim write reaches every node", async () => {
+    for (const nodes of [2, 4]) {
+      const figures = scaleFigures(await runScaleSimulation({ nodes, claimsWatch: true, ...small }));
+      const perWrite =
+        (figures.perOp["claims watch deliveries"] ?? Number.NaN) /
+        (figures.perOp["claim writes"] ?? Number.NaN);
+      expect(perWrite).toBeCloseTo(nodes, 0);
+    }
+  });
+
   it("counts what grows with the fleet and what does not, under one load", async () => {
     const two = scaleFigures(await runScaleSimulation({ nodes: 2, ...small }));
     const four = scaleFigures(await runScaleSimulation({ nodes: 4, ...small }));
@@ -42,12 +52,17 @@ describe("scale scenario", () => {
       expect(perOp(two, row)).toBeGreaterThan(0.1);
       expect(Math.abs(perOp(four, row) - perOp(two, row))).toBeLessThan(0.05);
     }
-    // Every node watches the whole claims bucket: each claim write reaches each node, so twice the nodes
-    // hear twice the deliveries per op.
-    for (const figures of [two, four]) {
-      const perWrite = perOp(figures, "claims watch deliveries") / perOp(figures, "claim writes");
-      expect(perWrite).toBeCloseTo(figures.nodes, 0);
-    }
+    // No node watches the whole claims bucket: a claim write reaches nobody, and what routing reads (a
+    // miss, a takeover waited for) and what the claim index writes do not grow with the fleet either.
+    expect(perOp(four, "claims watch deliveries")).toBe(perOp(two, "claims watch deliveries"));
+    expect(Math.abs(perOp(four, "claim index writes") - perOp(two, "claim index writes"))).toBeLessThan(0.05);
+    expect(perOp(two, "claim index writes")).toBeGreaterThan(0.1);
+    // A miss is read once by each gateway that forwards for the lobby: no more reads than forwarded asks,
+    // which the lobby's players bound, not the fleet.
+    for (const figures of [two, four])
+      expect(perOp(figures, "claim reads (cache misses)")).toBeLessThanOrEqual(
+        perOp(figures, "requests to an owner (forwarded asks)") + 0.05,
+      );
     // Later frames go to the gateways that hold the lobby's players: at most three of them (the fourth
     // player sits on the owner), for three of each lobby's five steps, at any fleet size.
     for (const figures of [two, four])

@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { ManualScheduler, settle } from "../../actors/runtime/index.ts";
+import {
+  FleetRouter,
+  type KvBucket,
+  MemoryBusServer,
+  MemoryKvServer,
+  encodeClaim,
+} from "../../fleet/index.ts";
+
+/**
+ * The router without the whole-bucket watch: other nodes' claims in a bounded cache read on a miss,
+ * corrected by `MOVED`, and read again while a caller waits for a takeover.
+ */
+
+const me = { node: "n2", incarnation: "i-2" };
+const peer = { node: "n1", incarnation: "i-1" };
+const other = { node: "n3", incarnation: "i-3" };
+
+/** The bucket, counting its reads. */
+function counted(bucket: KvBucket): { bucket: KvBucket; reads: () => number } {
+  let reads = 0;
+  return {
+    bucket: {
+      name: bucket.name,
+      get: (key) => {
+        reads++;
+        return bucket.get(key);
+      },
+      create: (k, v) => bucket.create(k, v),
+      update: (k, v, r) => bucket.update(k, v, r),
+      put: (k, v) => bucket.put(k, v),
+      delete: (k, o) => bucket.delete(k, o),
+      keys: (p) => bucket.keys(p),
+      watch: (o, f) => bucket.watch(o, f),
+    },
+    reads: () => reads,
+  };
+}
+
+async function setup(options: { cacheSize?: number } = {}) {
+  const raw = await new MemoryKvServer().connect().bucket("claims");
+  const { bucket, reads } = counted(raw);
+  const scheduler = new ManualScheduler();
+  const router = new FleetRouter({
+    claims: bucket,
+    bus: new MemoryBusServer().connect(),
+    identity: me,
+    scheduler,
+    ...options,
+  }).start();
+  return { claims: raw, reads, scheduler, router };
+}
+
+describe("FleetRouter's bounded claims cache", () => {
+  it("keeps at most its size, counts what it evicts, and routes an evicted key again by reading it", async () => {
+    const { claims, reads, router } = await setup({ cacheSize: 2 });
+    for (const key of ["lobby/A", "lobby/B", "lobby/C"]) await claims.create(key, encodeClaim(peer));
+    for (const key of ["lobby/A", "lobby/B", "lobby/C"])
+      expect(await router.locate(key)).toEqual({ kind: "remote", node: "n1" });
+    expect(router.cached).toBe(2);
+    expect(router.evictions).toBe(1);
+    expect(reads()).toBe(3);
+    // B and C are cached: no read. A was evicted (least recently used): read again, still routed.
+    expect(await router.locate("lobby/C")).toEqual({ kind: "remote", node: "n1" });
+    expect(reads()).toBe(3);
+    expect(await router.locate("lobby/A")).toEqual({ kind: "remote", node: "n1" });
+    expect(reads()).toBe(4);
+    expect(router.cached).toBe(2);
+    expect(router.evictions).toBe(2);
+  });
+
+  it("never evicts this node's own claims: they route here however many others are cached", async () => {
+    const { claims, router } = await setup({ cacheSize: 1 });
+    router.learn("lobby/MINE", me, 5);
+    for (const key of ["lobby/A", "lobby/B"]) {
+      await claims.create(key, encodeClaim(peer));
+      await router.locate(key);
+    }
+    expect(router.evictions).toBe(1);
+    expect(await router.locate("lobby/MINE")).toEqual({ kind: "local" });
+    expect([...router.claimViews()].filter((c) => c.owner.node === "n2").map((c) => c.key)).toEqual([
+      "lobby/MINE",
+    ]);
+  });
+});
+
+describe("FleetRouter without the whole-bucket watch", () => {
+  it("keeps a stale claim until a MOVED answer drops it; the next look reads the new owner", async () => {
+    const { claims, router } = await setup();
+    const revision = await claims.create("queue/duel", encodeClaim(peer));
+    expect(await router.locate("queue/duel")).toEqual({ kind: "remote", node: "n1" });
+    // The queue migrates to n3: nothing tells this node.
+    await claims.update("queue/duel", encodeClaim(other), revision);
+    await settle();
+    expect(await router.locate("queue/duel")).toEqual({ kind: "remote", node: "n1" });
+    // n1 answers MOVED (message delivery invalidates the key and delivers again).
+    router.invalidate("queue/duel");
+    expect(await router.locate("queue/duel")).toEqual({ kind: "remote", node: "n3" });
+  });
+
+  it("wakes a caller waiting for a takeover on another node by reading the claim while it waits", async () => {
+    const { claims, reads, scheduler, router } = await setup();
+    const revision = await claims.create("lobby/AAA", encodeClaim(peer));
+    await router.locate("lobby/AAA");
+    let woken = false;
+    void router.changed("lobby/AAA", 60_000).then(() => (woken = true));
+    await scheduler.advance(500);
+    expect(woken).toBe(false);
+    const quiet = reads();
+    expect(quiet).toBeGreaterThan(1);
+    // A survivor takes the lobby over.
+    await claims.update("lobby/AAA", encodeClaim(other), revision);
+    await scheduler.advance(400);
+    await settle();
+    expect(woken).toBe(true);
+    expect(await router.locate("lobby/AAA")).toEqual({ kind: "remote", node: "n3" });
+    // Nobody waits any more: no more reads.
+    const after = reads();
+    await scheduler.advance(5_000);
+    expect(reads()).toBe(after);
+  });
+
+  it("reads a claim again on the next look once its owner was seen silent", async () => {
+    const raw = await new MemoryKvServer().connect().bucket("claims");
+    const revision = await raw.create("lobby/AAA", encodeClaim(peer));
+    let state: "live" | "suspected" = "suspected";
+    const router = new FleetRouter({
+      claims: raw,
+      bus: new MemoryBusServer().connect(),
+      identity: me,
+      scheduler: new ManualScheduler(),
+      ownerState: (owner) => (owner.node === "n1" ? state : "live"),
+    }).start();
+    expect(await router.locate("lobby/AAA")).toMatchObject({ kind: "unavailable" });
+    await raw.update("lobby/AAA", encodeClaim(other), revision);
+    state = "live";
+    expect(await router.locate("lobby/AAA")).toEqual({ kind: "remote", node: "n3" });
+  });
+});
+
+describe("FleetRouter's full view beside a node of the previous release", () => {
+  it("watches the whole bucket while asked to (claims counted for placement), and is bounded again after", async () => {
+    const { claims, router } = await setup({ cacheSize: 1 });
+    for (const key of ["lobby/A", "lobby/B", "lobby/C"]) await claims.create(key, encodeClaim(peer));
+    expect(router.ownedBy(peer)).toBeUndefined();
+    router.setFullView(true);
+    await settle();
+    expect(Object.fromEntries(router.ownedBy(peer) ?? [])).toEqual({ lobby: 3 });
+    expect(router.cached).toBe(3);
+    router.setFullView(false);
+    expect(router.ownedBy(peer)).toBeUndefined();
+    expect(router.cached).toBe(1);
+    // The watch is off: a claim made now is not seen until it is looked up.
+    await claims.create("lobby/D", encodeClaim(peer));
+    await settle();
+    expect(router.cached).toBe(1);
+  });
+});
