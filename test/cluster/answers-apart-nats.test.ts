@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ActorSystem, seededRandom, settle, type AskResult } from "../../actors/runtime/index.ts";
-import {
-  KvActorStore,
-  NatsKvStore,
-  ShardedKvBucket,
-  connectNats,
-  realScheduler,
-  type KvBucket,
-} from "../../fleet/index.ts";
+import { settle, type AskResult } from "../../actors/runtime/index.ts";
+import { NatsKvStore, ShardedKvBucket, connectNats } from "../../fleet/index.ts";
 import { startNats, type NatsLauncher } from "../../ops/nats/index.ts";
 import { eventually } from "../support/node.ts";
-import { tallyKind } from "../support/tally-kind.ts";
+import { tallyNode, type TallyNode } from "../support/tally-kind.ts";
 
 // Answers stored apart from the snapshot on a real JetStream KV (sharded snapshot buckets): a retry of
 // one is answered by the node that took the actor over, and the actor's removal deletes them.
@@ -23,41 +16,13 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-interface Node {
-  readonly system: ActorSystem;
-  readonly store: KvActorStore;
-  readonly snapshots: KvBucket;
-  close(): Promise<void>;
-}
-
-async function node(id: string): Promise<Node> {
+async function node(id: string): Promise<TallyNode> {
   const kv = new NatsKvStore(await connectNats({ servers: nats!.urls }), {
     replicas: 1,
     ownsConnection: true,
   });
   const snapshots = await ShardedKvBucket.open(kv, "lobbies", 4);
-  const store = new KvActorStore({
-    claims: await kv.bucket("claims"),
-    snapshots,
-    identity: { node: id, incarnation: `${id}-1` },
-    scheduler: realScheduler(),
-  });
-  const system = new ActorSystem({
-    store,
-    outbox: { push: () => undefined },
-    scheduler: realScheduler(),
-    random: seededRandom(id.length),
-    node: { canOpenRoom: () => true, draining: () => false, mayAct: () => true },
-  }).register(tallyKind);
-  return {
-    system,
-    store,
-    snapshots,
-    close: async () => {
-      system.close();
-      await kv.close();
-    },
-  };
+  return tallyNode(kv, snapshots, { node: id, incarnation: `${id}-1` }, id.length);
 }
 
 const value = (result: AskResult): unknown => (result.ok ? result.value : result.code);

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { ActorKind } from "../../actors/runtime/index.ts";
+import { ActorSystem, seededRandom, type ActorKind } from "../../actors/runtime/index.ts";
+import { KvActorStore, realScheduler, type KvBucket, type KvStore } from "../../fleet/index.ts";
 
 const messageSchema = z.union([
   z.object({ type: z.literal("add"), by: z.number() }).strict(),
@@ -29,3 +30,42 @@ export const tallyKind: ActorKind<{ n: number }, z.infer<typeof messageSchema>> 
   upgrade: (state) => z.object({ n: z.number() }).parse(state),
   idle: () => true,
 };
+
+/** A node of the tally kind over `kv`: its store on `snapshots`, as `identity`. */
+export interface TallyNode {
+  readonly system: ActorSystem;
+  readonly store: KvActorStore;
+  readonly snapshots: KvBucket;
+  close(): Promise<void>;
+}
+
+/** Runs the tally kind over `kv` (in memory or NATS), its snapshots in `snapshots`; `close` closes `kv`. */
+export async function tallyNode(
+  kv: KvStore,
+  snapshots: KvBucket,
+  identity: { node: string; incarnation: string },
+  seed: number,
+): Promise<TallyNode> {
+  const store = new KvActorStore({
+    claims: await kv.bucket("claims"),
+    snapshots,
+    identity,
+    scheduler: realScheduler(),
+  });
+  const system = new ActorSystem({
+    store,
+    outbox: { push: () => undefined },
+    scheduler: realScheduler(),
+    random: seededRandom(seed),
+    node: { canOpenRoom: () => true, draining: () => false, mayAct: () => true },
+  }).register(tallyKind);
+  return {
+    system,
+    store,
+    snapshots,
+    close: async () => {
+      system.close();
+      await kv.close();
+    },
+  };
+}

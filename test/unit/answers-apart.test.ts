@@ -2,27 +2,17 @@ import { unpack } from "msgpackr";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  ActorSystem,
   PersistError,
   createHarness,
   type Harness,
-  seededRandom,
   settle,
   type AskResult,
   type Snapshot,
   type SnapshotResult,
 } from "../../actors/runtime/index.ts";
-import {
-  KvActorStore,
-  MemoryBusServer,
-  MemoryKvServer,
-  decodeClaim,
-  realScheduler,
-  snapshotSchema,
-} from "../../fleet/index.ts";
-import type { KvBucket } from "../../fleet/kv.ts";
+import { MemoryBusServer, MemoryKvServer, decodeClaim, snapshotSchema } from "../../fleet/index.ts";
 import { type FleetNode, startFleetNode } from "../support/fleet-nodes.ts";
-import { tallyKind } from "../support/tally-kind.ts";
+import { tallyKind, tallyNode, type TallyNode } from "../support/tally-kind.ts";
 
 // The answers of sessions an actor has not answered lately, stored apart from its snapshot: a retry of
 // one gets its first answer wherever the actor is restored (docs/protocol.md, "Exactly once").
@@ -102,36 +92,10 @@ describe("answers stored apart from the snapshot", () => {
 });
 
 /** A node of one process over the in-memory KV, as an embedded node runs (snapshots packed as for NATS). */
-async function embedded(): Promise<{
-  system: ActorSystem;
-  store: KvActorStore;
-  snapshots: KvBucket;
-  close(): Promise<void>;
-}> {
+async function embedded(): Promise<TallyNode> {
   const kv = new MemoryKvServer().connect();
   const snapshots = await kv.bucket("lobbies");
-  const store = new KvActorStore({
-    claims: await kv.bucket("claims"),
-    snapshots,
-    identity: { node: "n", incarnation: "n" },
-    scheduler: realScheduler(),
-  });
-  const system = new ActorSystem({
-    store,
-    outbox: { push: () => undefined },
-    scheduler: realScheduler(),
-    random: seededRandom(1),
-    node: { canOpenRoom: () => true, draining: () => false, mayAct: () => true },
-  }).register(tallyKind);
-  return {
-    system,
-    store,
-    snapshots,
-    close: async () => {
-      system.close();
-      await kv.close();
-    },
-  };
+  return tallyNode(kv, snapshots, { node: "n", incarnation: "n" }, 1);
 }
 
 describe("the records of answers stored apart", () => {
