@@ -4,8 +4,10 @@
 //   FOYER_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/p" npx tsx ops/bench/peers/foyer-join.ts \
 //     --concurrency 1 --seconds 10 --warm-up-seconds 10 --no-warm     (from the root; prints the joins)
 //   node ops/bench/peers/profile-breakdown.js /tmp/p/<the largest file>.cpuprofile <joins> [skip-seconds]
+//     [until-seconds]
 // skip-seconds: samples of the profile's first seconds are left out (start-up and the untimed warm-up:
-// its lobbies, its first joins and the compiling of their code), so <joins> are the timed joins alone.
+// its lobbies, its first joins and the compiling of their code), so <joins> are the timed joins alone;
+// until-seconds: so are the samples after it (a fleet node's drain when it is stopped, say).
 // A profile's samples are taken at wall-clock intervals: a sample that finds the node inside a system
 // call is charged to that call even while the node waits to run again. The node's write to a sleeping
 // client wakes it, and on a loaded machine the node may lose its core to it, so "socket writes" is far
@@ -14,6 +16,7 @@ import { readFileSync } from "node:fs";
 const p = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const perUnit = Number(process.argv[3] ?? 1);
 const skipMicros = Number(process.argv[4] ?? 0) * 1e6;
+const untilMicros = Number(process.argv[5] ?? Infinity) * 1e6;
 const byId = new Map(p.nodes.map((x) => [x.id, x]));
 const parent = new Map();
 for (const x of p.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
@@ -21,7 +24,8 @@ const dt = new Map();
 let at = 0;
 for (let i = 0; i < p.samples.length; i++) {
   at += p.timeDeltas[i] ?? 0;
-  if (at >= skipMicros) dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
+  if (at >= skipMicros && at < untilMicros)
+    dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
 }
 // [part, test on "function url"]: the first rule any frame of the stack matches wins.
 const rules = [
@@ -47,6 +51,7 @@ const rules = [
   ["sessions/welcome", (s) => /sessions\/|session-binding|onHello|welcome/.test(s)],
   ["request routing + zod", (s) => /requests\/|zod|core\/schemas/.test(s)],
   ["actor runtime (mailbox, effects, delivery)", (s) => /runtime\//.test(s)],
+  ["fleet (NATS client, asks between nodes, claims)", (s) => /fleet\/|node_modules\/nats\//.test(s)],
   ["gateway other", (s) => /gateway\//.test(s)],
 ];
 const label = (x) => `${x.callFrame.functionName || "(anon)"} ${x.callFrame.url}`;
