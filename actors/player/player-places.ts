@@ -90,12 +90,23 @@ function made(state: PlayerState, ctx: ActorContext, report: Report = {}): Step 
   return depart(next, intent.leave, ctx);
 }
 
-/** The gateway made the entry (a search names its queue entry, a matched lobby's create its lobby). */
+/** The lobby a made entry of a named private lobby put the player in (its join or create answered). */
+function lobbyEntered(entry: Entry): { lobby?: string } {
+  return entry.kind === "lobby" && entry.key !== null ? { lobby: entry.key } : {};
+}
+
+/**
+ * The gateway made the entry (a search names its queue entry, a matched lobby's create its lobby). A
+ * named private lobby is recorded as where the player is: its own `joined` usually came first (and
+ * completed the intent), but it is lost when the lobby's node dies right after writing the join, and the
+ * retry of that request is answered from the lobby's stored result, which tells nothing again. Without
+ * the record the player's next lobby would leave this one behind, and it would be in two.
+ */
 export function entered(state: PlayerState, message: Of<"entered">, ctx: ActorContext): Step {
   if (state.entering === null || !sameEntry(state.entering.entry, message.entry)) {
     return { state, effects: [reply()] };
   }
-  const step = made(state, ctx, message);
+  const step = made(state, ctx, { ...lobbyEntered(message.entry), ...message });
   return { state: step.state, effects: [...step.effects, reply()] };
 }
 

@@ -46,6 +46,18 @@ const quickJoinCandidates = 32;
 const quickJoinTries = 12;
 /** Concurrent quick joins spread over the best few, so they do not all knock at the same door first. */
 const spreadOver = 8;
+/** At most this many quick joins are remembered as waiting on an unsettled join (the oldest are forgotten). */
+const unsettledLimit = 4_096;
+
+/**
+ * A join whose answer says nothing final: its deadline passed (`TIMEOUT`) or the node could not serve it
+ * (`UNAVAILABLE`, as when the lobby's write failed after it may have landed). The join may still be
+ * applied, so no other lobby may be tried for the request: the player would end up in that one while
+ * the answer names another.
+ */
+function unsettled(result: AskResult): boolean {
+  return !result.ok && (result.code === "TIMEOUT" || isRetryable(result.code)) && result.code !== "MOVED";
+}
 
 /** What a quick join never joins: a full lobby, a locked one, one with a password. */
 const joinable = (indexed: IndexedKeys): Filter[] =>
@@ -75,6 +87,9 @@ function isRefusal(value: Query | AskResult): value is AskResult {
 
 /** The lobby queries of a session: `queryLobbies` answered from the node's index, and `quickJoin`. */
 export class QueryRequests {
+  /** By request (session and id): the lobby whose join had no final answer, asked first on the retry. */
+  private readonly unsettled = new Map<string, string>();
+
   constructor(private readonly deps: QueryRequestsDeps) {}
 
   /** One page of public lobbies, from this node's index of the whole fleet. */
@@ -91,8 +106,10 @@ export class QueryRequests {
    * lobby's state, when it is live here) says meanwhile that it filled up: a join asks the player's
    * registry first, so a FULL answer costs two registry writes and a lobby ask, and in a storm every
    * player races for the same few lobbies. A player already in a lobby that matches stays there (so a
-   * re-sent quick join answers the same lobby). Nothing matched:
-   * creates a lobby with `orCreate`'s data, or JOIN_FAIL.
+   * re-sent quick join answers the same lobby). A join without a final answer (`unsettled`) ends the walk
+   * with that answer, which the client retries; the retry asks that lobby first, under the same request,
+   * so it answers with what became of the join. Nothing matched: creates a lobby with `orCreate`'s data,
+   * or JOIN_FAIL.
    */
   async quickJoin(session: Session, frame: QuickJoinFrame, request: RequestId): Promise<AskResult> {
     const { indexed, index } = this.deps.listings;
@@ -104,17 +121,34 @@ export class QueryRequests {
     if (isRefusal(query)) return query;
     const current = this.currentMatch(session, query);
     if (current !== null) return this.deps.join(session, current, request);
+    const asked = `${request.session}/${request.id}`;
+    const earlier = this.unsettled.get(asked);
+    this.unsettled.delete(asked);
     const wanted: Query = { ...query, filters: [...query.filters, ...joinable(indexed)] };
     const stillWanted = filtersTest(wanted.filters);
-    for (const code of this.spread(index.query(wanted).lobbies.map((l) => l.code))) {
-      if (this.filledSince(code, stillWanted)) continue;
+    const candidates = this.spread(index.query(wanted).lobbies.map((l) => l.code));
+    const tries = earlier === undefined ? candidates : [earlier, ...candidates.filter((c) => c !== earlier)];
+    for (const code of tries) {
+      if (code !== earlier && this.filledSince(code, stillWanted)) continue;
       const result = await this.deps.join(session, code, request);
       // Joined, or redirected to the lobby's node (where the SDK sends the quick join again).
       if (result.ok || result.code === "MOVED") return result;
-      if (isRetryable(result.code) && result.code !== "UNAVAILABLE") return result;
+      if (unsettled(result)) {
+        this.remember(asked, code);
+        return result;
+      }
     }
     if (frame.orCreate) return this.deps.create(session, frame.orCreate.data ?? null, request);
     return refused("JOIN_FAIL", "no public lobby with a free seat matched");
+  }
+
+  /** The request's join of `code` had no final answer: its retry asks `code` first. */
+  private remember(asked: string, code: string): void {
+    this.unsettled.set(asked, code);
+    for (const oldest of this.unsettled.keys()) {
+      if (this.unsettled.size <= unsettledLimit) break;
+      this.unsettled.delete(oldest);
+    }
   }
 
   /**

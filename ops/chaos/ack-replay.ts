@@ -81,11 +81,22 @@ export interface HostExpectation {
   readonly by: OpRecord | null;
 }
 
+/** A request of the host's that takes it out of `code`: a leave of it, or an entry of another lobby. */
+function leavesLobby(op: OpRecord, code: string): boolean {
+  if (op.kind === "leave") return op.code === code;
+  const enters =
+    op.kind === "join" || op.kind === "create" || op.kind === "quickJoin" || op.kind === "joinActivity";
+  return enters && op.code !== code;
+}
+
 /**
  * Replays every bot's requests about one lobby, in acknowledgement order, into its expected host: the
  * creator, then each acknowledged `makeHost`. When the host (or the one named) leaves, or any request that
  * could move the role ends unknown, the next host depends on who was connected then: uncertain from there
- * until the next acknowledged `makeHost`.
+ * until the next acknowledged `makeHost`. A departure of the host counts whenever it may have landed after
+ * the request that named it — it was answered after that request was sent, so one that was still in flight
+ * when a `makeHost` named its bot counts too (protocol.md, "Where a player is": a join or create leaves
+ * the lobby the player was in; `leave`: the role goes to the first connected member).
  */
 export function expectedHost(code: string, ops: readonly OpRecord[]): HostExpectation {
   let host: string | null = null;
@@ -106,21 +117,15 @@ export function expectedHost(code: string, ops: readonly OpRecord[]): HostExpect
       by = op;
     }
   }
-  // A host that joined another lobby left this one: the join names the other code, so look for it too.
-  if (host !== null && by !== null) {
-    const since = by.endedAt;
-    const moved = ops.some(
-      (op) =>
-        op.bot === host &&
-        op.outcome !== "refused" &&
-        op.sentAt >= since &&
-        (op.kind === "join" ||
-          op.kind === "create" ||
-          op.kind === "quickJoin" ||
-          op.kind === "joinActivity") &&
-        op.code !== code,
-    );
-    if (moved) return { host: null, by };
-  }
-  return { host, by };
+  if (host === null || by === null) return { host, by };
+  const named = by;
+  const moved = ops.some(
+    (op) =>
+      op !== named &&
+      op.bot === host &&
+      op.outcome !== "refused" &&
+      op.endedAt > named.sentAt &&
+      leavesLobby(op, code),
+  );
+  return moved ? { host: null, by } : { host, by };
 }

@@ -31,6 +31,28 @@ describe("a retried lobby create", () => {
     expect(await registry()).toBe(key);
   });
 
+  it("tells the registry where the player is when the first attempt's joined was lost, so its next lobby leaves this one", async () => {
+    const faults: Faults = {};
+    const { h, create, members, registry } = gatewayOverActors(faults);
+    // The first attempt makes the lobby, and its node dies right after the write: the lobby's `joined`
+    // never reaches the registry and the answer never reaches the client, which sends the create again
+    // (to the node that took the lobby over).
+    faults.dropActorTell = (to, message) => to === "player/alice" && message.type === "joined";
+    const code = codeOf(await create(1));
+    const key = `lobby/${code}`;
+    delete faults.dropActorTell;
+    expect(codeOf(await create(1))).toBe(code);
+    expect(members(key)).toEqual(["alice"]);
+    expect(await registry()).toBe(key);
+    // The player's next lobby takes it out of this one: it is in one lobby, never two.
+    const next = `lobby/${codeOf(await create(2))}`;
+    await h.clock.advance(entryIntentMs + 5_000);
+    await h.settle();
+    expect(members(next)).toEqual(["alice"]);
+    expect(members(key)).toBeNull();
+    expect(await registry()).toBe(next);
+  });
+
   it("keeps the player in its lobby when the retry's entry was recorded but its answer lost, and nothing reports it", async () => {
     const faults: Faults = {};
     const { h, create, members, registry, requests, session, sessionOf } = gatewayOverActors(faults);

@@ -107,4 +107,41 @@ describe("quickJoin", () => {
     expect([...asked].sort()).toEqual(["AAAAAA", "BBBBBB"]);
     expect(result).toEqual({ ok: true, value: { code: asked[1] } });
   });
+
+  for (const unanswered of [
+    { ok: false, code: "TIMEOUT", message: "lobby/AAAAAA did not answer in time" },
+    { ok: false, code: "UNAVAILABLE", message: "the store is not taking writes", retryAfterMs: 250 },
+  ] as const) {
+    it(`tries no other lobby after a join answered ${unanswered.code}, and asks the same one on the retry`, async () => {
+      const index = new ListingIndex(indexed);
+      for (const code of ["AAAAAA", "BBBBBB", "CCCCCC"]) index.upsert(line(code));
+      const asked: string[] = [];
+      let created = 0;
+      const requests = new QueryRequests({
+        listings: { index, indexed },
+        random: seededRandom(11),
+        // The first lobby asked is stuck behind a write: its join gets no final answer, and lands later
+        // (its stored result then answers the retry). Any other lobby would take the player at once.
+        join: (_session, code): Promise<AskResult> => {
+          asked.push(code);
+          const first = asked[0] === code;
+          if (first && asked.length === 1) return Promise.resolve(unanswered);
+          return Promise.resolve({ ok: true, value: { code } });
+        },
+        create: (): Promise<AskResult> => {
+          created++;
+          return Promise.resolve({ ok: true, value: { code: "NEWNEW" } });
+        },
+      });
+      const session = new Session("s1", "p1", "P");
+      const result = await requests.quickJoin(session, frame, request);
+      expect(result).toEqual(unanswered);
+      expect(asked).toHaveLength(1);
+      expect(created).toBe(0);
+      // The client sends the quick join again (same id): the lobby it may already be in answers it.
+      const again = await requests.quickJoin(session, frame, request);
+      expect(asked).toEqual([asked[0], asked[0]]);
+      expect(again).toEqual({ ok: true, value: { code: asked[0] } });
+    });
+  }
 });

@@ -25,6 +25,24 @@ export interface Faults {
   refuseAsk?: (key: string, message: { type: string }) => boolean;
   /** A spawn's answer instead of the system's (the store's claim landed, its answer did not). */
   spawn?: (key: string) => { created: false } | { created: true; result: AskResult } | undefined;
+  /** A tell between actors that never arrives (its sender's node died right after writing the change). */
+  dropActorTell?: (key: string, message: { type: string }) => boolean;
+}
+
+/** The runtime's own delivery, through which every message to an actor passes (tells between actors too). */
+interface Delivery {
+  deliver(key: string, envelope: { message: unknown; resolve?: unknown }, here?: boolean): void;
+}
+
+/** Routes the actors' tells through `faults.dropActorTell`; asks and the gateway's tells pass as they are. */
+function dropActorTells(system: ActorSystem, faults: Faults): void {
+  const delivery = (system as unknown as { delivery: Delivery }).delivery;
+  const deliver = delivery.deliver.bind(delivery);
+  delivery.deliver = (key, envelope, here) => {
+    const message = envelope.message as { type: string };
+    if (envelope.resolve === undefined && faults.dropActorTell?.(key, message) === true) return;
+    deliver(key, envelope, here);
+  };
 }
 
 /** Alice's session on a gateway whose calls go through `faults` (changed by the test as it goes). */
@@ -36,6 +54,7 @@ export function gatewayOverActors(faults: Faults = {}) {
     ],
   });
   const real = h.system;
+  dropActorTells(real, faults);
   const system = {
     ask: async (key: string, message: { type: string }, opts?: object) => {
       if (faults.refuseAsk?.(key, message) === true) {
