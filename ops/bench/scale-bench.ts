@@ -112,7 +112,7 @@ async function measureSize(
     });
   } finally {
     for (const client of clients) client.close();
-    for (const node of nodes) node.child.kill("SIGKILL");
+    for (const node of nodes) node.child.kill(profileFlags.length > 0 ? "SIGINT" : "SIGKILL");
     await Promise.all(nodes.map((node) => node.exited));
   }
 }
@@ -141,11 +141,16 @@ function startNodes(
           ...benchNodeFlags,
           ...(snapshotShards === undefined ? {} : { "snapshot-shards": String(snapshotShards) }),
         },
-        nodeArgs: gcNodeArgs,
+        nodeArgs: [...gcNodeArgs, ...profileFlags],
       }),
     );
   }
 }
+
+// FOYER_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR": extra flags for the node processes; they are
+// then stopped with SIGINT, so that each exits and writes its profile. Each window's `monotonicUs` (in
+// the JSON output) is on the clock the profiles' samples are stamped with, so a profile can be cut to it.
+const profileFlags = (process.env.FOYER_BENCH_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "");
 
 /** Idle: heartbeats, sweeps and watches only; the window the load's figures have taken out. */
 async function measureIdle(

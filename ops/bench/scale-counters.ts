@@ -18,6 +18,10 @@ export interface ScaleSample {
   /** CPU seconds (user + system) of the Foyer node processes and of the nats-servers. */
   readonly cpuFoyer: number;
   readonly cpuNats: number;
+  /** CPU seconds of each Foyer node process, in the fleet's order. */
+  readonly cpuByNode: readonly number[];
+  /** The monotonic clock (µs, as a node's CPU profile stamps its samples) when the sample was read. */
+  readonly monotonicUs: number;
 }
 
 /** What happened between two samples. */
@@ -28,6 +32,9 @@ export interface ScaleWindow {
   readonly writesByBucket: ReadonlyMap<string, number>;
   readonly cpuFoyer: number;
   readonly cpuNats: number;
+  readonly cpuByNode: readonly number[];
+  /** The window on the monotonic clock (µs): a node's CPU profile cut to it holds this window's samples. */
+  readonly monotonicUs: { readonly from: number; readonly to: number };
 }
 
 /** Node arguments that let the bench force a full GC in a node (SIGUSR2) before reading its memory. */
@@ -62,7 +69,16 @@ export async function sampleCounters(
   }
   const writesByBucket = new Map([...lastSeq].map(([stream, seq]) => [stream.slice("KV_".length), seq]));
   const cpu = cpuSeconds(nodes, nats);
-  return { atMs: performance.now(), msgs, bytes, writesByBucket, cpuFoyer: cpu.foyer, cpuNats: cpu.nats };
+  return {
+    atMs: performance.now(),
+    msgs,
+    bytes,
+    writesByBucket,
+    cpuFoyer: cpu.byNode.reduce((a, b) => a + b, 0),
+    cpuNats: cpu.nats,
+    cpuByNode: cpu.byNode,
+    monotonicUs: Number(process.hrtime.bigint() / 1000n),
+  };
 }
 
 /** The KV streams' last sequences as one server's `/jsz` reports them. */
@@ -91,6 +107,8 @@ export function windowOf(before: ScaleSample, after: ScaleSample): ScaleWindow {
     writesByBucket,
     cpuFoyer: after.cpuFoyer - before.cpuFoyer,
     cpuNats: after.cpuNats - before.cpuNats,
+    cpuByNode: after.cpuByNode.map((cpu, i) => cpu - (before.cpuByNode[i] ?? 0)),
+    monotonicUs: { from: before.monotonicUs, to: after.monotonicUs },
   };
 }
 
@@ -108,6 +126,8 @@ export function withoutIdle(load: ScaleWindow, idle: ScaleWindow): ScaleWindow {
     writesByBucket,
     cpuFoyer: load.cpuFoyer - idle.cpuFoyer * share,
     cpuNats: load.cpuNats - idle.cpuNats * share,
+    cpuByNode: load.cpuByNode.map((cpu, i) => cpu - (idle.cpuByNode[i] ?? 0) * share),
+    monotonicUs: load.monotonicUs,
   };
 }
 
@@ -117,7 +137,7 @@ export function totalWrites(window: ScaleWindow): number {
   return total;
 }
 
-function cpuSeconds(nodes: readonly NodeProcess[], nats: NatsLauncher): { foyer: number; nats: number } {
+function cpuSeconds(nodes: readonly NodeProcess[], nats: NatsLauncher): { byNode: number[]; nats: number } {
   const of = (pid: number | undefined): number => {
     if (pid === undefined) return 0;
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
@@ -126,7 +146,7 @@ function cpuSeconds(nodes: readonly NodeProcess[], nats: NatsLauncher): { foyer:
     return (Number(fields[11]) + Number(fields[12])) / clockTicks;
   };
   return {
-    foyer: nodes.reduce((sum, node) => sum + of(node.child.pid), 0),
+    byNode: nodes.map((node) => of(node.child.pid)),
     nats: Array.from({ length: nats.size }, (_, i) => of(nats.pid(i))).reduce((a, b) => a + b, 0),
   };
 }

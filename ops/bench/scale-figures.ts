@@ -25,6 +25,8 @@ export interface ScaleFigures {
     readonly kvWrites: number;
     readonly foyerCpuMs: number;
   };
+  /** Each node process's CPU-seconds per 1,000 ops of the whole load, idle taken out: how evenly it spread. */
+  readonly cpuSecondsPer1000OpsByNode: readonly number[];
   /** What the node processes gained per idle lobby with its connected host, read after a full GC. */
   readonly memoryKiBPerLobby: { readonly heap: number; readonly rss: number };
 }
@@ -61,6 +63,7 @@ export function figuresOf(run: ScaleRun): ScaleFigures {
       foyer: round3((load.cpuFoyer * 1000) / ops),
       nats: round3((load.cpuNats * 1000) / ops),
     },
+    cpuSecondsPer1000OpsByNode: load.cpuByNode.map((cpu) => round3((cpu * 1000) / ops)),
     natsMsgsPerOp: round3(load.msgs / ops),
     natsBytesPerOp: Math.round(load.bytes / ops),
     kvWritesPerOp: round3(totalWrites(load) / ops),
@@ -124,7 +127,7 @@ export function formatRun(f: ScaleFigures): string {
     .join(", ");
   return (
     `${f.nodes} node(s): ${f.ops} ops in ${f.opsSeconds} s — CPU s/1,000 ops foyer ${f.cpuSecondsPer1000Ops.foyer}, ` +
-    `nats ${f.cpuSecondsPer1000Ops.nats}; NATS msgs/op ${f.natsMsgsPerOp}, bytes/op ${f.natsBytesPerOp}; ` +
+    `nats ${f.cpuSecondsPer1000Ops.nats} (by node ${f.cpuSecondsPer1000OpsByNode.join(" / ")}); NATS msgs/op ${f.natsMsgsPerOp}, bytes/op ${f.natsBytesPerOp}; ` +
     `KV writes/op ${f.kvWritesPerOp} (${streams}); snapshot streams ${f.snapshotSpread.streams}, ` +
     `busiest ${f.snapshotSpread.busiestOverShare}× its share; idle per node·s: ${f.idlePerNodeSecond.natsMsgs} msgs, ` +
     `${f.idlePerNodeSecond.kvWrites} KV writes, ${f.idlePerNodeSecond.foyerCpuMs} ms CPU; ` +
