@@ -12,7 +12,8 @@ import { RateLimiter } from "./rate-limiter.ts";
 import { locateMatch } from "./match-reconnect.ts";
 import { bindSession, locateLobby } from "./session-binding.ts";
 import { disconnected, heldOnClose, type Session, type SessionSocket } from "./sessions/index.ts";
-import { SocketSender } from "./socket-sender.ts";
+import { type SlowReader, SocketSender } from "./socket-sender.ts";
+import type { GatewaySocket, SocketEvents } from "./gateway-socket.ts";
 
 /** Pings a socket may send before its hello (a region probe measures a few round trips, then closes). */
 const maxProbePings = 16;
@@ -24,7 +25,7 @@ export type { ConnectionDeps, ConnectionLimits } from "./connection-deps.ts";
  * validated; a bad one gets an error frame and the connection stays open; a flood, an oversized frame or
  * a reader that cannot keep up closes it with a code that says why.
  */
-export class Connection implements SessionSocket {
+export class Connection implements SessionSocket, SocketEvents, SlowReader {
   encoding: Encoding = "msgpack";
   private session: Session | undefined;
   private closed = false;
@@ -42,42 +43,69 @@ export class Connection implements SessionSocket {
   private hello: Promise<void> | undefined;
 
   constructor(
-    private readonly ws: WebSocket,
+    private readonly ws: GatewaySocket,
     private readonly deps: ConnectionDeps,
+    /** Told once the socket has closed, after the connection itself (the server's count of sockets). */
+    private readonly gone?: (connection: Connection) => void,
   ) {
-    this.out = new SocketSender(ws, deps.limits.maxBufferedBytes, () => {
-      this.closeWith("SLOW_CONSUMER");
-    });
+    this.out = new SocketSender(ws, deps.limits.maxBufferedBytes, this);
     this.limiter = new RateLimiter(deps.limits.ratePerSecond, deps.limits.rateBurst, deps.now);
     this.helloTimer = setTimeout(() => {
       this.closeWith("HELLO_TIMEOUT");
     }, deps.limits.helloTimeoutMs);
-    ws.on("message", (data, isBinary) => {
-      this.onMessage(toBytes(data), isBinary);
-    });
-    ws.on("ping", () => {
-      // `ws` has answered it already; a client's ping is proof of life as good as a pong. Each takes a
-      // token as a frame does, so a flood of pings (each answered with a write) is closed like one.
-      this.heard = true;
-      if (!this.closed && this.limiter.take() === "close") this.closeWith("RATE_LIMITED");
-    });
-    ws.on("pong", () => {
-      // An unsolicited pong (RFC 6455 allows them) is not counted: the node must keep sending to a peer
-      // that only sends those, or a proxy between them would close the socket as idle.
-      if (!this.awaitingPong) return;
-      this.awaitingPong = false;
-      this.heard = true;
-    });
-    ws.on("close", () => {
-      this.onClose();
-    });
-    ws.on("error", (error) => {
-      deps.logger.debug({ err: error }, "socket error");
-    });
+    ws.events = this;
+  }
+
+  /** The socket's `message` event. */
+  socketMessage(data: WebSocket.RawData, isBinary: boolean): void {
+    this.onMessage(toBytes(data), isBinary);
+  }
+
+  /** The socket's `ping` event. */
+  socketPing(): void {
+    // `ws` has answered it already; a client's ping is proof of life as good as a pong. Each takes a
+    // token as a frame does, so a flood of pings (each answered with a write) is closed like one.
+    this.heard = true;
+    if (!this.closed && this.limiter.take() === "close") this.closeWith("RATE_LIMITED");
+  }
+
+  /** The socket's `pong` event. */
+  socketPong(): void {
+    // An unsolicited pong (RFC 6455 allows them) is not counted: the node must keep sending to a peer
+    // that only sends those, or a proxy between them would close the socket as idle.
+    if (!this.awaitingPong) return;
+    this.awaitingPong = false;
+    this.heard = true;
+  }
+
+  /** The socket's `close` event. */
+  socketClosed(): void {
+    this.onClose();
+    this.gone?.(this);
+  }
+
+  /** The socket's `error` event. */
+  socketError(error: Error): void {
+    this.deps.logger.debug({ err: error }, "socket error");
+  }
+
+  /** The sender found more unsent bytes than the reader may keep waiting. */
+  tooSlow(): void {
+    this.closeWith("SLOW_CONSUMER");
   }
 
   send(data: Uint8Array | string): void {
     if (!this.closed) this.out.send(data);
+  }
+
+  /** Resolves once the socket has closed (at once if it already has). */
+  whenClosed(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.ws.once("close", () => {
+        resolve();
+      });
+    });
   }
 
   bufferedBytes(): number {

@@ -7,9 +7,10 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import WebSocket, { WebSocketServer } from "ws";
+import { type Server as SocketServer, WebSocketServer } from "ws";
 import { signPlayerToken } from "./auth/player-token.ts";
 import { Connection } from "./connection.ts";
+import { GatewaySocket } from "./gateway-socket.ts";
 import type { ConnectionDeps } from "./connection-deps.ts";
 import { closeFor } from "./protocol/error-mapping.ts";
 
@@ -33,9 +34,10 @@ export interface GatewayOptions {
 /** The HTTP + WebSocket front of a node: `/ws` (and `/n/<nodeId>/ws` behind an ingress), `/healthz`. */
 export class GatewayServer {
   private readonly server: Server;
-  private readonly wss: WebSocketServer;
+  private readonly wss: SocketServer<typeof GatewaySocket>;
   private readonly perIp = new Map<string, number>();
-  private readonly sockets = new Set<Connection>();
+  /** Each open socket's connection, and the address it came from. */
+  private readonly sockets = new Map<Connection, string>();
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
@@ -50,13 +52,20 @@ export class GatewayServer {
       : createHttpServer(handler);
     // ws closes frames past maxPayload with 1009 itself; below it we close with our own 4009.
     const maxPayload = Math.max(deps.limits.maxFrameBytes * 4, 1 << 20);
-    this.wss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false });
+    // The server keeps its own set of sockets (`sockets`): `ws`'s tracking would add a listener to each.
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload,
+      perMessageDeflate: false,
+      clientTracking: false,
+      WebSocket: GatewaySocket,
+    });
     this.server.on("upgrade", (req, socket, head) => {
       this.onUpgrade(req, socket, head);
     });
     // One timer for every socket: a timer per socket would cost more than the pings.
     this.heartbeat = setInterval(() => {
-      for (const connection of this.sockets) connection.heartbeat();
+      for (const connection of this.sockets.keys()) connection.heartbeat();
     }, options.heartbeatMs);
     this.heartbeat.unref();
   }
@@ -80,7 +89,7 @@ export class GatewayServer {
 
   /** Closes every socket with `code` and keeps listening (a fenced node: its players resume elsewhere). */
   closeSockets(code: number, reason: string): void {
-    for (const connection of this.sockets) connection.close(code, reason);
+    for (const connection of this.sockets.keys()) connection.close(code, reason);
   }
 
   /**
@@ -90,9 +99,9 @@ export class GatewayServer {
    */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
-    const open = [...this.wss.clients];
-    const gone = Promise.all(open.map((ws) => closedEvent(ws)));
-    for (const connection of this.sockets) closeFor(connection, "SHUTDOWN");
+    const open = [...this.sockets.keys()];
+    const gone = Promise.all(open.map((connection) => connection.whenClosed()));
+    for (const connection of open) closeFor(connection, "SHUTDOWN");
     this.wss.close();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
@@ -100,7 +109,7 @@ export class GatewayServer {
     });
     await Promise.race([gone, deadline]);
     clearTimeout(timer);
-    for (const connection of this.sockets) connection.terminate();
+    for (const connection of this.sockets.keys()) connection.terminate();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) =>
       this.server.close(() => {
@@ -131,16 +140,19 @@ export class GatewayServer {
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
-      const connection = new Connection(ws, this.deps);
-      this.sockets.add(connection);
-      ws.once("close", () => {
-        this.sockets.delete(connection);
-        const left = (this.perIp.get(ip) ?? 1) - 1;
-        if (left <= 0) this.perIp.delete(ip);
-        else this.perIp.set(ip, left);
-      });
+      this.sockets.set(new Connection(ws, this.deps, this.forget), ip);
     });
   }
+
+  /** A socket has closed: one server-wide function, not a listener a socket. */
+  private readonly forget = (connection: Connection): void => {
+    const ip = this.sockets.get(connection);
+    if (ip === undefined) return;
+    this.sockets.delete(connection);
+    const left = (this.perIp.get(ip) ?? 1) - 1;
+    if (left <= 0) this.perIp.delete(ip);
+    else this.perIp.set(ip, left);
+  };
 
   private onHttp(req: IncomingMessage, res: ServerResponse): void {
     const url = parseTarget(req.url);
@@ -183,16 +195,6 @@ export function parseTarget(target: string | undefined): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Resolves when a socket has closed (at once if it already has). */
-function closedEvent(ws: WebSocket): Promise<void> {
-  if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-  return new Promise((resolve) => {
-    ws.once("close", () => {
-      resolve();
-    });
-  });
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -5,6 +5,11 @@ interface Corkable {
   uncork(): void;
 }
 
+/** Who is told when a socket's reader does not keep up: its connection, which closes it. */
+export interface SlowReader {
+  tooSlow(): void;
+}
+
 /**
  * The outgoing side of one socket. Frames sent in one turn of the event loop (a push, then the result it
  * answered) leave in one write: the socket is corked at the first and uncorked after the turn's promise
@@ -16,8 +21,8 @@ export class SocketSender {
   constructor(
     private readonly ws: WebSocket,
     private readonly maxBufferedBytes: number,
-    /** Called when the unsent bytes pass the bound. */
-    private readonly onSlow: () => void,
+    /** Told when the unsent bytes pass the bound (an object, not a closure a socket). */
+    private readonly reader: SlowReader,
   ) {}
 
   /** Queues a frame; the bound is checked once the kernel has been offered everything queued. */
@@ -44,6 +49,6 @@ export class SocketSender {
 
   /** Unsent bytes past the bound after the kernel took what it could: the reader is not keeping up. */
   private check(): void {
-    if (this.ws.bufferedAmount > this.maxBufferedBytes) this.onSlow();
+    if (this.ws.bufferedAmount > this.maxBufferedBytes) this.reader.tooSlow();
   }
 }

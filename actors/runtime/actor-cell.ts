@@ -20,10 +20,14 @@ export interface ArmedTimer {
   readonly cancel: () => void;
 }
 
+/** The timers of every cell that has none armed: most cells (a seated player's entry) never arm one. */
+const noTimers: ReadonlyMap<string, ArmedTimer> = new Map();
+
 /** One live actor: its state, its mailbox and what the runtime keeps about it. Owned by ActorSystem. */
 export class ActorCell {
   readonly mailbox: Envelope[] = [];
-  readonly timers = new Map<string, ArmedTimer>();
+  /** Made when the first timer is armed and let go with the last one (an empty Map holds 150 B). */
+  private armed: Map<string, ArmedTimer> | undefined;
   /** The answers kept for retries (see ResultTable). */
   readonly results: ResultTable;
   running = false;
@@ -64,6 +68,28 @@ export class ActorCell {
     this.results = new ResultTable(bounds);
     this.lastActive = now;
     this.eventSeq = seq;
+  }
+
+  /** The armed timers, by name. */
+  get timers(): ReadonlyMap<string, ArmedTimer> {
+    return this.armed ?? noTimers;
+  }
+
+  /** Keeps `timer` as the one armed under `name`, in place of any before it. */
+  setTimer(name: string, timer: ArmedTimer): void {
+    (this.armed ??= new Map()).set(name, timer);
+  }
+
+  /** Forgets the timer armed under `name` (cancelling it is the caller's). */
+  deleteTimer(name: string): void {
+    this.armed?.delete(name);
+    if (this.armed?.size === 0) this.armed = undefined;
+  }
+
+  /** Cancels and forgets every armed timer. */
+  cancelTimers(): void {
+    for (const timer of this.timers.values()) timer.cancel();
+    this.armed = undefined;
   }
 }
 

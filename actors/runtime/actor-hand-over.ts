@@ -67,8 +67,7 @@ export class ActorHandOver {
   /** The actor is gone from this node (stopped, fenced or handed over): drop it, re-route its mailbox. */
   forget(cell: ActorCell): void {
     cell.stopped = true;
-    for (const timer of cell.timers.values()) timer.cancel();
-    cell.timers.clear();
+    cell.cancelTimers();
     this.table.cells.delete(cell.key);
     for (const envelope of cell.mailbox.splice(0)) this.host.deliver(cell.key, envelope);
   }

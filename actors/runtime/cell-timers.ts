@@ -44,7 +44,7 @@ export function timerTable(cell: ActorCell, now: number): SnapshotTimer[] {
 
 /** After a written batch: the timers that fired are gone (a re-armed one of the same name stays). */
 export function forgetFired(cell: ActorCell, fired: ReadonlyMap<string, ArmedTimer>): void {
-  for (const [name, timer] of fired) if (cell.timers.get(name) === timer) cell.timers.delete(name);
+  for (const [name, timer] of fired) if (cell.timers.get(name) === timer) cell.deleteTimer(name);
 }
 
 /** The deadline at which a snapshot timer fires again after a restore. */

@@ -39,8 +39,7 @@ export class Passivation {
     const dropped = this.table.cells.size;
     for (const cell of this.table.cells.values()) {
       cell.stopped = true;
-      for (const timer of cell.timers.values()) timer.cancel();
-      cell.timers.clear();
+      cell.cancelTimers();
       for (const envelope of cell.mailbox.splice(0)) {
         envelope.resolve?.(unavailable("this node was declared dead; retry"));
       }
@@ -54,7 +53,7 @@ export class Passivation {
     this.table.closed = true;
     this.sweepCancel?.();
     for (const cell of this.table.cells.values()) {
-      for (const timer of cell.timers.values()) timer.cancel();
+      cell.cancelTimers();
       for (const envelope of cell.mailbox.splice(0)) envelope.resolve?.(unavailable("the node is stopping"));
     }
     this.table.cells.clear();

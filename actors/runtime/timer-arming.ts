@@ -20,7 +20,7 @@ export class TimerArming {
           this.deliver(cell.key, { message: { type: "timer", name }, timer });
       }),
     };
-    cell.timers.set(name, timer);
+    cell.setTimer(name, timer);
   }
 
   /** Arms and cancels timers as the written effects say. */
@@ -29,7 +29,7 @@ export class TimerArming {
       if (change.type === "timer") this.arm(cell, change.name, change.kind, change.at);
       else if (change.type === "cancelTimer") {
         cell.timers.get(change.name)?.cancel();
-        cell.timers.delete(change.name);
+        cell.deleteTimer(change.name);
       }
     }
   }

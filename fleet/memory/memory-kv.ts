@@ -68,7 +68,7 @@ class MemoryKvStore implements KvStore {
   }
 }
 
-/** A bucket opened through one connection: checks arguments and copies values in and out. */
+/** A bucket opened through one connection: checks arguments; the bucket's data copies values in and out. */
 class MemoryKvBucket implements KvBucket {
   constructor(
     private readonly data: MemoryBucketData,
@@ -82,15 +82,14 @@ class MemoryKvBucket implements KvBucket {
   get(key: string): Promise<KvEntry | null> {
     return this.store.run(() => {
       assertKvKey(key);
-      const entry = this.data.get(key);
-      return entry === undefined ? null : copyEntry(entry);
+      return this.data.get(key) ?? null;
     });
   }
 
   create(key: string, value: Uint8Array): Promise<number> {
     return this.store.run(() => {
       assertKvKey(key);
-      return this.data.create(key, new Uint8Array(value));
+      return this.data.create(key, value);
     });
   }
 
@@ -98,14 +97,14 @@ class MemoryKvBucket implements KvBucket {
     return this.store.run(() => {
       assertKvKey(key);
       assertRevision(expectedRevision);
-      return this.data.update(key, new Uint8Array(value), expectedRevision);
+      return this.data.update(key, value, expectedRevision);
     });
   }
 
   put(key: string, value: Uint8Array): Promise<number> {
     return this.store.run(() => {
       assertKvKey(key);
-      return this.data.put(key, new Uint8Array(value));
+      return this.data.put(key, value);
     });
   }
 
@@ -132,11 +131,12 @@ class MemoryKvBucket implements KvBucket {
     let active = true;
     // Every delivery is its own microtask, queued in revision order, so history comes before live
     // entries, nothing runs inside the writer's call, and a stopped watch drops what is still queued.
+    // Each entry the bucket's data hands out is already this watch's own copy.
     const deliver = (entry: KvEntry): void => {
       queueMicrotask(() => {
         if (!active) return;
         try {
-          onEntry(copyEntry(entry));
+          onEntry(entry);
         } catch (error) {
           this.store.onHandlerError(error);
         }
@@ -154,13 +154,4 @@ class MemoryKvBucket implements KvBucket {
     this.store.watches.add(watch);
     return watch;
   }
-}
-
-function copyEntry(entry: KvEntry): KvEntry {
-  return {
-    key: entry.key,
-    value: new Uint8Array(entry.value),
-    revision: entry.revision,
-    operation: entry.operation,
-  };
 }

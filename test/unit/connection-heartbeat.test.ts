@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type WebSocket from "ws";
+import { type GatewaySocket, type SocketEvents, deliverSocketEvent } from "../../gateway/gateway-socket.ts";
 import { Connection } from "../../gateway/connection.ts";
 import { encodeFrame } from "../../gateway/protocol/codec.ts";
 import { connectionDeps } from "./support/connection-deps.ts";
@@ -15,6 +15,11 @@ afterEach(() => {
 
 /** The part of a `ws` server socket a Connection uses, recording the pings it sends and whether it was cut. */
 class FakeServerSocket extends EventEmitter {
+  /** Its connection, told of each event as a gateway socket tells it. */
+  events: SocketEvents | undefined;
+  override emit(event: string, ...args: unknown[]): boolean {
+    return this.events !== undefined && deliverSocketEvent(this.events, event, args);
+  }
   pings = 0;
   terminated = false;
   readonly sent: unknown[] = [];
@@ -42,7 +47,7 @@ function connection(): { socket: FakeServerSocket; connection: Connection; refus
   const socket = new FakeServerSocket();
   const refused: string[] = [];
   const deps = connectionDeps({ onRefused: (code: string) => refused.push(code) });
-  return { socket, connection: new Connection(socket as unknown as WebSocket, deps), refused };
+  return { socket, connection: new Connection(socket as unknown as GatewaySocket, deps), refused };
 }
 
 describe("the node's heartbeat on one socket", () => {

@@ -1,8 +1,8 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import type WebSocket from "ws";
 import type { ActorSystem, AskResult } from "../../actors/runtime/index.ts";
 import { signPlayerToken } from "../../gateway/auth/index.ts";
+import { type GatewaySocket, type SocketEvents, deliverSocketEvent } from "../../gateway/gateway-socket.ts";
 import { Connection, type ConnectionDeps } from "../../gateway/connection.ts";
 import { decodeServerFrame, encodeFrame } from "../../gateway/protocol/codec.ts";
 import { PROTOCOL_VERSION } from "../../gateway/protocol/server-frames.ts";
@@ -18,6 +18,11 @@ const key = { id: "k1", secret: "a-secret-of-enough-length-0123456789" };
 
 /** The part of a `ws` server socket a Connection uses, keeping the frames sent to the client. */
 class FakeServerSocket extends EventEmitter {
+  /** Its connection, told of each event as a gateway socket tells it. */
+  events: SocketEvents | undefined;
+  override emit(event: string, ...args: unknown[]): boolean {
+    return this.events !== undefined && deliverSocketEvent(this.events, event, args);
+  }
   readonly frames: { type: string }[] = [];
   readonly bufferedAmount = 0;
   send(data: Uint8Array): void {
@@ -60,7 +65,7 @@ function node(record: AskResult) {
 
 async function hello(deps: ConnectionDeps): Promise<FakeServerSocket> {
   const socket = new FakeServerSocket();
-  new Connection(socket as unknown as WebSocket, deps);
+  new Connection(socket as unknown as GatewaySocket, deps);
   const token = signPlayerToken({ sub: "p1", name: "P", exp: Math.floor(Date.now() / 1000) + 3600 }, key);
   const frame = encodeFrame({ type: "hello", protocol: PROTOCOL_VERSION, token }, "msgpack");
   socket.emit("message", Buffer.from(frame as Uint8Array), true);
