@@ -58,8 +58,18 @@ export class Membership {
   private isFenced = false;
   private readonly peers: PeerTable;
   private cancelTick: (() => void) | undefined;
-  /** Peers' heartbeats and tombstones, heard as they land (the rounds still read every record). */
+  /** Peers' heartbeats and tombstones, heard as they land: between full reads, the rounds' only news. */
   private watch: KvWatch | undefined;
+  /** Bumped with each watch made: a delivery of a stopped one is dropped. */
+  private watchGeneration = 0;
+  /** The highest revision the current watch delivered, of any key (its own heartbeats included). */
+  private watchedThrough = 0;
+  /** Monotonic time the watch was last made; a silent one is made again at most once a failure timeout. */
+  private watchOpenedAt = Number.NEGATIVE_INFINITY;
+  /** Monotonic time of the current watch's last delivery (or of its making). */
+  private watchHeardAt = Number.NEGATIVE_INFINITY;
+  /** Rounds waiting for the watch to deliver their own heartbeat. */
+  private echoWaiters: { revision: number; settle: (delivered: boolean) => void }[] = [];
   /** The silence check between rounds (see `PeerTable.checkSilence`). */
   private cancelCheck: (() => void) | undefined;
   private ticking = false;
@@ -160,16 +170,34 @@ export class Membership {
   start(): this {
     this.stopped = false;
     this.schedule();
-    try {
-      this.watch ??= this.nodes.watch({}, (entry) => {
-        this.peers.heard(entry);
-      });
-    } catch (error) {
-      // A store that cannot watch (the fleet simulation's): the rounds alone read the records.
-      if (!isKvError(error)) throw error;
-    }
+    if (this.watch === undefined) this.openWatch();
     this.scheduleCheck();
     return this;
+  }
+
+  /**
+   * (Re)makes the watch of `nodes`. It delivers the latest record of every key first, then each write in
+   * revision order, so once it has delivered revision r, every record written before r has been heard.
+   */
+  private openWatch(): void {
+    this.watch?.stop();
+    this.watch = undefined;
+    const generation = ++this.watchGeneration;
+    this.watchedThrough = 0;
+    this.watchOpenedAt = this.options.monotonic();
+    this.watchHeardAt = this.watchOpenedAt;
+    try {
+      this.watch = this.nodes.watch({}, (entry) => {
+        if (generation !== this.watchGeneration) return;
+        this.watchedThrough = Math.max(this.watchedThrough, entry.revision);
+        this.watchHeardAt = this.options.monotonic();
+        this.peers.heard(entry);
+        this.settleEchoWaiters();
+      });
+    } catch (error) {
+      // A store that cannot watch now (its connection closed): the rounds read every record.
+      if (!isKvError(error)) throw error;
+    }
   }
 
   stop(): void {
@@ -178,6 +206,8 @@ export class Membership {
     this.cancelCheck?.();
     this.watch?.stop();
     this.watch = undefined;
+    this.watchGeneration++;
+    this.settleEchoWaiters();
     this.settleLeaseWaiters();
   }
 
@@ -271,7 +301,12 @@ export class Membership {
     return this.peers.views();
   }
 
-  /** One heartbeat round: write ours, then read every peer's and settle who is dead. */
+  /**
+   * One heartbeat round: write ours, then settle who is dead. The peers' records come from the watch
+   * when it is keeping up — it delivered this round's own heartbeat, so every earlier write too — and
+   * from a full read (a listing and a get per peer) when it is not: before the first full read, after a
+   * rejoin, or while the watch is silent (NATS-NOTES: it can stay silent for seconds with no error).
+   */
   async tick(): Promise<void> {
     if (this.ticking || this.isFenced) return;
     this.ticking = true;
@@ -282,12 +317,71 @@ export class Membership {
       if (wrote) this.lease = { mono: sentAt, wall: wallSentAt };
       this.settleLeaseWaiters();
       if (this.fencedNow()) return;
-      const observed = wrote && (await this.peers.observe(sentAt));
+      const observed = wrote && (await this.observe(sentAt, this.revision));
       if (!observed) this.peers.roundFailed();
     } finally {
       this.ticking = false;
     }
     this.options.events?.ticked?.();
+  }
+
+  /** The peers' side of a round whose heartbeat landed at `revision`; false when reading them failed. */
+  private async observe(sentAt: number, revision: number): Promise<boolean> {
+    if (this.watch !== undefined && this.peers.complete) {
+      if (await this.echoed(revision)) {
+        await this.peers.watched(sentAt);
+        return true;
+      }
+      this.reopenSilentWatch();
+    } else if (!this.stopped && this.watch === undefined) {
+      this.reopenSilentWatch();
+    }
+    return this.peers.observe(sentAt);
+  }
+
+  /**
+   * Resolves true once the watch has delivered `revision` (our own heartbeat, just written), false when
+   * it has not within a quarter heartbeat: the watch is silent or far behind, and this round reads.
+   */
+  private echoed(revision: number): Promise<boolean> {
+    if (this.watchedThrough >= revision) return Promise.resolve(true);
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const scheduler = this.options.scheduler;
+      const cancel = scheduler.at(scheduler.now() + this.timing.heartbeatMs / 4, () => {
+        waiter.settle(false);
+      });
+      const waiter = {
+        revision,
+        settle: (delivered: boolean) => {
+          cancel();
+          this.echoWaiters = this.echoWaiters.filter((w) => w !== waiter);
+          resolve(delivered);
+        },
+      };
+      this.echoWaiters.push(waiter);
+    });
+  }
+
+  private settleEchoWaiters(): void {
+    for (const waiter of [...this.echoWaiters]) {
+      if (this.stopped) waiter.settle(false);
+      else if (this.watchedThrough >= waiter.revision) waiter.settle(true);
+    }
+  }
+
+  /**
+   * A watch that did not deliver our own heartbeat and has delivered nothing for a heartbeat is made
+   * again (the store also remakes watches on a reconnect), at most once a failure timeout. One that is
+   * only behind (still delivering, on a busy node) is left to catch up: remade, it would deliver every
+   * record again.
+   */
+  private reopenSilentWatch(): void {
+    if (this.stopped) return;
+    const now = this.options.monotonic();
+    if (this.watch !== undefined && now - this.watchHeardAt <= this.timing.heartbeatMs) return;
+    if (now - this.watchOpenedAt < this.timing.failureTimeoutMs) return;
+    this.openWatch();
   }
 
   private schedule(): void {
