@@ -1,9 +1,10 @@
 import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { NodeIdentity } from "./claim.ts";
-import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
+import type { KvBucket, KvEntry } from "../kv.ts";
 import { isKvError, isTimeout, isUnavailable, isWrongRevision } from "../kv-error.ts";
 import { type MembershipTiming, resolveMembershipTiming } from "./membership-timing.ts";
 import { NodeIdConflictError } from "./node-id-conflict-error.ts";
+import { NodesWatch } from "./nodes-watch.ts";
 import { type Heartbeat, decodeNodeRecordOrNull, encodeNodeRecord, isTombstone } from "./node-record.ts";
 import { type OwnerState, type PeerView, PeerTable } from "./peer-table.ts";
 
@@ -59,17 +60,7 @@ export class Membership {
   private readonly peers: PeerTable;
   private cancelTick: (() => void) | undefined;
   /** Peers' heartbeats and tombstones, heard as they land: between full reads, the rounds' only news. */
-  private watch: KvWatch | undefined;
-  /** Bumped with each watch made: a delivery of a stopped one is dropped. */
-  private watchGeneration = 0;
-  /** The highest revision the current watch delivered, of any key (its own heartbeats included). */
-  private watchedThrough = 0;
-  /** Monotonic time the watch was last made; a silent one is made again at most once a failure timeout. */
-  private watchOpenedAt = Number.NEGATIVE_INFINITY;
-  /** Monotonic time of the current watch's last delivery (or of its making). */
-  private watchHeardAt = Number.NEGATIVE_INFINITY;
-  /** Rounds waiting for the watch to deliver their own heartbeat. */
-  private echoWaiters: { revision: number; settle: (delivered: boolean) => void }[] = [];
+  private readonly watch: NodesWatch;
   /** The silence check between rounds (see `PeerTable.checkSilence`). */
   private cancelCheck: (() => void) | undefined;
   private ticking = false;
@@ -90,6 +81,15 @@ export class Membership {
       fenced: () => this.isFenced,
       peerDead: (peer) => {
         this.options.events?.peerDead?.(peer);
+      },
+    });
+    this.watch = new NodesWatch({
+      nodes: options.nodes,
+      scheduler: options.scheduler,
+      monotonic: options.monotonic,
+      timing: this.timing,
+      heard: (entry) => {
+        this.peers.heard(entry);
       },
     });
   }
@@ -170,44 +170,16 @@ export class Membership {
   start(): this {
     this.stopped = false;
     this.schedule();
-    if (this.watch === undefined) this.openWatch();
+    this.watch.start();
     this.scheduleCheck();
     return this;
-  }
-
-  /**
-   * (Re)makes the watch of `nodes`. It delivers the latest record of every key first, then each write in
-   * revision order, so once it has delivered revision r, every record written before r has been heard.
-   */
-  private openWatch(): void {
-    this.watch?.stop();
-    this.watch = undefined;
-    const generation = ++this.watchGeneration;
-    this.watchedThrough = 0;
-    this.watchOpenedAt = this.options.monotonic();
-    this.watchHeardAt = this.watchOpenedAt;
-    try {
-      this.watch = this.nodes.watch({}, (entry) => {
-        if (generation !== this.watchGeneration) return;
-        this.watchedThrough = Math.max(this.watchedThrough, entry.revision);
-        this.watchHeardAt = this.options.monotonic();
-        this.peers.heard(entry);
-        this.settleEchoWaiters();
-      });
-    } catch (error) {
-      // A store that cannot watch now (its connection closed): the rounds read every record.
-      if (!isKvError(error)) throw error;
-    }
   }
 
   stop(): void {
     this.stopped = true;
     this.cancelTick?.();
     this.cancelCheck?.();
-    this.watch?.stop();
-    this.watch = undefined;
-    this.watchGeneration++;
-    this.settleEchoWaiters();
+    this.watch.stop();
     this.settleLeaseWaiters();
   }
 
@@ -327,61 +299,12 @@ export class Membership {
 
   /** The peers' side of a round whose heartbeat landed at `revision`; false when reading them failed. */
   private async observe(sentAt: number, revision: number): Promise<boolean> {
-    if (this.watch !== undefined && this.peers.complete) {
-      if (await this.echoed(revision)) {
-        await this.peers.watched(sentAt);
-        return true;
-      }
-      this.reopenSilentWatch();
-    } else if (!this.stopped && this.watch === undefined) {
-      this.reopenSilentWatch();
+    if (this.watch.running && this.peers.complete && (await this.watch.delivered(revision))) {
+      await this.peers.watched(sentAt);
+      return true;
     }
+    if (this.peers.complete) this.watch.reopenIfSilent();
     return this.peers.observe(sentAt);
-  }
-
-  /**
-   * Resolves true once the watch has delivered `revision` (our own heartbeat, just written), false when
-   * it has not within a quarter heartbeat: the watch is silent or far behind, and this round reads.
-   */
-  private echoed(revision: number): Promise<boolean> {
-    if (this.watchedThrough >= revision) return Promise.resolve(true);
-    if (this.stopped) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const scheduler = this.options.scheduler;
-      const cancel = scheduler.at(scheduler.now() + this.timing.heartbeatMs / 4, () => {
-        waiter.settle(false);
-      });
-      const waiter = {
-        revision,
-        settle: (delivered: boolean) => {
-          cancel();
-          this.echoWaiters = this.echoWaiters.filter((w) => w !== waiter);
-          resolve(delivered);
-        },
-      };
-      this.echoWaiters.push(waiter);
-    });
-  }
-
-  private settleEchoWaiters(): void {
-    for (const waiter of [...this.echoWaiters]) {
-      if (this.stopped) waiter.settle(false);
-      else if (this.watchedThrough >= waiter.revision) waiter.settle(true);
-    }
-  }
-
-  /**
-   * A watch that did not deliver our own heartbeat and has delivered nothing for a heartbeat is made
-   * again (the store also remakes watches on a reconnect), at most once a failure timeout. One that is
-   * only behind (still delivering, on a busy node) is left to catch up: remade, it would deliver every
-   * record again.
-   */
-  private reopenSilentWatch(): void {
-    if (this.stopped) return;
-    const now = this.options.monotonic();
-    if (this.watch !== undefined && now - this.watchHeardAt <= this.timing.heartbeatMs) return;
-    if (now - this.watchOpenedAt < this.timing.failureTimeoutMs) return;
-    this.openWatch();
   }
 
   private schedule(): void {
