@@ -33,6 +33,11 @@ export class NodesWatch {
   /** Monotonic time of the current watch's last delivery (or of its making). */
   private lastDeliveryAt = Number.NEGATIVE_INFINITY;
   private stopped = true;
+  /**
+   * The last heartbeat the watch failed to deliver in time, while it is presumed silent: rounds then
+   * read without waiting for it again, until it has delivered that one.
+   */
+  private missed: number | undefined;
   /** Rounds waiting for their own heartbeat to come back. */
   private waiters: { revision: number; settle: (delivered: boolean) => void }[] = [];
 
@@ -61,11 +66,24 @@ export class NodesWatch {
 
   /**
    * Resolves true once the watch has delivered `revision` (a heartbeat just written), false when it has
-   * not within a quarter heartbeat: it is silent or far behind, and the round reads instead.
+   * not within a quarter heartbeat: it is silent or far behind, and the round reads instead. While it
+   * stays silent (it has not delivered the heartbeat it last missed either) the answer is false at once,
+   * so a silent watch delays one round, not every round; once it has caught up, rounds wait for it again.
    */
   delivered(revision: number): Promise<boolean> {
-    if (this.deliveredThrough >= revision) return Promise.resolve(true);
+    if (this.deliveredThrough >= revision) {
+      this.missed = undefined;
+      return Promise.resolve(true);
+    }
     if (this.stopped || this.watch === undefined) return Promise.resolve(false);
+    if (this.missed !== undefined) {
+      this.missed = this.deliveredThrough >= this.missed ? undefined : revision;
+      return Promise.resolve(false);
+    }
+    return this.waitFor(revision);
+  }
+
+  private waitFor(revision: number): Promise<boolean> {
     return new Promise((resolve) => {
       const { scheduler, timing } = this.options;
       const cancel = scheduler.at(scheduler.now() + timing.heartbeatMs / 4, () => {
@@ -76,6 +94,7 @@ export class NodesWatch {
         settle: (delivered: boolean) => {
           cancel();
           this.waiters = this.waiters.filter((w) => w !== waiter);
+          if (!delivered && !this.stopped) this.missed = revision;
           resolve(delivered);
         },
       };
@@ -102,6 +121,7 @@ export class NodesWatch {
     this.watch = undefined;
     const generation = ++this.generation;
     this.deliveredThrough = 0;
+    this.missed = undefined;
     this.openedAt = this.options.monotonic();
     this.lastDeliveryAt = this.openedAt;
     try {
