@@ -15,6 +15,8 @@ async function fleetOfTwo() {
   // When n1's heartbeats land, from the store's side.
   const beats: number[] = [];
   const beatWatch = nodes.watch({ prefix: "n1" }, () => beats.push(scheduler.now() - t0));
+  const ownBeats: number[] = [];
+  const ownBeatWatch = nodes.watch({ prefix: "n2" }, () => ownBeats.push(scheduler.now() - t0));
   const view = silenceableWatch(nodes);
   const declared: number[] = [];
   const observer = member(view.bucket, "n2", "b1", scheduler, undefined, {
@@ -35,9 +37,10 @@ async function fleetOfTwo() {
   };
   const stopAll = (): void => {
     beatWatch.stop();
+    ownBeatWatch.stop();
     for (const m of [peer, observer] as Membership[]) m.stop();
   };
-  return { nodes, peer, observer, view, beats, declared, runUntil, stopAll };
+  return { nodes, peer, observer, view, beats, ownBeats, declared, runUntil, stopAll };
 }
 
 describe("Membership: rounds that read only when the watch is silent", () => {
@@ -69,6 +72,21 @@ describe("Membership: rounds that read only when the watch is silent", () => {
     // As the rounds alone declared it before: at the first round past the failure timeout.
     expect(fleet.declared[0]).toBeGreaterThanOrEqual(lastBeat + 3_000);
     expect(fleet.declared[0]).toBeLessThanOrEqual(lastBeat + 3_000 + 1_000 + 250);
+    fleet.stopAll();
+  });
+
+  it("a silent watch does not delay every round: most of the node's own heartbeats stay a heartbeat apart", async () => {
+    const fleet = await fleetOfTwo();
+    await fleet.runUntil(2_500);
+    fleet.view.state.silent = true;
+    const from = fleet.ownBeats.length;
+    await fleet.runUntil(10_500);
+    const beats = fleet.ownBeats.slice(from);
+    const gaps = beats.slice(1).map((at, i) => at - beats[i]!);
+    // A round waits a quarter heartbeat for its own heartbeat when the watch is new (it is made again at
+    // most once a failure timeout); the rounds after one that waited in vain read at once.
+    expect(gaps.filter((gap) => gap === 1_000).length).toBeGreaterThanOrEqual(gaps.length / 2);
+    expect(Math.max(...gaps)).toBe(1_250);
     fleet.stopAll();
   });
 
