@@ -132,8 +132,9 @@ export class ActorCreator {
     // A node without its lease claims nothing. Fenced and not rejoined yet, its claim would name an
     // incarnation no heartbeat has announced: peers cannot tell that one dead, and none would take the
     // key over if the node died before it rejoined.
-    if (!(await this.host.runner.leaseHeld()) || generation !== this.table.generation || this.table.closed)
+    if (!(await this.host.runner.leaseHeld())) {
       return { created: true, result: unavailable("this node holds no lease; retry") };
+    }
     try {
       const claimed = await this.options.store.create(key, (epoch) => {
         cell.seq = pushes;
