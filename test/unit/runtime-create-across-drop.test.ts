@@ -106,3 +106,24 @@ describe("a timer cancelled earlier in the same batch", () => {
     ]);
   });
 });
+
+// Found by the fleet simulation: a node fenced and not rejoined yet created a lobby; its claim named the
+// new incarnation, which no heartbeat had announced. The node then died before it rejoined, and no
+// survivor could tell that incarnation dead: the lobby was never taken over.
+describe("a create on a node that holds no lease", () => {
+  it("claims nothing and answers UNAVAILABLE (retried elsewhere)", async () => {
+    const h = createHarness({ kinds: [{ kind: lobbyKind(defaultLobbyOptions) as never }] });
+    const create = h.store.create.bind(h.store);
+    let claims = 0;
+    h.store.create = (key, make) => {
+      claims++;
+      return create(key, make);
+    };
+    h.node.leaseFresh = false;
+    const spawned = await h.system.spawn("lobby/ABCD12", { code: "ABCD12", host: { id: "a", name: "A" } });
+    expect(spawned).toMatchObject({ created: true, result: { ok: false, code: "UNAVAILABLE" } });
+    expect(claims).toBe(0);
+    expect(h.store.peek("lobby/ABCD12")).toBeUndefined();
+    expect(h.framesOf("a")).toEqual([]);
+  });
+});
