@@ -3,6 +3,8 @@ import type { FleetLog } from "./fleet-node-ports.ts";
 
 /** How long a takeover's restore has to bring its key into memory before it is told again. */
 export const takenRestoreRetryMs = 1_000;
+/** How many times a takeover's restore is told again at most: past a minute the next request loads it. */
+export const takenRestoreTries = 60;
 
 /** What telling restored actors needs from the node. */
 export interface TakenRestoresDeps {
@@ -25,7 +27,7 @@ export interface TakenRestoresDeps {
  * unreachable right after a partition) drops the tell, and with nobody asking for the key its timers — a
  * player's move to another lobby, a lobby's grace — would wait for the next request, however long that
  * is. So the tell is repeated while the key is still this incarnation's at the takeover's epoch and not in
- * memory.
+ * memory (a minute at most: a key that never loads, e.g. its actor stopped, is not asked forever).
  */
 export class TakenRestores {
   private readonly checks = new Map<string, () => void>();
@@ -36,7 +38,7 @@ export class TakenRestores {
   taken(key: string, epoch: number): void {
     this.checks.get(key)?.();
     this.tell(key);
-    this.checkLater(key, epoch);
+    this.checkLater(key, epoch, takenRestoreTries);
   }
 
   /**
@@ -62,14 +64,15 @@ export class TakenRestores {
     this.deps.system().tell(key, { type: "restored", reason: "failover", connected });
   }
 
-  private checkLater(key: string, epoch: number): void {
+  private checkLater(key: string, epoch: number, tries: number): void {
+    if (tries === 0) return;
     const { scheduler } = this.deps;
     const cancel = scheduler.at(scheduler.now() + takenRestoreRetryMs, () => {
       this.checks.delete(key);
       const system = this.deps.system();
       if (!this.deps.ours(key, epoch) || system.isLive(key)) return;
       if (!system.isArriving(key)) this.tell(key);
-      this.checkLater(key, epoch);
+      this.checkLater(key, epoch, tries - 1);
     });
     this.checks.set(key, cancel);
   }

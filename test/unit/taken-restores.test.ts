@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualScheduler } from "../../actors/runtime/index.ts";
-import { TakenRestores, takenRestoreRetryMs } from "../../fleet/taken-restores.ts";
+import { TakenRestores, takenRestoreRetryMs, takenRestoreTries } from "../../fleet/taken-restores.ts";
 
 /** A node's view of one key taken over at epoch 6: the test says whether it is ours, live or arriving. */
 function world() {
@@ -69,6 +69,14 @@ describe("the restore of a key taken over here", () => {
     await stopped.scheduler.advance(takenRestoreRetryMs * 3);
     expect(stopped.told).toHaveLength(1);
     expect(stopped.scheduler.size).toBe(0);
+  });
+
+  it("gives up after its tries: a key that never loads is left to the next request", async () => {
+    const { scheduler, told, restores } = world();
+    restores.taken("player/P1", 6);
+    await scheduler.advance(takenRestoreRetryMs * (takenRestoreTries + 10));
+    expect(told).toHaveLength(1 + takenRestoreTries);
+    expect(scheduler.size).toBe(0);
   });
 });
 
