@@ -32,6 +32,7 @@ import { ownerReachable, staleOwnerRetryMs } from "./owner-reachable.ts";
 import { NodePlacement } from "./node-placement.ts";
 import { type RegionUrl, regionsOf } from "./placement.ts";
 import { type FailoverRecord, TakeoverRecords } from "./takeover-records.ts";
+import { TakenRestores } from "./taken-restores.ts";
 
 /**
  * One node of a fleet, assembled from its ports (docs/fleet.md tells the whole protocol): the
@@ -61,6 +62,7 @@ export class FleetNode {
   private readonly drainer: NodeDrain;
   private readonly placement: NodePlacement;
   private readonly takeovers = new TakeoverRecords();
+  private readonly restores: TakenRestores;
   private readonly address = new NodeAddress();
   /** Peers of an older release: the whole claims watch runs while one does. */
   private readonly olderPeers: OlderPeers;
@@ -88,7 +90,7 @@ export class FleetNode {
       identity: this.identity,
       scheduler,
       sealedByRead: (key) => {
-        this.sealedByRead(key);
+        this.restores.sealedByRead(key);
       },
     });
     this.olderPeers = new OlderPeers(
@@ -127,14 +129,8 @@ export class FleetNode {
         this.taken(key, epoch);
       },
     });
-    this.relay = new PushRelay({
-      bus: ports.bus,
-      node: settings.nodeId,
-      local: hooks.outbox,
-      here: hooks.connectedHere,
-      now: ports.monotonic,
-      ...(settings.relayAfterMoveMs === undefined ? {} : { relayAfterMoveMs: settings.relayAfterMoveMs }),
-    });
+    this.restores = this.newRestores();
+    this.relay = this.newRelay();
     this.system = this.newSystem();
     hooks.register(this.system);
     // A disconnect another node tells about a player in the key here is stale (NodeEndpoint.staleDisconnect).
@@ -170,7 +166,7 @@ export class FleetNode {
     await this.relay.start();
     this.running.push(this.relay);
     await this.endpoint.start();
-    this.running.push(this.endpoint, await this.migrations.serve(this.ports.settings.nodeId));
+    this.running.push(this.endpoint, await this.migrations.serve(this.ports.settings.nodeId), this.restores);
   }
 
   /** Where the owner of `key` is: here (or nobody yet), another node's public URL, or not reachable now. */
@@ -306,6 +302,29 @@ export class FleetNode {
     });
   }
 
+  private newRelay(): PushRelay {
+    const { settings, hooks } = this.ports;
+    return new PushRelay({
+      bus: this.ports.bus,
+      node: settings.nodeId,
+      local: hooks.outbox,
+      here: hooks.connectedHere,
+      now: this.ports.monotonic,
+      ...(settings.relayAfterMoveMs === undefined ? {} : { relayAfterMoveMs: settings.relayAfterMoveMs }),
+    });
+  }
+
+  private newRestores(): TakenRestores {
+    return new TakenRestores({
+      scheduler: this.ports.scheduler,
+      log: this.ports.hooks.log,
+      system: () => this.system,
+      playersHere: (key) => this.ports.hooks.playersHere(key),
+      ours: (key, epoch) => this.own.epochOf(key) === epoch,
+      sealing: (key) => this.failover.taking(key) || this.migrations.adopting(key),
+    });
+  }
+
   private newSystem(): ActorSystem {
     const { settings, hooks } = this.ports;
     return new ActorSystem({
@@ -375,24 +394,6 @@ export class FleetNode {
     this.router.learn(key, this.identity, epoch);
     hooks.fleetEvents?.tookOver?.(key, sinceDeathMs);
     hooks.log.info({ key, epoch }, "taken over");
-    // Restores the actor now (its timers run again) and tells it whose sessions are here.
-    this.tellRestored(key);
-  }
-
-  /**
-   * A takeover that failed after its claim CAS leaves the key to the next read, which seals it: that
-   * actor is told `restored` too (behind the messages that made it load), or its absent members would
-   * count as connected and never get a grace.
-   */
-  private sealedByRead(key: string): void {
-    // A takeover or adoption still sealing tells the actor itself once it finds this seal.
-    if (this.failover.taking(key) || this.migrations.adopting(key)) return;
-    this.ports.hooks.log.info({ key }, "sealed by the read that restores it");
-    this.tellRestored(key);
-  }
-
-  private tellRestored(key: string): void {
-    const connected = [...this.ports.hooks.playersHere(key)];
-    this.system.tell(key, { type: "restored", reason: "failover", connected });
+    this.restores.taken(key, epoch); // restored now, its timers run again; again while the store refuses
   }
 }

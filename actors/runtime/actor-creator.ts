@@ -129,6 +129,14 @@ export class ActorCreator {
     const events = transition.effects.some((e) => e.type === "event");
     const pushes = frames === 0 && events ? 1 : frames;
     const generation = this.table.generation;
+    // A node without its lease claims nothing. Fenced and not rejoined yet, its claim would name an
+    // incarnation no heartbeat has announced: peers cannot tell that one dead, and none would take the
+    // key over if the node died before it rejoined. The lease is asked as it is now, not waited for: a
+    // node cut off from the store keeps a stale lease until it learns it was fenced, which can take many
+    // seconds, and the client waits for this answer before it tries another node.
+    if (!this.options.node.mayAct()) {
+      return { created: true, result: unavailable("this node holds no lease; retry") };
+    }
     try {
       const claimed = await this.options.store.create(key, (epoch) => {
         cell.seq = pushes;

@@ -171,6 +171,11 @@ export class ActorSystem {
     return this.table.cells.has(key);
   }
 
+  /** True while the actor is on its way into memory: its key is located or loaded, messages wait for it. */
+  isArriving(key: string): boolean {
+    return this.table.waiting.has(key) || this.table.loading.has(key);
+  }
+
   /** The in-memory state of a live actor (for the harness and the admin view); undefined when passivated. */
   peek(key: string): unknown {
     return this.table.cells.get(key)?.state;

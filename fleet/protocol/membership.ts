@@ -1,9 +1,10 @@
 import type { Scheduler } from "../../actors/runtime/index.ts";
 import type { NodeIdentity } from "./claim.ts";
-import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
+import type { KvBucket, KvEntry } from "../kv.ts";
 import { isKvError, isTimeout, isUnavailable, isWrongRevision } from "../kv-error.ts";
 import { type MembershipTiming, resolveMembershipTiming } from "./membership-timing.ts";
 import { NodeIdConflictError } from "./node-id-conflict-error.ts";
+import { NodesWatch } from "./nodes-watch.ts";
 import { type Heartbeat, decodeNodeRecordOrNull, encodeNodeRecord, isTombstone } from "./node-record.ts";
 import { type OwnerState, type PeerView, PeerTable } from "./peer-table.ts";
 
@@ -58,8 +59,8 @@ export class Membership {
   private isFenced = false;
   private readonly peers: PeerTable;
   private cancelTick: (() => void) | undefined;
-  /** Peers' heartbeats and tombstones, heard as they land (the rounds still read every record). */
-  private watch: KvWatch | undefined;
+  /** Peers' heartbeats and tombstones, heard as they land: between full reads, the rounds' only news. */
+  private readonly watch: NodesWatch;
   /** The silence check between rounds (see `PeerTable.checkSilence`). */
   private cancelCheck: (() => void) | undefined;
   private ticking = false;
@@ -80,6 +81,15 @@ export class Membership {
       fenced: () => this.isFenced,
       peerDead: (peer) => {
         this.options.events?.peerDead?.(peer);
+      },
+    });
+    this.watch = new NodesWatch({
+      nodes: options.nodes,
+      scheduler: options.scheduler,
+      monotonic: options.monotonic,
+      timing: this.timing,
+      heard: (entry) => {
+        this.peers.heard(entry);
       },
     });
   }
@@ -160,14 +170,7 @@ export class Membership {
   start(): this {
     this.stopped = false;
     this.schedule();
-    try {
-      this.watch ??= this.nodes.watch({}, (entry) => {
-        this.peers.heard(entry);
-      });
-    } catch (error) {
-      // A store that cannot watch (the fleet simulation's): the rounds alone read the records.
-      if (!isKvError(error)) throw error;
-    }
+    this.watch.start();
     this.scheduleCheck();
     return this;
   }
@@ -176,8 +179,7 @@ export class Membership {
     this.stopped = true;
     this.cancelTick?.();
     this.cancelCheck?.();
-    this.watch?.stop();
-    this.watch = undefined;
+    this.watch.stop();
     this.settleLeaseWaiters();
   }
 
@@ -271,7 +273,12 @@ export class Membership {
     return this.peers.views();
   }
 
-  /** One heartbeat round: write ours, then read every peer's and settle who is dead. */
+  /**
+   * One heartbeat round: write ours, then settle who is dead. The peers' records come from the watch
+   * when it is keeping up — it delivered this round's own heartbeat, so every earlier write too — and
+   * from a full read (a listing and a get per peer) when it is not: before the first full read, after a
+   * rejoin, or while the watch is silent (NATS-NOTES: it can stay silent for seconds with no error).
+   */
   async tick(): Promise<void> {
     if (this.ticking || this.isFenced) return;
     this.ticking = true;
@@ -282,12 +289,22 @@ export class Membership {
       if (wrote) this.lease = { mono: sentAt, wall: wallSentAt };
       this.settleLeaseWaiters();
       if (this.fencedNow()) return;
-      const observed = wrote && (await this.peers.observe(sentAt));
+      const observed = wrote && (await this.observe(sentAt, this.revision));
       if (!observed) this.peers.roundFailed();
     } finally {
       this.ticking = false;
     }
     this.options.events?.ticked?.();
+  }
+
+  /** The peers' side of a round whose heartbeat landed at `revision`; false when reading them failed. */
+  private async observe(sentAt: number, revision: number): Promise<boolean> {
+    if (this.watch.running && this.peers.complete && (await this.watch.delivered(revision))) {
+      await this.peers.watched(sentAt);
+      return true;
+    }
+    if (this.peers.complete) this.watch.reopenIfSilent();
+    return this.peers.observe(sentAt);
   }
 
   private schedule(): void {

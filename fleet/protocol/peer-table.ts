@@ -1,6 +1,6 @@
 import type { NodeIdentity } from "./claim.ts";
 import type { KvBucket, KvEntry } from "../kv.ts";
-import { isKvError } from "../kv-error.ts";
+import { isKvError, isWrongRevision } from "../kv-error.ts";
 import type { MembershipTiming } from "./membership-timing.ts";
 import {
   type Heartbeat,
@@ -73,6 +73,11 @@ export class PeerTable {
   private lastGoodRound: number | undefined;
   /** Peers a tombstone is being written for. */
   private readonly declaring = new Set<string>();
+  /**
+   * Whether the table holds every peer's latest record: true after a full read, false again after a
+   * reset or a delivery dropped while fenced. Only a complete table can be kept current by the watch alone.
+   */
+  private holdsEveryRecord = false;
 
   constructor(options: PeerTableOptions) {
     this.options = options;
@@ -87,6 +92,12 @@ export class PeerTable {
   reset(): void {
     this.peers.clear();
     this.lastGoodRound = undefined;
+    this.holdsEveryRecord = false;
+  }
+
+  /** True once a full read filled the table, and as long as nothing since was dropped unread. */
+  get complete(): boolean {
+    return this.holdsEveryRecord;
   }
 
   /** A heartbeat round failed: the silence of peers is no longer counted continuously. */
@@ -97,14 +108,18 @@ export class PeerTable {
   /**
    * A peer's record as the watch delivers it. A tombstone written by another observer is a death
    * declared: taken at once, so every survivor starts taking the dead node's keys together rather than
-   * at its next round. A heartbeat is heard when it lands, not up to a round later, so silence is
-   * counted from the peer's last write. Peers not read by a round yet are left to the rounds; a watch that
-   * goes quiet (NATS-NOTES) only makes heard times a round older, as they were without it.
+   * at its next round. A heartbeat is heard when it lands, so silence is counted from the peer's last
+   * write; a peer first seen here (it just joined, or came back as a new incarnation) is learned too. The
+   * watch is the table's only news between full reads: Membership checks each round that it still
+   * delivers (see `Membership.tick`), and reads every record when it does not.
    */
   heard(entry: KvEntry): void {
-    if (entry.key === this.options.node || entry.operation !== "PUT" || this.options.fenced()) return;
-    const peer = this.peers.get(entry.key);
-    if (peer === undefined || peer.dead || peer.revision >= entry.revision) return;
+    if (entry.key === this.options.node || entry.operation !== "PUT") return;
+    if (this.options.fenced()) {
+      // Dropped unread: the table no longer holds every latest record (a rejoin resets it anyway).
+      this.holdsEveryRecord = false;
+      return;
+    }
     const record = decodeNodeRecordOrNull(entry.value);
     if (record === null) return;
     this.learn(entry.key, entry.revision, record, this.options.monotonic());
@@ -147,9 +162,19 @@ export class PeerTable {
     }
   }
 
+  /**
+   * A round whose heartbeat landed and whose view is current without reading: the watch delivered every
+   * write up to this round's own (Membership checks that). Silence is settled as after a full read.
+   */
+  async watched(now: number): Promise<void> {
+    this.roundSucceeded(now);
+    const silent = [...this.peers].filter(([, peer]) => this.silentTooLong(peer, now));
+    await Promise.all(silent.map(([node, peer]) => this.declareDead(node, peer)));
+  }
+
   /** Reads every peer's record; false when the read failed (silence is then not counted). */
   async observe(now: number): Promise<boolean> {
-    const { nodes, timing } = this.options;
+    const { nodes } = this.options;
     let entries: (KvEntry | null)[];
     try {
       const keys = await nodes.keys();
@@ -158,21 +183,33 @@ export class PeerTable {
       if (isKvError(error)) return false;
       throw error;
     }
-    // Silence counts only across rounds that all succeeded, one heartbeat apart: after our own failure or
-    // a pause of this process, every peer's count starts over.
-    const continuous = this.lastGoodRound !== undefined && now - this.lastGoodRound <= 2 * timing.heartbeatMs;
-    this.lastGoodRound = now;
-    if (!continuous) for (const peer of this.peers.values()) peer.heardAt = now;
+    this.roundSucceeded(now);
     const silent: [string, Peer][] = [];
     for (const entry of entries) {
       if (entry === null) continue;
       const record = decodeNodeRecordOrNull(entry.value);
       if (record === null) continue;
       const peer = this.learn(entry.key, entry.revision, record, now);
-      if (!peer.dead && this.silence(peer, now) >= timing.failureTimeoutMs) silent.push([entry.key, peer]);
+      if (this.silentTooLong(peer, now)) silent.push([entry.key, peer]);
     }
+    if (!this.options.fenced()) this.holdsEveryRecord = true;
     await Promise.all(silent.map(([node, peer]) => this.declareDead(node, peer)));
     return true;
+  }
+
+  /**
+   * Silence counts only across rounds that all succeeded, one heartbeat apart: after our own failure or
+   * a pause of this process, every peer's count starts over.
+   */
+  private roundSucceeded(now: number): void {
+    const continuous =
+      this.lastGoodRound !== undefined && now - this.lastGoodRound <= 2 * this.options.timing.heartbeatMs;
+    this.lastGoodRound = now;
+    if (!continuous) for (const peer of this.peers.values()) peer.heardAt = now;
+  }
+
+  private silentTooLong(peer: Peer, now: number): boolean {
+    return !peer.dead && this.silence(peer, now) >= this.options.timing.failureTimeoutMs;
   }
 
   /** How a peer's process `owner` looks from here (never this node's own: Membership answers that). */
@@ -235,12 +272,29 @@ export class PeerTable {
     try {
       peer.revision = await this.options.nodes.update(node, tombstone, peer.revision);
     } catch (error) {
-      if (isKvError(error)) return; // it heartbeated (or the outcome is unknown): the next round reads it
-      throw error;
+      if (!isKvError(error)) throw error;
+      // The record moved since we heard it: read what it is now (rounds read no record while the watch
+      // delivers, and a write the watch missed would otherwise fail this tombstone again and again).
+      if (isWrongRevision(error)) await this.readAfresh(node);
+      return; // it heartbeated, or someone else declared it (or the outcome is unknown)
     }
     peer.dead = true;
     peer.heartbeat = null;
     this.markDead({ node, incarnation: peer.incarnation });
+  }
+
+  /** Reads `node`'s record now and folds it in; a failed read leaves it to the next round. */
+  private async readAfresh(node: string): Promise<void> {
+    let entry: KvEntry | null;
+    try {
+      entry = await this.options.nodes.get(node);
+    } catch (error) {
+      if (isKvError(error)) return;
+      throw error;
+    }
+    const record = entry === null ? null : decodeNodeRecordOrNull(entry.value);
+    if (entry === null || record === null || this.options.fenced()) return;
+    this.learn(node, entry.revision, record, this.options.monotonic());
   }
 
   private markDead(peer: NodeIdentity): void {

@@ -28,8 +28,8 @@ export const perOpRows: readonly ScaleRow[] = [
 export const perNodeSecondRows: readonly ScaleRow[] = [
   { label: "heartbeat writes", counts: ["kv.update.nodes", "kv.put.nodes"] },
   { label: "heartbeats heard (nodes watch)", counts: ["kv.watch.nodes"] },
-  { label: "heartbeat reads (rounds' gets)", counts: ["kv.get.nodes"] },
-  { label: "heartbeat listings (rounds' keys)", counts: ["kv.keys.nodes"] },
+  { label: "heartbeat reads (gets)", counts: ["kv.get.nodes"] },
+  { label: "heartbeat listings (keys)", counts: ["kv.keys.nodes"] },
 ];
 
 /** The figures of one scale run: each row per op (idle taken out) and each idle row per node and second. */

@@ -92,6 +92,14 @@ const scenarios: Readonly<Partial<Record<string, Scenario>>> = {
       seed: Number(opts.seed),
       json,
     }),
+  heartbeats: async (opts, json) =>
+    (await import("../bench/heartbeat-watch-bench.ts")).runHeartbeatWatchBench({
+      writesPerSecond: 1_000,
+      peers: 100,
+      watchers: 5,
+      seconds: Math.min(Number(opts.seconds), 10),
+      json,
+    }),
   query: (opts, json) =>
     runQueryBench({
       lobbies: Number(opts.lobbies ?? 100_000),
@@ -123,7 +131,7 @@ export function addBenchCommand(program: Command): void {
   program
     .command("bench")
     .description(
-      "benchmark an embedded node (lobby, rooms, matchmaking), a local 3-node fleet (cluster, failover, drain) or fleets of 1 to 5 nodes (scale), count what simulated fleets of up to 100 nodes deliver (sim-scale) and print figures",
+      "benchmark an embedded node (lobby, rooms, matchmaking), a local 3-node fleet (cluster, failover, drain) or fleets of 1 to 5 nodes (scale), count what simulated fleets of up to 100 nodes deliver (sim-scale), measure a heard heartbeat (heartbeats) and print figures",
     )
     .addOption(
       new Option("--scenario <name>", "what to measure")
@@ -135,6 +143,7 @@ export function addBenchCommand(program: Command): void {
           "drain",
           "scale",
           "sim-scale",
+          "heartbeats",
           "matchmaking",
           "query",
         ])

@@ -74,4 +74,18 @@ describe("scale scenario", () => {
     expect(two.perNodeSecond["heartbeats heard (nodes watch)"]).toBe(2);
     expect(four.perNodeSecond["heartbeats heard (nodes watch)"]).toBe(4);
   });
+
+  it("reads no more heartbeat records per node and second at four nodes than at two", async () => {
+    // The watch delivers every peer's heartbeat; a round reads the records only when the watch has not
+    // delivered the round's own heartbeat. Reads per node that grew with the fleet (a get of every peer
+    // each round) would make the nodes stream's reads grow as N².
+    const two = scaleFigures(await runScaleSimulation({ nodes: 2, ...small }));
+    const four = scaleFigures(await runScaleSimulation({ nodes: 4, ...small }));
+    for (const row of ["heartbeat reads (gets)", "heartbeat listings (keys)"]) {
+      expect(two.perNodeSecond[row], row).toBeDefined();
+      expect(four.perNodeSecond[row], row).toBe(two.perNodeSecond[row]);
+    }
+    // The guard costs nothing in a healthy fleet: the watch keeps up, so no round reads.
+    expect(four.perNodeSecond["heartbeat reads (gets)"]).toBe(0);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultLobbyOptions, lobbyKind } from "../../actors/lobby/index.ts";
-import { createHarness } from "../../actors/runtime/index.ts";
+import { createHarness, settle } from "../../actors/runtime/index.ts";
 
 // Found by `foyer chaos` (seed 2040): a node SIGSTOPped while it created a lobby was declared dead and
 // dropped its actors when it woke; the create then finished and put its actor (the old incarnation's
@@ -104,5 +104,44 @@ describe("a timer cancelled earlier in the same batch", () => {
       ["a", true],
       ["b", true],
     ]);
+  });
+});
+
+// Found by the fleet simulation: a node fenced and not rejoined yet created a lobby; its claim named the
+// new incarnation, which no heartbeat had announced. The node then died before it rejoined, and no
+// survivor could tell that incarnation dead: the lobby was never taken over.
+describe("a create on a node that holds no lease", () => {
+  it("claims nothing and answers UNAVAILABLE (retried elsewhere)", async () => {
+    const h = createHarness({ kinds: [{ kind: lobbyKind(defaultLobbyOptions) as never }] });
+    const create = h.store.create.bind(h.store);
+    let claims = 0;
+    h.store.create = (key, make) => {
+      claims++;
+      return create(key, make);
+    };
+    h.node.leaseFresh = false;
+    const spawned = await h.system.spawn("lobby/ABCD12", { code: "ABCD12", host: { id: "a", name: "A" } });
+    expect(spawned).toMatchObject({ created: true, result: { ok: false, code: "UNAVAILABLE" } });
+    expect(claims).toBe(0);
+    expect(h.store.peek("lobby/ABCD12")).toBeUndefined();
+    expect(h.framesOf("a")).toEqual([]);
+  });
+});
+
+// Found by the fleet simulation: a node cut off from the store, its lease stale, held a create until it
+// learned it was fenced, 12 s later; the client waited all that time before it tried another node.
+describe("a create on a node whose lease is stale and not settling", () => {
+  it("answers UNAVAILABLE at once instead of waiting for the lease", async () => {
+    const h = createHarness({ kinds: [{ kind: lobbyKind(defaultLobbyOptions) as never }] });
+    h.node.leaseFresh = false;
+    // The lease comes back, or the node learns it was fenced, only much later.
+    Object.assign(h.node, { leaseSettled: () => new Promise<boolean>(() => undefined) });
+    let answered: unknown = "still waiting";
+    void h.system.spawn("lobby/ABCD12", { code: "ABCD12", host: { id: "a", name: "A" } }).then((spawned) => {
+      answered = spawned;
+    });
+    await settle();
+    expect(answered).toMatchObject({ created: true, result: { ok: false, code: "UNAVAILABLE" } });
+    expect(h.store.peek("lobby/ABCD12")).toBeUndefined();
   });
 });
