@@ -1,27 +1,17 @@
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import WebSocket, { type Server, WebSocketServer } from "ws";
+import { describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { Connection } from "../../gateway/connection.ts";
 import { GatewaySocket } from "../../gateway/gateway-socket.ts";
 import { connectionDeps } from "./support/connection-deps.ts";
+import { gatewaySocketPairs } from "./support/gateway-socket-pair.ts";
 
 const deps = connectionDeps();
 
-let server: Server<typeof GatewaySocket> | undefined;
-afterEach(async () => {
-  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-  server = undefined;
-});
+const socketPair = gatewaySocketPairs();
 
 /** A real `ws` server socket wrapped in a Connection, and the client socket at its other end. */
 async function pair(): Promise<{ ws: GatewaySocket; connection: Connection; client: WebSocket }> {
-  const wss = new WebSocketServer({ port: 0, host: "127.0.0.1", WebSocket: GatewaySocket });
-  server = wss;
-  await new Promise((resolve) => wss.once("listening", resolve));
-  const accepted = new Promise<GatewaySocket>((resolve) => wss.once("connection", resolve));
-  const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`);
-  const ws = await accepted;
-  await new Promise((resolve) => client.once("open", resolve));
+  const { ws, client } = await socketPair();
   return { ws, connection: new Connection(ws, deps), client };
 }
 

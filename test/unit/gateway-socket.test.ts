@@ -1,32 +1,15 @@
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import WebSocket, { type Server, WebSocketServer } from "ws";
+import { describe, expect, it } from "vitest";
 import { Connection } from "../../gateway/connection.ts";
-import { GatewaySocket } from "../../gateway/gateway-socket.ts";
 import { decodeServerFrame, encodeFrame } from "../../gateway/protocol/codec.ts";
 import { connectionDeps } from "./support/connection-deps.ts";
+import { gatewaySocketPairs } from "./support/gateway-socket-pair.ts";
 
 /**
  * A gateway socket hands its events to its connection without a listener each (listeners cost every
  * seated client memory), and still calls the listeners others add.
  */
 
-let server: Server<typeof GatewaySocket> | undefined;
-afterEach(async () => {
-  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-  server = undefined;
-});
-
-async function pair(): Promise<{ ws: GatewaySocket; client: WebSocket }> {
-  const wss = new WebSocketServer({ port: 0, host: "127.0.0.1", WebSocket: GatewaySocket });
-  server = wss;
-  await new Promise((resolve) => wss.once("listening", resolve));
-  const accepted = new Promise<GatewaySocket>((resolve) => wss.once("connection", resolve));
-  const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`);
-  const ws = await accepted;
-  await new Promise((resolve) => client.once("open", resolve));
-  return { ws, client };
-}
+const pair = gatewaySocketPairs();
 
 describe("a gateway socket", () => {
   it("holds no listener for its connection, which still answers its frames", async () => {

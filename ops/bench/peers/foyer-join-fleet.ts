@@ -17,6 +17,7 @@ import { createNodeClient } from "../../../gateway/index.ts";
 import { startNats } from "../../../ops/nats/index.ts";
 import { startNodeProcess, type NodeProcess } from "../../../ops/node/node-process.ts";
 import { benchNodeFlags, benchToken, benchTokenKeys } from "../bench-key.ts";
+import { runColdJoins } from "./cold-join-loop.ts";
 import { flag, summarize } from "./latency.js";
 import { cpuSeconds } from "./proc.js";
 
@@ -87,33 +88,17 @@ function cpuOf(): Record<keyof typeof pids, number> {
 async function cold(concurrency: number, through: "owner" | "redirected") {
   const url = through === "owner" ? owner! : gateway!;
   const codes = await lobbies(Math.ceil(concurrency / joinersPerLobby));
-  const latencies: number[] = [];
-  const errors: Record<string, number> = {};
-  const loop = async (w: number, deadline: number, timed: boolean): Promise<void> => {
-    const code = codes[Math.floor(w / joinersPerLobby)]!;
-    do {
-      const t0 = performance.now();
-      const joiner = client(url, `${through}${concurrency}-${w}`);
-      try {
-        await joiner.connect();
-        await joiner.join(code);
-        if (timed) latencies.push(performance.now() - t0);
-        await joiner.leave();
-      } catch (error) {
-        const key = String((error as Error)?.message ?? error).slice(0, 80);
-        errors[key] = (errors[key] ?? 0) + 1;
-      } finally {
-        joiner.close();
-      }
-    } while (performance.now() < deadline);
-  };
-  const warmUntil = performance.now() + warmUpSeconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, warmUntil, false)));
-  const cpu0 = cpuOf();
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, started + seconds * 1000, true)));
-  const elapsedS = (performance.now() - started) / 1000;
-  const cpu1 = cpuOf();
+  let cpu0 = cpuOf();
+  let cpu1 = cpu0;
+  const { latencies, errors, started, elapsedS } = await runColdJoins({
+    concurrency,
+    codeOf: (w) => codes[Math.floor(w / joinersPerLobby)]!,
+    clientOf: (w) => client(url, `${through}${concurrency}-${w}`),
+    warmUpSeconds,
+    seconds,
+    onTimedStart: () => (cpu0 = cpuOf()),
+    onTimedEnd: () => (cpu1 = cpuOf()),
+  });
   const window = [started, started + elapsedS * 1000].map((t) =>
     Number(((t - nodesStarted) / 1000).toFixed(1)),
   );

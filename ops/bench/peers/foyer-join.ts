@@ -12,6 +12,7 @@
 // A profile of the node alone: FOYER_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" (foyer-node.ts).
 import type { FoyerClient } from "../../../gateway/index.ts";
 import { startFoyerNode } from "./foyer-node.ts";
+import { runColdJoins } from "./cold-join-loop.ts";
 import { flag, summarize } from "./latency.js";
 
 const concurrencies = String(flag("concurrency", "1,200")).split(",").map(Number);
@@ -45,33 +46,19 @@ function note(errors: Record<string, number>, error: unknown): void {
 async function cold(concurrency: number) {
   const codes = await lobbies(Math.ceil(concurrency / joinersPerLobby));
   const tokens = Array.from({ length: concurrency }, (_, w) => node.token(`cold${concurrency}-${w}`));
-  const latencies: number[] = [];
-  const errors: Record<string, number> = {};
-  const loop = async (w: number, deadline: number, timed: boolean): Promise<void> => {
-    const code = codes[Math.floor(w / joinersPerLobby)]!;
-    do {
-      const t0 = performance.now();
-      const client = node.client(tokens[w]!);
-      try {
-        await client.connect();
-        await client.join(code);
-        if (timed) latencies.push(performance.now() - t0);
-        await client.leave();
-      } catch (error) {
-        note(errors, error);
-      } finally {
-        client.close();
-      }
-    } while (performance.now() < deadline);
-  };
-  const warmUntil = performance.now() + warmUpSeconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, warmUntil, false)));
-  const started = performance.now();
-  const cpu0 = node.cpuSeconds();
-  const system0 = node.systemCpuSeconds();
-  const deadline = started + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, (_, w) => loop(w, deadline, true)));
-  const elapsedS = (performance.now() - started) / 1000;
+  let cpu0 = 0;
+  let system0 = 0;
+  const { latencies, errors, elapsedS } = await runColdJoins({
+    concurrency,
+    codeOf: (w) => codes[Math.floor(w / joinersPerLobby)]!,
+    clientOf: (w) => node.client(tokens[w]!),
+    warmUpSeconds,
+    seconds,
+    onTimedStart: () => {
+      cpu0 = node.cpuSeconds();
+      system0 = node.systemCpuSeconds();
+    },
+  });
   return {
     concurrency,
     joins: latencies.length,
