@@ -165,12 +165,36 @@ export async function locateLobby(
     }
     await waitFor(lobby, owner.retryAfterMs);
   }
-  if (activity) {
-    // A resumed session told its lobby above already; a fresh login finds it here.
-    if (session.activity === lobby) return;
-    session.activity = lobby;
-  } else session.lobby = lobby;
+  if (!activity) {
+    session.lobby = lobby;
+    return backInLobby(system, session, socket, lobby, { deadline, now });
+  }
+  // A resumed session told its activity lobby above already; a fresh login finds it here.
+  if (session.activity === lobby) return;
+  session.activity = lobby;
   await markBack(system, session, socket, lobby, { deadline, now });
+}
+
+/**
+ * Marks the member back in the private lobby its registry names. When the lobby let the player go (a
+ * kick, a grace run out) or closed, and the registry has not heard yet, no frame of that lobby will reach
+ * this client again: it is told it is in no lobby, so it does not go on showing that one.
+ */
+async function backInLobby(
+  system: ActorSystem,
+  session: Session,
+  socket: SessionSocket,
+  lobby: string,
+  until: Deadline,
+): Promise<void> {
+  const marked = await markBack(system, session, socket, lobby, until);
+  if (marked === null || session.socket !== socket) return;
+  const gone = marked.ok
+    ? (marked.value as { member?: unknown } | undefined)?.member === false
+    : marked.code === "NOT_FOUND";
+  if (!gone) return;
+  if (session.lobby === lobby) session.lobby = null;
+  session.send({ type: "noLobby" });
 }
 
 /**
