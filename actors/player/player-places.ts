@@ -74,7 +74,16 @@ function searchOf(entry: Entry, queueEntry: string | null): SearchRecord | null 
   return null;
 }
 
-/** The intent's entry was made: the place is recorded and the departures start. */
+/**
+ * The intent's entry was made (or is taken as made): the place is recorded and the departures start. A
+ * named private lobby is recorded as where the player is even when nothing reported it: its own `joined`
+ * usually came first (and completed the intent), but it is lost when the lobby's node dies right after
+ * writing the join, or while this registry is being taken over, as the gateway's report can be; and the
+ * retry of that request is answered from the lobby's stored result, which tells nothing again. Without
+ * the record the player's next lobby would leave this one behind, and it would be in two. Recorded in a
+ * lobby whose join in fact failed, it is in none: its next entry tells that lobby `leave`, which a lobby
+ * that does not seat it confirms.
+ */
 function made(state: PlayerState, ctx: ActorContext, report: Report = {}): Step {
   const intent = state.entering;
   if (intent === null) return { state, effects: [] };
@@ -84,29 +93,24 @@ function made(state: PlayerState, ctx: ActorContext, report: Report = {}): Step 
   if (intent.leave.some((d) => "search" in d)) next = { ...next, search: null };
   const search = searchOf(intent.entry, report.queueEntry ?? null);
   if (search !== null) next = { ...next, search };
-  // A create of a matched lobby puts the player in it at once.
-  if (report.lobby !== undefined) next = { ...next, lobby: report.lobby, search: null };
+  // A create of a matched lobby puts the player in it at once, as does a named lobby's join or create.
+  const lobby = report.lobby ?? namedLobby(intent.entry);
+  if (lobby !== null) next = { ...next, lobby, search: null };
   if (report.room !== undefined) next = { ...next, room: report.room };
   return depart(next, intent.leave, ctx);
 }
 
-/** The lobby a made entry of a named private lobby put the player in (its join or create answered). */
-function lobbyEntered(entry: Entry): { lobby?: string } {
-  return entry.kind === "lobby" && entry.key !== null ? { lobby: entry.key } : {};
+/** The private lobby an entry names (a join, or a create whose code is drawn), or null. */
+function namedLobby(entry: Entry): string | null {
+  return entry.kind === "lobby" ? entry.key : null;
 }
 
-/**
- * The gateway made the entry (a search names its queue entry, a matched lobby's create its lobby). A
- * named private lobby is recorded as where the player is: its own `joined` usually came first (and
- * completed the intent), but it is lost when the lobby's node dies right after writing the join, and the
- * retry of that request is answered from the lobby's stored result, which tells nothing again. Without
- * the record the player's next lobby would leave this one behind, and it would be in two.
- */
+/** The gateway made the entry (a search names its queue entry, a matched lobby's create its lobby). */
 export function entered(state: PlayerState, message: Of<"entered">, ctx: ActorContext): Step {
   if (state.entering === null || !sameEntry(state.entering.entry, message.entry)) {
     return { state, effects: [reply()] };
   }
-  const step = made(state, ctx, { ...lobbyEntered(message.entry), ...message });
+  const step = made(state, ctx, message);
   return { state: step.state, effects: [...step.effects, reply()] };
 }
 

@@ -179,6 +179,29 @@ describe("player registry: a crash between the steps resolves the same way", () 
     expect(after.state).toMatchObject({ lobby: null, search: { queue, entry: null }, entering: null });
   });
 
+  it("a join whose lobby's joined and gateway's report were both lost: the next join takes the player out of it", () => {
+    const p = registry();
+    const first = { kind: "lobby", key: "lobby/AAAA" } as const;
+    const next = { kind: "lobby", key: "lobby/BBBB" } as const;
+    p.send({ type: "enter", entry: first, seated: null });
+    // The join was made; both words of it were lost while the registry's node was being taken over.
+    const asked = p.send({ type: "enter", entry: next, seated: null });
+    expect(asked.at(-1)).toEqual({ type: "reply", value: { leave: [{ lobby: "lobby/AAAA" }] } });
+    expect(tells(p.send({ type: "joined", lobby: "lobby/BBBB" }))).toEqual([leaveOf("lobby/AAAA")]);
+    expect(p.state).toMatchObject({ lobby: "lobby/BBBB", entering: null });
+  });
+
+  it("a join whose words were lost and whose intent expired is recorded as where the player is", () => {
+    const p = registry();
+    p.send({ type: "enter", entry: { kind: "lobby", key: "lobby/AAAA" }, seated: null });
+    p.ctx.advance(entryIntentMs + leaveRetryMs);
+    p.send({ type: "timer", name: "driveLeaves" });
+    expect(p.state).toMatchObject({ lobby: "lobby/AAAA", entering: null });
+    // In it or in none: a later lobby tells it leave, which a lobby that never seated the player confirms.
+    p.send({ type: "enter", entry: { kind: "lobby", key: "lobby/BBBB" }, seated: null });
+    expect(tells(p.send({ type: "joined", lobby: "lobby/BBBB" }))).toEqual([leaveOf("lobby/AAAA")]);
+  });
+
   it("restored mid-departure: the old lobby is told leave again until it confirms", () => {
     const before = registry();
     before.send({ type: "joined", lobby: "lobby/AAAA" });
