@@ -123,6 +123,11 @@ export interface SnapshotWrite {
   readonly at?: number;
   /** A lobby snapshot's members and what its frames would show, for "every member hears each change". */
   readonly lobby?: WrittenLobby | null;
+  /**
+   * The snapshot records children its batch is creating (a start's room): the batch's frames wait until
+   * each is stored or failed, and the owner writes the key again without them before it sends them.
+   */
+  readonly spawning?: boolean;
 }
 
 /** The part of a written lobby state its members hear. */

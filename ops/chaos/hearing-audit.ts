@@ -74,11 +74,23 @@ export function auditHearing(
   return { unheardChanges: unheard, checked };
 }
 
-/** The lobby writes that changed what members see, each with the members it lists. */
+/**
+ * The lobby writes that changed what members see, each with the members it lists. A change written
+ * while its batch creates children (a start's room) is sent only once they are stored: its window opens
+ * at the key's next write, the one its owner makes without them just before sending its frames.
+ */
 function lobbyChanges(writes: readonly SnapshotWrite[]): Change[] {
   const last = new Map<string, { epoch: number; seq: number; digest: string }>();
   const changes: Change[] = [];
+  /** Per key, the index of its change whose frames wait for its batch's children. */
+  const held = new Map<string, number>();
   for (const write of writes) {
+    const waiting = held.get(write.key);
+    if (waiting !== undefined && write.at !== undefined) {
+      const change = changes[waiting];
+      if (change !== undefined) changes[waiting] = { ...change, at: write.at };
+      held.delete(write.key);
+    }
     if (write.epoch === null || write.seq === null || !write.lobby || write.at === undefined) {
       last.delete(write.key); // a delete or a tombstone starts the key afresh
       continue;
@@ -86,6 +98,7 @@ function lobbyChanges(writes: readonly SnapshotWrite[]): Change[] {
     const before = last.get(write.key);
     last.set(write.key, { epoch: write.epoch, seq: write.seq, digest: write.lobby.digest });
     if (before !== undefined && (write.seq <= before.seq || write.lobby.digest === before.digest)) continue;
+    if (write.spawning === true) held.set(write.key, changes.length);
     changes.push({
       key: write.key,
       epoch: write.epoch,

@@ -46,18 +46,28 @@ export async function watchSnapshots(
       let epoch: number | null = null;
       let seq: number | null = null;
       let lobby: WrittenLobby | null = null;
+      let spawning = false;
       if (entry.operation === "PUT") {
         try {
           const snapshot = decodeSnapshot(entry.value);
           epoch = snapshot.epoch;
           seq = snapshot.seq;
+          spawning = (snapshot.spawning?.length ?? 0) > 0;
           const read = watched.find(([prefix]) => entry.key.startsWith(prefix))?.[1] ?? writtenLobby;
           lobby = read(snapshot.state);
         } catch {
           // a tombstone of an orphaned create: not a snapshot, starts the key afresh like a delete
         }
       }
-      onWrite({ key: entry.key, revision: entry.revision, epoch, seq, at: Date.now(), lobby });
+      onWrite({
+        key: entry.key,
+        revision: entry.revision,
+        epoch,
+        seq,
+        at: Date.now(),
+        lobby,
+        ...(spawning ? { spawning } : {}),
+      });
     };
     const watches: KvWatch[] = [];
     for (const name of shardBucketNames(snapshotBucketBase, shards)) {

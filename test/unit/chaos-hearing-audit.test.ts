@@ -128,4 +128,20 @@ describe("the hearing audit: every member hears each change of its lobby within 
       "b activityLobby/race/1: change 7/12 not heard within 10000 ms (last heard 7/10)",
     ]);
   });
+
+  it("opens the window of a change whose batch created a room when the owner wrote it again, before sending it", () => {
+    // A start: written with the room it is creating at 1 s; the room took 11 s to be stored under faults,
+    // and the owner wrote the lobby again without it and sent its frames at 12 s.
+    const started = { ...write(5, 2, 1_000, ["a"], true), spawning: true };
+    const rewritten = { ...write(5, 2, 12_000, ["a"], true), revision: 12_001 };
+    const writes = [write(5, 1, 500, ["a"]), started, rewritten];
+    const connections = [connectedAtStart("a")];
+    const frames = [heard("a", 5, 1, 510), heard("a", 5, 2, 12_010), lateFrame];
+    expect(auditHearing(writes, frames, connections, []).unheardChanges).toEqual([]);
+    // Not heard within 10 s of that second write: unheard.
+    const late = [heard("a", 5, 1, 510), heard("a", 5, 2, 22_500), lateFrame];
+    expect(auditHearing(writes, late, connections, []).unheardChanges).toEqual([
+      "a lobby/ABC: change 5/2 not heard within 10000 ms (last heard 5/1)",
+    ]);
+  });
 });
