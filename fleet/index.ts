@@ -53,6 +53,7 @@ export { BlobAssembly, blobDigestPattern, checkDeclared, chunksOf, sha256Hex } f
 
 export { realScheduler } from "./real-scheduler.ts";
 export { cryptoRandom } from "./crypto-random.ts";
+export { orphanKind, orphanTombstone } from "./protocol/orphan-tombstone.ts";
 // The runtime already has the seeded source (it needs neither clock nor crypto); one copy, re-exported.
 export { seededRandom } from "../actors/runtime/index.ts";
 

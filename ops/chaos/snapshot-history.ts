@@ -3,12 +3,14 @@ import {
   connectNats,
   decodeSnapshot,
   isApartKvKey,
+  orphanKind,
   recordedSnapshotShards,
   shardBucketNames,
   snapshotBucketBase,
   type KvEntry,
   type KvWatch,
 } from "../../fleet/index.ts";
+import type { Snapshot } from "../../actors/runtime/index.ts";
 import type { SnapshotWrite, StoredLobbyData, WrittenLobby } from "./chaos-journal.ts";
 import { writtenActivityLobby, writtenMatchedLobby } from "./kind-states.ts";
 
@@ -43,31 +45,7 @@ export async function watchSnapshots(
     if (shards === undefined) throw new Error("the chaos fleet recorded no snapshot layout: no node started");
     const onEntry = (entry: KvEntry): void => {
       if (isApartKvKey(entry.key)) return; // a lobby's answers stored apart, not one of its snapshots
-      let epoch: number | null = null;
-      let seq: number | null = null;
-      let lobby: WrittenLobby | null = null;
-      let spawning = false;
-      if (entry.operation === "PUT") {
-        try {
-          const snapshot = decodeSnapshot(entry.value);
-          epoch = snapshot.epoch;
-          seq = snapshot.seq;
-          spawning = (snapshot.spawning?.length ?? 0) > 0;
-          const read = watched.find(([prefix]) => entry.key.startsWith(prefix))?.[1] ?? writtenLobby;
-          lobby = read(snapshot.state);
-        } catch {
-          // a tombstone of an orphaned create: not a snapshot, starts the key afresh like a delete
-        }
-      }
-      onWrite({
-        key: entry.key,
-        revision: entry.revision,
-        epoch,
-        seq,
-        at: Date.now(),
-        lobby,
-        ...(spawning ? { spawning } : {}),
-      });
+      onWrite(snapshotWriteOf(entry, Date.now()));
     };
     const watches: KvWatch[] = [];
     for (const name of shardBucketNames(snapshotBucketBase, shards)) {
@@ -86,6 +64,33 @@ export async function watchSnapshots(
     await nc.close();
     throw error;
   }
+}
+
+/**
+ * One entry of a snapshot bucket as the audits read it, seen at `at`. A delete, and an orphan's
+ * tombstone (written by a takeover that found a claim with no snapshot: the key holds no actor), start
+ * the key afresh: no epoch, no state.
+ */
+export function snapshotWriteOf(entry: KvEntry, at: number): SnapshotWrite {
+  const none = { key: entry.key, revision: entry.revision, epoch: null, seq: null, at, lobby: null };
+  if (entry.operation !== "PUT") return none;
+  let snapshot: Snapshot;
+  try {
+    snapshot = decodeSnapshot(entry.value);
+  } catch {
+    return none; // not a snapshot
+  }
+  if (snapshot.kind === orphanKind) return none;
+  const read = watched.find(([prefix]) => entry.key.startsWith(prefix))?.[1] ?? writtenLobby;
+  return {
+    key: entry.key,
+    revision: entry.revision,
+    epoch: snapshot.epoch,
+    seq: snapshot.seq,
+    at,
+    lobby: read(snapshot.state),
+    ...((snapshot.spawning?.length ?? 0) > 0 ? { spawning: true } : {}),
+  };
 }
 
 /** A member as a lobby snapshot holds it, in the fields its frames show. */
