@@ -20,16 +20,20 @@ export function cpuSplit(pid) {
   return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond };
 }
 
-// The share of one core a process used over `seconds` of wall time while nothing was asked of it.
+// The share of one core a process used over `seconds` of wall time while nothing was asked of it, with
+// the system part of its CPU seconds apart (an idle server's pings are mostly the kernel's sends).
 export async function idleCpu(pid, seconds) {
-  const cpu0 = cpuSeconds(pid);
+  const cpu0 = cpuSplit(pid);
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const wallS = (performance.now() - t0) / 1000;
-  const cpuS = cpuSeconds(pid) - cpu0;
+  const cpu1 = cpuSplit(pid);
+  const systemS = cpu1.system - cpu0.system;
+  const cpuS = cpu1.user - cpu0.user + systemS;
   return {
     seconds: Number(wallS.toFixed(1)),
     cpuSeconds: Number(cpuS.toFixed(2)),
+    systemCpuSeconds: Number(systemS.toFixed(2)),
     percentOfCore: Number(((cpuS / wallS) * 100).toFixed(2)),
   };
 }
