@@ -187,9 +187,12 @@ function wrongTypeFrame(random: Random, cursor: FuzzCursor, intel: FuzzIntel): R
   const frame = clone(exampleFrames[field.type] ?? {});
   if ("id" in frame && field.path[0] !== "id") frame.id = cursor.nextId++;
   const roll = random.int(10);
-  if (roll < 7) {
+  // A field no frame has made wrong yet is made wrong now: how many frames each connection sends, and so
+  // how often the walks pass each field, depends on timing, and the run must cover every field.
+  const name = fieldName(field);
+  if (roll < 7 || !intel.fieldsHit.has(name)) {
     setPath(frame, field.path, wrongValue(random));
-    intel.fieldsHit.add(fieldName(field));
+    intel.fieldsHit.add(name);
   } else if (roll < 9) setPath(frame, field.path, undefined);
   else {
     const extra = pick(random, ["player", "epoch", "session", "seq", "key", "host", "__proto__", "type "]);

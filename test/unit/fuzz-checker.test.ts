@@ -161,6 +161,23 @@ describe("the fuzz checker", () => {
     expect(intel.fieldsHit.size).toBe(fuzzFields.length);
   });
 
+  it("makes every field wrong on the walk's first pass, whatever the rolls", () => {
+    const intel: FuzzIntel = {
+      honestCodes: new Set(),
+      honestPlayers: [],
+      resumeTokens: [],
+      fieldsHit: new Set(),
+    };
+    // Rolls that ask for a wrong-type frame each time, and then for an unknown field beside the walked one
+    // (not the walked field itself), with no second field.
+    const rolls: Record<number, number> = { 5: 1, 1000: 0, 10: 9, 4: 1 };
+    const random = { int: (max: number) => rolls[max] ?? 0 };
+    const cursor = { nextId: 1, field: 0 };
+    const hello = { type: "hello", protocol: 1, token: "a.b.c" };
+    for (const _ of fuzzFields) nextFuzzMessage(random, intel, cursor, 1_024, hello);
+    expect(intel.fieldsHit.size).toBe(fuzzFields.length);
+  });
+
   it("does not go into a field an earlier mutation made a byte array (a map there threw, and stopped a run)", () => {
     const frame: Record<string, unknown> = { type: "heldTurns", id: 1, turns: new Uint8Array(3) };
     const polluting = JSON.parse('{"__proto__":{"a":1},"toString":1}') as unknown;
