@@ -228,18 +228,18 @@ namespace Foyer.Conformance
                 if (socket.Closed != null) return;
                 await socket.Socket.CloseAsync(1000).ConfigureAwait(false);
                 var deadline = DateTime.UtcNow.AddMilliseconds(timeoutMs);
-                while (socket.Closed == null)
-                    if (!await socket.Changed(deadline).ConfigureAwait(false)) throw new StepFailure("the socket did not close");
+                for (;;)
+                {
+                    var seen = socket.Arrivals;
+                    if (socket.Closed != null) return;
+                    if (!await socket.Changed(seen, deadline).ConfigureAwait(false)) throw new StepFailure("the socket did not close");
+                }
             }
 
             private static async Task ExpectNothing(JObject step, ScenarioSocket socket)
             {
                 var ms = (int)step["expectNothing"];
-                var deadline = DateTime.UtcNow.AddMilliseconds(ms);
-                while (await socket.Changed(deadline).ConfigureAwait(false))
-                {
-                    // keep listening until the window ends
-                }
+                await Task.Delay(ms).ConfigureAwait(false);
                 var first = socket.Peek();
                 if (first != null) throw new StepFailure("expected no frame within " + ms + " ms, got " + ShowIncoming(first));
                 var closed = socket.Closed;
@@ -254,6 +254,7 @@ namespace Foyer.Conformance
                 var deadline = DateTime.UtcNow.AddMilliseconds(timeoutMs);
                 for (;;)
                 {
+                    var seen = socket.Arrivals;
                     var next = socket.Shift();
                     if (next != null)
                     {
@@ -261,7 +262,7 @@ namespace Foyer.Conformance
                         throw new StepFailure("expected close " + code + ", got the frame " + ShowIncoming(next));
                     }
                     if (socket.Closed != null) break;
-                    if (!await socket.Changed(deadline).ConfigureAwait(false))
+                    if (!await socket.Changed(seen, deadline).ConfigureAwait(false))
                         throw new StepFailure("expected close " + code + ", but the socket is still open after " + timeoutMs + " ms");
                 }
                 var closed = socket.Closed;
@@ -277,6 +278,7 @@ namespace Foyer.Conformance
                 var deadline = DateTime.UtcNow.AddMilliseconds(timeoutMs);
                 while (patterns.Count > 0)
                 {
+                    var seen = socket.Arrivals;
                     var next = socket.Shift();
                     if (next == null)
                     {
@@ -284,7 +286,7 @@ namespace Foyer.Conformance
                         if (closed != null)
                             throw new StepFailure("expected " + Match.Show(patterns[0]) + ", but the socket closed with " + closed.CloseCode +
                                                   " (" + FoyerJson.Write(new JValue(closed.CloseReason)) + ")");
-                        if (!await socket.Changed(deadline).ConfigureAwait(false))
+                        if (!await socket.Changed(seen, deadline).ConfigureAwait(false))
                             throw new StepFailure("expected " + Match.Show(patterns[0]) + ", but no frame came within " + timeoutMs + " ms");
                         continue;
                     }

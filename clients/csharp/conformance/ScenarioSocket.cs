@@ -13,6 +13,7 @@ namespace Foyer.Conformance
         private readonly object gate = new object();
         private TaskCompletionSource<bool> wake = new TaskCompletionSource<bool>();
         private Incoming closed;
+        private int arrivals;
 
         private ScenarioSocket(FoyerSocket socket)
         {
@@ -34,6 +35,7 @@ namespace Foyer.Conformance
                 {
                     if (next.IsClose) closed = next;
                     else inbox.Enqueue(next);
+                    arrivals++;
                     var w = wake;
                     wake = new TaskCompletionSource<bool>();
                     w.TrySetResult(true);
@@ -60,12 +62,21 @@ namespace Foyer.Conformance
             lock (gate) return inbox.Count > 0 ? inbox.Peek() : null;
         }
 
-        /// <summary>Waits until a message or the close arrives, or the deadline passes (then false).</summary>
-        public async Task<bool> Changed(DateTime deadline)
+        /// <summary>How many messages (the close included) arrived so far: read it before looking at the inbox, and
+        /// pass it to <see cref="Changed"/>, so that one arriving between the look and the wait is not missed.</summary>
+        public int Arrivals
+        {
+            get { lock (gate) return arrivals; }
+        }
+
+        /// <summary>True at once when a message or the close arrived since <paramref name="seen"/> arrivals; otherwise
+        /// waits until one does, or the deadline passes (then false).</summary>
+        public async Task<bool> Changed(int seen, DateTime deadline)
         {
             Task signal;
             lock (gate)
             {
+                if (arrivals != seen) return true;
                 signal = wake.Task;
             }
             var left = deadline - DateTime.UtcNow;

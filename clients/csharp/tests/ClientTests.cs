@@ -146,6 +146,26 @@ namespace Foyer.Tests
                 Check(unbound.Failure != null && unbound.Failure.Contains("step 5 (alice send): variable $nothing is not bound yet"),
                     "an unbound variable fails its send: " + unbound.Failure);
             });
+            harness.Add("the runner's socket sees a frame that arrived between a look at its inbox and the wait", async () =>
+            {
+                var socket = await ScenarioSocket.Open(Urls[0]).ConfigureAwait(false);
+                try
+                {
+                    var seen = socket.Arrivals;
+                    Check(socket.Shift() == null, "nothing came before the hello");
+                    var token = PlayerTokens.Sign(tokenKey, Prefix + "looker", "Looker");
+                    await socket.Socket.SendAsync(new JObject { { "type", "hello" }, { "protocol", 1 }, { "token", token } }).ConfigureAwait(false);
+                    var until = DateTime.UtcNow.AddSeconds(5);
+                    while (socket.Peek() == null && DateTime.UtcNow < until) await Task.Delay(5).ConfigureAwait(false);
+                    Check(socket.Peek() != null, "the welcome came");
+                    var changed = await socket.Changed(seen, DateTime.UtcNow.AddMilliseconds(1000)).ConfigureAwait(false);
+                    Check(changed, "the wait answers at once for the welcome that came after the look, before the wait");
+                }
+                finally
+                {
+                    await socket.Socket.CloseAsync(1000).ConfigureAwait(false);
+                }
+            });
         }
 
         private static RunOptions RunOptions()
