@@ -200,7 +200,7 @@ if (parts.has("seated") && seatedRooms > 0) {
     : null;
   const c = await runMemory(seatedRooms, { idleSeconds });
   const floorOf = (tcp) =>
-    runMemoryFloor(seatedRooms * 8, { tcp }).catch((error) => {
+    runMemoryFloor(seatedRooms * 8, { tcp, idleSeconds }).catch((error) => {
       say(`  the ${tcp ? "node:net" : "ws"} floor failed: ${String(error?.message ?? error).split("\n")[0]}`);
       return null;
     });
@@ -214,7 +214,10 @@ if (parts.has("seated") && seatedRooms > 0) {
   say(line("colyseus", c));
   for (const fl of [floorWs, floorTcp].filter((f) => f !== null))
     say(
-      `  floor: bare ${fl.server.padEnd(8)} RSS ${fl.rssPerConnection * 1000} B per 1,000 connections, heap ${fl.heapPerConnection} B a connection`,
+      `  floor: bare ${fl.server.padEnd(8)} RSS ${fl.rssPerConnection * 1000} B per 1,000 connections, heap ${fl.heapPerConnection} B a connection` +
+        (fl.idle
+          ? `; idle CPU pinging as Foyer does ${fl.idle.percentOfCore} % of a core (${fl.idle.cpuSeconds} s in ${fl.idle.seconds} s)`
+          : ""),
     );
   if (f) {
     const rss = ratio(f.rssBytesPer1000Clients, c.rssBytesPer1000Clients);
@@ -241,6 +244,8 @@ if (parts.has("seated") && seatedRooms > 0) {
         ratio: ratio(f.idle.percentOfCore, c.idle?.percentOfCore),
         target: "Foyer < 1 %",
         met: f.idle.percentOfCore < 1,
+        // A bare `ws` server pinging its idle sockets as Foyer does (every 30 s): no less can Foyer spend.
+        ...(floorWs?.idle ? { floor: { ws: ratio(floorWs.idle.percentOfCore, c.idle?.percentOfCore) } } : {}),
       });
   }
 }

@@ -7,19 +7,24 @@
 // with a bare `node:net` server and plain TCP sockets: what Node itself holds per connection, under any
 // WebSocket library written in JavaScript.
 //
+// Idle (--idle-seconds S, beside memory): then the bare `ws` server pings its sockets as a Foyer node does
+// (docs/protocol.md, Heartbeat): every 15 s each socket it has heard nothing from since the round before,
+// so an idle one gets a ping every 30 s; its CPU over S seconds is what an idle server with that liveness
+// costs before it does anything of its own.
+//
 // Cold (--cold): C clients at once each loop "new `ws` connection → one message → its echo", timed to the
 // echo, then one more message and its echo and a close (not timed), against the bare `ws` server, as
 // cold-join.js and foyer-join.ts time a cold join and then leave (a request and its answer) and close: no
 // server answers a join on a new WebSocket sooner, or more often, on this machine.
 //
-// Usage: node ws-floor.js [--connections 8000] [--tcp]
+// Usage: node ws-floor.js [--connections 8000] [--tcp] [--idle-seconds 30]
 //        node ws-floor.js --cold [--concurrency 1,200] [--seconds 5]
 import { fork } from "node:child_process";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
 import { flag, summarize } from "./latency.js";
-import { cpuSeconds } from "./proc.js";
+import { cpuSeconds, idleCpu } from "./proc.js";
 
 function serve(tcp) {
   const held = new Set();
@@ -35,12 +40,28 @@ function serve(tcp) {
     const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
     server.on("connection", (ws) => {
       held.add(ws);
-      ws.on("message", (data) => ws.send(data));
+      ws.heard = false;
+      ws.on("message", (data) => {
+        ws.heard = true;
+        ws.send(data);
+      });
+      ws.on("pong", () => (ws.heard = true));
       ws.on("close", () => held.delete(ws));
     });
     server.on("listening", () => ready(server.address().port));
   }
-  process.on("message", () => {
+  process.on("message", (message) => {
+    if (message?.heartbeatMs) {
+      // A round pings the sockets not heard since the last one; a socket that answered is skipped once.
+      setInterval(() => {
+        for (const ws of held) {
+          if (ws.heard) ws.heard = false;
+          else ws.ping();
+        }
+      }, message.heartbeatMs);
+      process.send?.({ heartbeat: true });
+      return;
+    }
     globalThis.gc?.();
     globalThis.gc?.();
     const { heapUsed, rss } = process.memoryUsage();
@@ -71,8 +92,9 @@ function echoOnce(port, tcp) {
   });
 }
 
-// Heap and RSS per held connection, as memory.js reads them.
-export async function runMemoryFloor(connections, { tcp = false } = {}) {
+// Heap and RSS per held connection, as memory.js reads them; then, with idleSeconds, the server's CPU
+// while it pings them as a Foyer node does (a `ws` server only).
+export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0 } = {}) {
   const { child, port, next } = await forkServer(tcp);
   const open = async (count, batch = 100) => {
     for (let i = 0; i < count; i += batch)
@@ -89,12 +111,20 @@ export async function runMemoryFloor(connections, { tcp = false } = {}) {
   await open(connections);
   await new Promise((r) => setTimeout(r, 2000));
   const after = await read();
+  let idle = null;
+  if (idleSeconds > 0 && !tcp) {
+    const started = next();
+    child.send({ heartbeatMs: 15_000 });
+    await started;
+    idle = await idleCpu(child.pid, idleSeconds);
+  }
   child.kill("SIGKILL");
   return {
     server: tcp ? "node:net" : "ws",
     connections,
     heapPerConnection: Math.round((after.heap - before.heap) / connections),
     rssPerConnection: Math.round((after.rss - before.rss) / connections),
+    idle,
   };
 }
 
@@ -144,7 +174,10 @@ else if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(JSON.stringify(await runColdFloor(concurrencies, Number(flag("seconds", 5)), warmUp)));
   } else {
     const tcp = Boolean(flag("tcp", false));
-    console.log(JSON.stringify(await runMemoryFloor(Number(flag("connections", 8000)), { tcp })));
+    const idleSeconds = Number(flag("idle-seconds", 0));
+    console.log(
+      JSON.stringify(await runMemoryFloor(Number(flag("connections", 8000)), { tcp, idleSeconds })),
+    );
   }
   process.exit(0);
 }
