@@ -9,8 +9,9 @@
 //
 // Idle (--idle-seconds S, beside memory): then the bare `ws` server pings its sockets as a Foyer node does
 // (docs/protocol.md, Heartbeat): every 15 s each socket it has heard nothing from since the round before,
-// so an idle one gets a ping every 30 s; its CPU over S seconds is what an idle server with that liveness
-// costs before it does anything of its own.
+// so an idle one gets a ping every 30 s; its CPU over S seconds, from 22.5 s after the rounds start (when
+// the sockets are as a Foyer node's are after its fill: each pinged once in any 30 s), is what an idle
+// server with that liveness costs before it does anything of its own.
 //
 // Cold (--cold): C clients at once each loop "new `ws` connection → one message → its echo", timed to the
 // echo, then one more message and its echo and a close (not timed), against the bare `ws` server, as
@@ -113,9 +114,14 @@ export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0
   const after = await read();
   let idle = null;
   if (idleSeconds > 0 && !tcp) {
+    const heartbeatMs = 15_000;
     const started = next();
-    child.send({ heartbeatMs: 15_000 });
+    child.send({ heartbeatMs });
     await started;
+    // Every socket was heard as it opened, so the round at 15 s only forgets that, the one at 30 s pings
+    // them all and the one at 45 s forgets the pongs. The window opens at 22.5 s: a 30 s one holds one
+    // ping of each socket, as any 30 s of a Foyer node's idle does once its fill's frames are forgotten.
+    await new Promise((r) => setTimeout(r, 1.5 * heartbeatMs));
     idle = await idleCpu(child.pid, idleSeconds);
   }
   child.kill("SIGKILL");
