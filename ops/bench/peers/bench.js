@@ -16,6 +16,9 @@
 //   --warm-up-seconds 3  cold: untimed joins before each timed phase, on all three servers alike
 //   --crash-rooms 100    --no-foyer (Colyseus only)   --json (one JSON object on the last line)
 //   --liveness-ms N      seated: Foyer's SDK clients' livenessMs (default the SDK's; 0: no client pings)
+//   --settle-seconds S   seated: every server (and floor) sits S s idle before each memory reading, so the
+//                        figures are of clients seated a while: Foyer's idle actors passivate after a
+//                        minute, and each process hands the fill's garbage back (95 covers both)
 //
 // The cold and seated parts also measure the floor under both servers (ws-floor.js): a bare `ws` server
 // that only echoes, and for memory a bare `node:net` server. The summary shows the floor ÷ Colyseus
@@ -40,6 +43,7 @@ const seconds = Number(flag("seconds", 5));
 const warmUpSeconds = Number(flag("warm-up-seconds", 3));
 const seatedRooms = Number(flag("seated-rooms", flag("idle-rooms", 1000)));
 const idleSeconds = Number(flag("idle-seconds", 30));
+const settleSeconds = Number(flag("settle-seconds", 0));
 const crashRooms = Number(flag("crash-rooms", 100));
 const livenessMs = flag("liveness-ms", undefined);
 const withFoyer = !flag("no-foyer", false) && existsSync(`${root}node_modules/.bin/tsx`);
@@ -190,17 +194,18 @@ if (parts.has("cold")) {
 
 if (parts.has("seated") && seatedRooms > 0) {
   say(
-    `== ${seatedRooms} rooms of 8 connected clients: memory, then ${idleSeconds} s idle; server in its own process ==`,
+    `== ${seatedRooms} rooms of 8 connected clients: memory${settleSeconds > 0 ? ` after ${settleSeconds} s idle` : ""}, then ${idleSeconds} s idle; server in its own process ==`,
   );
   const f = withFoyer
     ? foyer("foyer-memory.ts", [
         ...["--lobbies", String(seatedRooms), "--idle-seconds", String(idleSeconds)],
+        ...["--settle-seconds", String(settleSeconds)],
         ...(livenessMs === undefined ? [] : ["--liveness-ms", String(livenessMs)]),
       ])
     : null;
-  const c = await runMemory(seatedRooms, { idleSeconds });
+  const c = await runMemory(seatedRooms, { idleSeconds, settleSeconds });
   const floorOf = (tcp) =>
-    runMemoryFloor(seatedRooms * 8, { tcp, idleSeconds }).catch((error) => {
+    runMemoryFloor(seatedRooms * 8, { tcp, idleSeconds, settleSeconds }).catch((error) => {
       say(`  the ${tcp ? "node:net" : "ws"} floor failed: ${String(error?.message ?? error).split("\n")[0]}`);
       return null;
     });
@@ -222,7 +227,7 @@ if (parts.has("seated") && seatedRooms > 0) {
   if (f) {
     const rss = ratio(f.rssBytesPer1000Clients, c.rssBytesPer1000Clients);
     result.summary.push({
-      metric: "RSS per 1,000 seated clients, bytes",
+      metric: `RSS per 1,000 seated clients${settleSeconds > 0 ? `, ${settleSeconds} s seated` : ""}, bytes`,
       foyer: f.rssBytesPer1000Clients,
       colyseus: c.rssBytesPer1000Clients,
       ratio: rss,

@@ -16,7 +16,7 @@ export interface FoyerNode {
   readonly url: string;
   readonly admin: string;
   /** Heap after a full GC and RSS, from the node's /metrics. */
-  memory(): Promise<{ heap: number; rss: number }>;
+  memory(): Promise<{ heap: number; rss: number; external: number; heapTotal: number }>;
   /** User + system CPU seconds the node process has used so far. */
   cpuSeconds(): number;
   /** The system part of `cpuSeconds` (time in the kernel: system calls, the loopback's delivery). */
@@ -76,7 +76,12 @@ export async function startFoyerNode(): Promise<FoyerNode> {
       const text = await (await fetch(`${admin}/metrics`)).text();
       const read = (name: string): number =>
         Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? NaN);
-      return { heap: read("nodejs_heap_size_used_bytes"), rss: read("process_resident_memory_bytes") };
+      return {
+        heap: read("nodejs_heap_size_used_bytes"),
+        rss: read("process_resident_memory_bytes"),
+        external: read("nodejs_external_memory_bytes"),
+        heapTotal: read("nodejs_heap_size_total_bytes"),
+      };
     },
     cpuSeconds: () => cpuSeconds(child.pid ?? 0),
     systemCpuSeconds: () => cpuSplit(child.pid ?? 0).system,

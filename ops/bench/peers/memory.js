@@ -3,13 +3,15 @@
 // a full GC and its RSS, before and after; then it reads the server's CPU time (/proc/<pid>/stat) over
 // `idleSeconds` while every client stays connected and nothing is asked. Unlike Foyer's lobby-state
 // figure, a Colyseus room's members are its sockets, so the figure includes 8 server-side WebSockets and
-// their Client objects (foyer-memory.ts measures Foyer the same way).
+// their Client objects (foyer-memory.ts measures Foyer the same way). `settleSeconds` > 0 waits that long
+// before each memory reading instead of 1 s and 2 s, as foyer-memory.ts's --settle-seconds.
 import { Client } from "colyseus.js";
 import { forkServer } from "./child.js";
 import { flag } from "./latency.js";
 import { idleCpu } from "./proc.js";
 
-export async function runMemory(rooms, { members = 8, idleSeconds = 30 } = {}) {
+export async function runMemory(rooms, { members = 8, idleSeconds = 30, settleSeconds = 0 } = {}) {
+  const settle = (ms) => new Promise((r) => setTimeout(r, settleSeconds > 0 ? settleSeconds * 1000 : ms));
   const server = forkServer();
   const { url } = await server.ready;
   const open = [];
@@ -26,12 +28,12 @@ export async function runMemory(rooms, { members = 8, idleSeconds = 30 } = {}) {
     }
   };
   await fill(50); // warm up, as Foyer's bench does, so JIT and first maps do not count as room state
-  await new Promise((r) => setTimeout(r, 1000));
+  await settle(1000);
   const before = await server.heap();
   const t0 = performance.now();
   await fill(rooms);
   const fillS = (performance.now() - t0) / 1000;
-  await new Promise((r) => setTimeout(r, 2000));
+  await settle(2000);
   const after = await server.heap();
   const idle = idleSeconds > 0 ? await idleCpu(server.child.pid, idleSeconds) : null;
   for (const room of open) room.connection.close();
@@ -39,6 +41,7 @@ export async function runMemory(rooms, { members = 8, idleSeconds = 30 } = {}) {
   return {
     rooms,
     members,
+    settleSeconds,
     heapBytesPerRoom: Math.round((after.heapUsed - before.heapUsed) / rooms),
     heapBytesPerClient: Math.round((after.heapUsed - before.heapUsed) / rooms / members),
     rssBytesPerRoom: Math.round((after.rss - before.rss) / rooms),
@@ -52,6 +55,7 @@ export async function runMemory(rooms, { members = 8, idleSeconds = 30 } = {}) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await runMemory(Number(flag("rooms", 1000)), {
     idleSeconds: Number(flag("idle-seconds", 30)),
+    settleSeconds: Number(flag("settle-seconds", 0)),
   });
   console.log(JSON.stringify(result));
   process.exit(0);

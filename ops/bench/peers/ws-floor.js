@@ -18,7 +18,9 @@
 // cold-join.js and foyer-join.ts time a cold join and then leave (a request and its answer) and close: no
 // server answers a join on a new WebSocket sooner, or more often, on this machine.
 //
-// Usage: node ws-floor.js [--connections 8000] [--tcp] [--idle-seconds 30]
+// --settle-seconds S waits S s before each memory reading instead of 1 s and 2 s, as foyer-memory.ts's.
+//
+// Usage: node ws-floor.js [--connections 8000] [--tcp] [--idle-seconds 30] [--settle-seconds 95]
 //        node ws-floor.js --cold [--concurrency 1,200] [--seconds 5]
 import { fork } from "node:child_process";
 import net from "node:net";
@@ -95,7 +97,8 @@ function echoOnce(port, tcp) {
 
 // Heap and RSS per held connection, as memory.js reads them; then, with idleSeconds, the server's CPU
 // while it pings them as a Foyer node does (a `ws` server only).
-export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0 } = {}) {
+export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0, settleSeconds = 0 } = {}) {
+  const settle = (ms) => new Promise((r) => setTimeout(r, settleSeconds > 0 ? settleSeconds * 1000 : ms));
   const { child, port, next } = await forkServer(tcp);
   const open = async (count, batch = 100) => {
     for (let i = 0; i < count; i += batch)
@@ -107,10 +110,10 @@ export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0
     return answer;
   };
   await open(400); // warm up, as the other memory benches do
-  await new Promise((r) => setTimeout(r, 1000));
+  await settle(1000);
   const before = await read();
   await open(connections);
-  await new Promise((r) => setTimeout(r, 2000));
+  await settle(2000);
   const after = await read();
   let idle = null;
   if (idleSeconds > 0 && !tcp) {
@@ -128,6 +131,7 @@ export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0
   return {
     server: tcp ? "node:net" : "ws",
     connections,
+    settleSeconds,
     heapPerConnection: Math.round((after.heap - before.heap) / connections),
     rssPerConnection: Math.round((after.rss - before.rss) / connections),
     idle,
@@ -181,9 +185,9 @@ else if (import.meta.url === `file://${process.argv[1]}`) {
   } else {
     const tcp = Boolean(flag("tcp", false));
     const idleSeconds = Number(flag("idle-seconds", 0));
-    console.log(
-      JSON.stringify(await runMemoryFloor(Number(flag("connections", 8000)), { tcp, idleSeconds })),
-    );
+    const settleSeconds = Number(flag("settle-seconds", 0));
+    const connections = Number(flag("connections", 8000));
+    console.log(JSON.stringify(await runMemoryFloor(connections, { tcp, idleSeconds, settleSeconds })));
   }
   process.exit(0);
 }
