@@ -243,7 +243,7 @@ if (parts.has("seated") && seatedRooms > 0) {
     });
     if (f.idle)
       result.summary.push({
-        metric: `idle CPU, ${seatedRooms} lobbies of 8, % of a core`,
+        metric: `idle CPU, ${seatedRooms} lobbies of 8${settleSeconds > 0 ? `, ${settleSeconds} s seated` : ""}, % of a core`,
         foyer: f.idle.percentOfCore,
         colyseus: c.idle?.percentOfCore ?? null,
         ratio: ratio(f.idle.percentOfCore, c.idle?.percentOfCore),

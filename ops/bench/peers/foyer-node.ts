@@ -15,7 +15,7 @@ export interface FoyerNode {
   readonly child: ChildProcess;
   readonly url: string;
   readonly admin: string;
-  /** Heap after a full GC and RSS, from the node's /metrics. */
+  /** Heap used after a full GC, RSS, external memory and the heap V8 holds, from the node's /metrics. */
   memory(): Promise<{ heap: number; rss: number; external: number; heapTotal: number }>;
   /** User + system CPU seconds the node process has used so far. */
   cpuSeconds(): number;

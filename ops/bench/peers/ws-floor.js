@@ -9,9 +9,10 @@
 //
 // Idle (--idle-seconds S, beside memory): then the bare `ws` server pings its sockets as a Foyer node does
 // (docs/protocol.md, Heartbeat): every 15 s each socket it has heard nothing from since the round before,
-// so an idle one gets a ping every 30 s; its CPU over S seconds, from 22.5 s after the rounds start (when
-// the sockets are as a Foyer node's are after its fill: each pinged once in any 30 s), is what an idle
-// server with that liveness costs before it does anything of its own.
+// so an idle one gets a ping every 30 s; its CPU over S seconds, from 22.5 s or more after the rounds start
+// (when the sockets are as a Foyer node's are after its fill: each pinged once in any 30 s; S a multiple of
+// 30 keeps that true), is what an idle server with that liveness costs before it does anything of its own.
+// With --settle-seconds the rounds run from the warm-up on, as a Foyer node's pings do while it settles.
 //
 // Cold (--cold): C clients at once each loop "new `ws` connection → one message → its echo", timed to the
 // echo, then one more message and its echo and a close (not timed), against the bare `ws` server, as
@@ -109,7 +110,17 @@ export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0
     child.send("read");
     return answer;
   };
+  const heartbeatMs = 15_000;
+  let pingsFrom = null;
+  const startPings = async () => {
+    const started = next();
+    child.send({ heartbeatMs });
+    await started;
+    pingsFrom = performance.now();
+  };
   await open(400); // warm up, as the other memory benches do
+  // Seated a while, a Foyer node's sockets have been pinged and have answered all along: so are these.
+  if (settleSeconds > 0 && !tcp) await startPings();
   await settle(1000);
   const before = await read();
   await open(connections);
@@ -117,14 +128,13 @@ export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0
   const after = await read();
   let idle = null;
   if (idleSeconds > 0 && !tcp) {
-    const heartbeatMs = 15_000;
-    const started = next();
-    child.send({ heartbeatMs });
-    await started;
-    // Every socket was heard as it opened, so the round at 15 s only forgets that, the one at 30 s pings
-    // them all and the one at 45 s forgets the pongs. The window opens at 22.5 s: a 30 s one holds one
-    // ping of each socket, as any 30 s of a Foyer node's idle does once its fill's frames are forgotten.
-    await new Promise((r) => setTimeout(r, 1.5 * heartbeatMs));
+    if (pingsFrom === null) await startPings();
+    // Every socket was heard as it opened, so the first round after that only forgets it, the next pings
+    // it and the one after forgets its pong: from then on it is pinged once every 30 s. The window opens
+    // at least 22.5 s after the rounds start, so each socket is past its first forgetting and a 30 s
+    // window holds one ping of each, as any 30 s of a Foyer node's idle does once its fill is forgotten.
+    const wait = 1.5 * heartbeatMs - (performance.now() - pingsFrom);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     idle = await idleCpu(child.pid, idleSeconds);
   }
   child.kill("SIGKILL");
