@@ -38,6 +38,12 @@ export interface ScaleBenchOptions {
   readonly idleSeconds: number;
   /** Snapshot buckets of each fleet (`--snapshot-shards` of its nodes); the nodes' default when absent. */
   readonly snapshotShards?: number;
+  /**
+   * Seconds the fleet sits idle before each memory reading (0: none). With 95 the idle lobbies and their
+   * hosts' registry entries have passivated (a minute idle, swept every 30 s; their snapshots stay in
+   * NATS) and each node has handed back what the opening's garbage took: what a lobby left open costs.
+   */
+  readonly settleSeconds?: number;
   readonly json: boolean;
 }
 
@@ -97,8 +103,10 @@ async function measureSize(
     // loaded on first use, 1.5–2 MiB a node) is no idle lobby's, and counted per lobby it grew the
     // figure by about 4 KiB for every node of the fleet.
     await openIdleLobbies(connect, warmUpLobbiesPerNode * size, "warm");
+    await sleep((options.settleSeconds ?? 0) * 1000);
     const memoryBefore = await memoryAfterGc(nodes);
     await openIdleLobbies(connect, options.idleLobbies, "idle");
+    await sleep((options.settleSeconds ?? 0) * 1000);
     const memoryAfter = await memoryAfterGc(nodes);
     const { ops, load } = await measureOps(nodes, nats, connect, options);
     return figuresOf({

@@ -24,6 +24,7 @@ interface BenchFlags {
   ops: string;
   repeats: string;
   snapshotShards?: string;
+  settleSeconds: string;
   sizes: string;
   seed: string;
   probes: string;
@@ -81,6 +82,7 @@ const scenarios: Readonly<Partial<Record<string, Scenario>>> = {
       idleLobbies: Number(opts.lobbies ?? 500),
       idleSeconds: Math.min(Number(opts.seconds), 10),
       ...(opts.snapshotShards === undefined ? {} : { snapshotShards: Number(opts.snapshotShards) }),
+      settleSeconds: Number(opts.settleSeconds),
       json,
     }),
   // Loaded when asked for: the simulation stays out of every other command's process (`foyer node`).
@@ -175,6 +177,11 @@ export function addBenchCommand(program: Command): void {
     .option("--ops <n>", "scale: ops per fleet size and run (fewer for a quick look)", "10000")
     .option("--repeats <n>", "scale: runs of each fleet size, each on a fresh NATS cluster", "3")
     .option("--snapshot-shards <n>", "scale: the fleets' snapshot buckets (default: the nodes' default)")
+    .option(
+      "--settle-seconds <s>",
+      "scale: the fleet sits this long idle before each memory reading (95: idle lobbies passivated)",
+      "0",
+    )
     .option("--sizes <list>", "sim-scale: the simulated fleet sizes, comma-separated", "5,10,25,50,100")
     .option("--seed <n>", "sim-scale: the simulation's seed", "1")
     .option("--probes <n>", "drain: members that keep toggling ready through the drain", "50")
