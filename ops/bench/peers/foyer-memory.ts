@@ -19,7 +19,7 @@
 //     [--settle-seconds 95]
 import type { FoyerClient } from "../../../gateway/index.ts";
 import { startFoyerNode } from "./foyer-node.ts";
-import { flag } from "./latency.js";
+import { flag, settleWait } from "./latency.js";
 import { idleCpu } from "./proc.js";
 
 const lobbies = Number(flag("lobbies", 1000));
@@ -28,8 +28,6 @@ const members = 8;
 const liveness = flag("liveness-ms", undefined);
 const livenessMs = liveness === undefined ? undefined : Number(liveness);
 const settleSeconds = Number(flag("settle-seconds", 0));
-const settle = (ms: number): Promise<unknown> =>
-  new Promise((r) => setTimeout(r, settleSeconds > 0 ? settleSeconds * 1000 : ms));
 
 const node = await startFoyerNode();
 const clients: FoyerClient[] = [];
@@ -53,12 +51,12 @@ async function fill(count: number): Promise<void> {
 }
 
 await fill(50);
-await settle(1000);
+await settleWait(settleSeconds, 1000);
 const before = await node.memory();
 const t0 = performance.now();
 await fill(lobbies);
 const fillSeconds = (performance.now() - t0) / 1000;
-await settle(2000);
+await settleWait(settleSeconds, 2000);
 const after = await node.memory();
 const idle = idleSeconds > 0 ? await idleCpu(node.child.pid, idleSeconds) : null;
 console.log(

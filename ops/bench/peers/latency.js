@@ -21,3 +21,9 @@ export function flag(name, fallback) {
   const value = process.argv[at + 1];
   return value === undefined || value.startsWith("--") ? true : value;
 }
+
+// A memory bench's wait before a reading: `ms`, or `settleSeconds` when that is set (--settle-seconds), so
+// every server and floor is read after sitting idle as long.
+export function settleWait(settleSeconds, ms) {
+  return new Promise((resolve) => setTimeout(resolve, settleSeconds > 0 ? settleSeconds * 1000 : ms));
+}

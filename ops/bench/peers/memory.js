@@ -7,11 +7,10 @@
 // before each memory reading instead of 1 s and 2 s, as foyer-memory.ts's --settle-seconds.
 import { Client } from "colyseus.js";
 import { forkServer } from "./child.js";
-import { flag } from "./latency.js";
+import { flag, settleWait } from "./latency.js";
 import { idleCpu } from "./proc.js";
 
 export async function runMemory(rooms, { members = 8, idleSeconds = 30, settleSeconds = 0 } = {}) {
-  const settle = (ms) => new Promise((r) => setTimeout(r, settleSeconds > 0 ? settleSeconds * 1000 : ms));
   const server = forkServer();
   const { url } = await server.ready;
   const open = [];
@@ -28,12 +27,12 @@ export async function runMemory(rooms, { members = 8, idleSeconds = 30, settleSe
     }
   };
   await fill(50); // warm up, as Foyer's bench does, so JIT and first maps do not count as room state
-  await settle(1000);
+  await settleWait(settleSeconds, 1000);
   const before = await server.heap();
   const t0 = performance.now();
   await fill(rooms);
   const fillS = (performance.now() - t0) / 1000;
-  await settle(2000);
+  await settleWait(settleSeconds, 2000);
   const after = await server.heap();
   const idle = idleSeconds > 0 ? await idleCpu(server.child.pid, idleSeconds) : null;
   for (const room of open) room.connection.close();

@@ -27,7 +27,7 @@ import { fork } from "node:child_process";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
-import { flag, summarize } from "./latency.js";
+import { flag, settleWait, summarize } from "./latency.js";
 import { cpuSeconds, idleCpu } from "./proc.js";
 
 function serve(tcp) {
@@ -99,7 +99,6 @@ function echoOnce(port, tcp) {
 // Heap and RSS per held connection, as memory.js reads them; then, with idleSeconds, the server's CPU
 // while it pings them as a Foyer node does (a `ws` server only).
 export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0, settleSeconds = 0 } = {}) {
-  const settle = (ms) => new Promise((r) => setTimeout(r, settleSeconds > 0 ? settleSeconds * 1000 : ms));
   const { child, port, next } = await forkServer(tcp);
   const open = async (count, batch = 100) => {
     for (let i = 0; i < count; i += batch)
@@ -121,10 +120,10 @@ export async function runMemoryFloor(connections, { tcp = false, idleSeconds = 0
   await open(400); // warm up, as the other memory benches do
   // Seated a while, a Foyer node's sockets have been pinged and have answered all along: so are these.
   if (settleSeconds > 0 && !tcp) await startPings();
-  await settle(1000);
+  await settleWait(settleSeconds, 1000);
   const before = await read();
   await open(connections);
-  await settle(2000);
+  await settleWait(settleSeconds, 2000);
   const after = await read();
   let idle = null;
   if (idleSeconds > 0 && !tcp) {
