@@ -7,6 +7,7 @@ import type { ClaimView } from "./failover.ts";
 import type { KvBucket, KvEntry, KvWatch } from "../kv.ts";
 import { OwnClaims } from "./own-claims.ts";
 import { ClaimsCache } from "./claims-cache.ts";
+import { ClaimWaiters } from "./claim-waiters.ts";
 import { NodeAsks, retryAfterMs } from "./node-asks.ts";
 import type { OwnerState } from "./peer-table.ts";
 import { realScheduler } from "../real-scheduler.ts";
@@ -82,8 +83,6 @@ export class FleetRouter implements Router {
   private readonly cache: ClaimsCache;
   private watchAll: boolean;
   private started = false;
-  private readonly rereadFirstMs: number;
-  private readonly rereadMaxMs: number;
   /** This process's own claims: never evicted. */
   readonly own: OwnClaims;
   /** Nodes that refused a placed spawn, with when (scheduler ms). */
@@ -92,10 +91,8 @@ export class FleetRouter implements Router {
   private readonly deadOwner: ((claim: ClaimView) => void) | undefined;
   private readonly takingOver: ((key: string) => boolean) | undefined;
   private watch: KvWatch | undefined;
-  /** Callers waiting for a key's claim to change (see `changed`). */
-  private readonly waiters = new Map<string, Set<() => void>>();
-  /** The reads made for waiting callers, by key: the revision seen first and the next read's cancel. */
-  private readonly rereads = new Map<string, { seen: number | undefined; cancel: () => void }>();
+  /** Callers waiting for a key's claim to change (see `changed`), and the reads made for them. */
+  private readonly waiters: ClaimWaiters;
 
   constructor(options: FleetRouterOptions) {
     this.claims = withEscapedKeys(options.claims);
@@ -110,8 +107,19 @@ export class FleetRouter implements Router {
     this.own = options.own ?? new OwnClaims(options.identity);
     this.watchAll = options.watchAll === true;
     this.cache = new ClaimsCache(options.cacheSize, this.watchAll);
-    this.rereadFirstMs = options.rereadMs?.firstMs ?? 50;
-    this.rereadMaxMs = options.rereadMs?.maxMs ?? 400;
+    this.waiters = new ClaimWaiters({
+      scheduler: this.scheduler,
+      read: (key) => this.claims.get(key),
+      known: (key) => this.cache.get(key)?.revision ?? this.own.epochOf(key),
+      moved: (key, entry) => {
+        if (entry === null) this.invalidate(key);
+        else this.take(entry, true);
+      },
+      quiet: (key) => this.quiet(key),
+      firstMs: options.rereadMs?.firstMs ?? 50,
+      maxMs: options.rereadMs?.maxMs ?? 400,
+      reads: () => !this.watchAll,
+    });
   }
 
   /** Starts the whole-bucket watch when `watchAll` asks for it. Idempotent. */
@@ -147,7 +155,7 @@ export class FleetRouter implements Router {
     this.watch?.stop();
     this.watch = undefined;
     this.cache.clear();
-    this.wakeAll();
+    this.waiters.wakeAll();
   }
 
   /** True when this router watches the whole claims bucket (its cache is then a full view). */
@@ -161,56 +169,7 @@ export class FleetRouter implements Router {
    * being taken over waits for the takeover itself rather than a fixed delay.
    */
   changed(key: string, maxMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      let waiting = this.waiters.get(key);
-      if (waiting === undefined) {
-        waiting = new Set();
-        this.waiters.set(key, waiting);
-      }
-      const set = waiting;
-      const done = (): void => {
-        cancel();
-        set.delete(done);
-        if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
-        resolve();
-      };
-      const cancel = this.scheduler.at(this.scheduler.now() + maxMs, done);
-      set.add(done);
-      if (!this.watchAll && !this.rereads.has(key)) this.rereadWhileWaited(key, this.rereadFirstMs);
-    });
-  }
-
-  /**
-   * Reads the claim of `key` again after `delayMs`, and again at doubling delays while anyone waits in
-   * `changed`: without the whole-bucket watch this is how a takeover on another node is seen. The first
-   * read only notes the revision when the cache held none.
-   */
-  private rereadWhileWaited(key: string, delayMs: number): void {
-    const known = this.cache.get(key)?.revision ?? this.own.epochOf(key);
-    const state = this.rereads.get(key) ?? { seen: known, cancel: () => undefined };
-    this.rereads.set(key, state);
-    state.cancel = this.scheduler.at(this.scheduler.now() + delayMs, () => {
-      if (!this.waiters.has(key)) {
-        this.rereads.delete(key);
-        return;
-      }
-      void this.claims.get(key).then(
-        (entry) => {
-          const revision = entry?.revision ?? 0;
-          if (state.seen !== undefined && revision !== state.seen) {
-            this.rereads.delete(key);
-            if (entry === null) this.invalidate(key);
-            else this.take(entry, true);
-            return;
-          }
-          state.seen = revision;
-          this.rereadWhileWaited(key, Math.min(delayMs * 2, this.rereadMaxMs));
-        },
-        () => {
-          this.rereadWhileWaited(key, Math.min(delayMs * 2, this.rereadMaxMs));
-        },
-      );
-    });
+    return this.waiters.wait(key, maxMs);
   }
 
   /**
@@ -218,19 +177,22 @@ export class FleetRouter implements Router {
    * taken over (a caller asking again has its key taken at once, see `deadOwner`).
    */
   wakeAll(): void {
-    for (const key of [...this.waiters.keys()]) this.wake(key);
+    this.waiters.wakeAll();
   }
 
   private wake(key: string): void {
-    const reread = this.rereads.get(key);
-    if (reread !== undefined) {
-      reread.cancel();
-      this.rereads.delete(key);
-    }
-    const waiting = this.waiters.get(key);
-    if (waiting === undefined) return;
-    this.waiters.delete(key);
-    for (const done of waiting) done();
+    this.waiters.wake(key);
+  }
+
+  /**
+   * True while nobody can have moved the claim of `key` since this node last saw it: this node is taking
+   * it over, or its cached owner is only suspected (a survivor takes its keys once it is declared dead,
+   * and that declaration wakes every waiter). A read then finds the same claim: it is not made.
+   */
+  private quiet(key: string): boolean {
+    if (this.takingOver?.(key) === true) return true;
+    const cached = this.cache.get(key);
+    return cached !== undefined && this.ownerState?.(cached.owner) === "suspected";
   }
 
   async locate(key: string): Promise<Location> {
@@ -254,8 +216,10 @@ export class FleetRouter implements Router {
     // An owner that went silent keeps its keys until a survivor has sealed them: ask again shortly.
     if (state === "suspected" || state === "dead" || cached.owner.node === this.node) {
       if (state === "dead") this.deadOwner?.({ key, owner: cached.owner, revision: cached.revision });
-      // Nothing tells this cache of the takeover that follows: the next look reads the claim again.
-      if (!this.watchAll && this.cache.get(key) === cached) this.cache.markStale(key, cached);
+      // Nothing tells this cache of the takeover that follows the death: the next look reads the claim
+      // again. While the owner is only suspected nobody may take the key, so the claim is not read.
+      if (!this.watchAll && state !== "suspected" && this.cache.get(key) === cached)
+        this.cache.markStale(key, cached);
       return { kind: "unavailable", retryAfterMs };
     }
     return { kind: "remote", node: cached.owner.node };

@@ -121,21 +121,66 @@ describe("FleetRouter without the whole-bucket watch", () => {
     expect(reads()).toBe(after);
   });
 
-  it("reads a claim again on the next look once its owner was seen silent", async () => {
+  it("reads no claim while its owner is only suspected, and reads it again once the owner is dead", async () => {
     const raw = await new MemoryKvServer().connect().bucket("claims");
+    const { bucket, reads } = counted(raw);
     const revision = await raw.create("lobby/AAA", encodeClaim(peer));
-    let state: "live" | "suspected" = "suspected";
+    let state: "live" | "suspected" | "dead" = "live";
+    const scheduler = new ManualScheduler();
     const router = new FleetRouter({
-      claims: raw,
+      claims: bucket,
       bus: new MemoryBusServer().connect(),
       identity: me,
-      scheduler: new ManualScheduler(),
+      scheduler,
       ownerState: (owner) => (owner.node === "n1" ? state : "live"),
     }).start();
-    expect(await router.locate("lobby/AAA")).toMatchObject({ kind: "unavailable" });
+    expect(await router.locate("lobby/AAA")).toEqual({ kind: "remote", node: "n1" });
+    expect(reads()).toBe(1);
+    state = "suspected";
+    // Members retry and wait while the owner is suspected: nobody may take the key yet, so no reads.
+    let woken = false;
+    void router.changed("lobby/AAA", 60_000).then(() => (woken = true));
+    for (let i = 0; i < 5; i++) {
+      expect(await router.locate("lobby/AAA")).toMatchObject({ kind: "unavailable" });
+      await scheduler.advance(400);
+    }
+    expect(reads()).toBe(1);
+    expect(woken).toBe(false);
+    // It is declared dead and a survivor takes the key: the next look reads the claim again.
+    state = "dead";
     await raw.update("lobby/AAA", encodeClaim(other), revision);
-    state = "live";
+    expect(await router.locate("lobby/AAA")).toMatchObject({ kind: "unavailable" });
     expect(await router.locate("lobby/AAA")).toEqual({ kind: "remote", node: "n3" });
+    expect(reads()).toBe(2);
+    await settle();
+    expect(woken).toBe(true);
+  });
+
+  it("reads nothing for a waiter while this node is taking the key over", async () => {
+    const raw = await new MemoryKvServer().connect().bucket("claims");
+    const { bucket, reads } = counted(raw);
+    await raw.create("lobby/AAA", encodeClaim(peer));
+    let taking = false;
+    const scheduler = new ManualScheduler();
+    const router = new FleetRouter({
+      claims: bucket,
+      bus: new MemoryBusServer().connect(),
+      identity: me,
+      scheduler,
+      takingOver: (key) => taking && key === "lobby/AAA",
+    }).start();
+    await router.locate("lobby/AAA");
+    taking = true;
+    let woken = false;
+    void router.changed("lobby/AAA", 60_000).then(() => (woken = true));
+    await scheduler.advance(2_000);
+    expect(reads()).toBe(1);
+    // The takeover ends here: learning the claim wakes the waiter, with no read.
+    router.learn("lobby/AAA", me, 7);
+    taking = false;
+    await settle();
+    expect(woken).toBe(true);
+    expect(reads()).toBe(1);
   });
 });
 
