@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FoyerClient } from "../../gateway/index.ts";
 import { benchToken, benchTokenKeys } from "./bench-key.ts";
-import { watchClaims } from "./claim-watch.ts";
+import { type DeathSeen, watchClaims } from "./claim-watch.ts";
 import { holds, makeLobby, type Lobby, type Member } from "./failover-lobbies.ts";
 import { connectCountingClient, redirectFigures, type RedirectFigures } from "./failover-redirects.ts";
 import { startNats, type NatsLauncher } from "../nats/index.ts";
@@ -50,6 +50,11 @@ export interface FailoverBenchResult {
    * received. The SDK drops frames of an older epoch, so this is the lobby served again as clients see it.
    */
   readonly servedAgain: RecoveryFigures;
+  /**
+   * Kill → the tombstone a survivor wrote over the killed node's record in the `nodes` bucket: the death
+   * declared (detection: the failure timeout and the heartbeat's phase). What follows is the takeovers'.
+   */
+  readonly death: DeathSeen;
   /**
    * Per lobby, kill → its claim in the `claims` bucket names a survivor (seen by a KV watch of the
    * bench): detection and takeover, without the clients' reconnects.
@@ -145,6 +150,7 @@ export async function runFailoverBench(options: FailoverBenchOptions): Promise<F
       setupMs,
       killedAt,
       claimedAt: [...claimed.at.values()],
+      death: claimed.death(),
     });
     printResult(say, result);
     if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -218,6 +224,7 @@ function resultOf(
     setupMs: number;
     killedAt: number;
     claimedAt: readonly number[];
+    death: DeathSeen;
   },
 ): FailoverBenchResult {
   const { killedAt } = run;
@@ -245,6 +252,7 @@ function resultOf(
     failureTimeoutMs: options.failureTimeoutMs,
     killedNode: run.killedNode,
     setupMs: run.setupMs,
+    death: run.death,
     servedAgain,
     claimedBySurvivor,
     memberResumed,
@@ -257,6 +265,8 @@ function resultOf(
 /** The text report. */
 function printResult(say: (line: string) => void, result: FailoverBenchResult): void {
   const { failureTimeoutMs } = result;
+  const { declaredMs } = result.death;
+  say(`  death declared       ${declaredMs === undefined ? "not seen" : `${ms(declaredMs)} after the kill`}`);
   say(line("lobby served again", result.servedAgain, failureTimeoutMs));
   say(line("claimed by survivor", result.claimedBySurvivor, failureTimeoutMs));
   say(line("member resumed", result.memberResumed, failureTimeoutMs));

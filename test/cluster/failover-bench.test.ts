@@ -26,6 +26,9 @@ describe("foyer bench --scenario failover", () => {
     }
     // A lobby is served again only after a survivor claimed it.
     expect(result.claimedBySurvivor.minMs).toBeLessThanOrEqual(result.servedAgain.minMs);
+    // The death is declared (a tombstone over the victim's record) after the kill and before any takeover.
+    expect(result.death.declaredMs).toBeGreaterThan(0);
+    expect(result.death.declaredMs).toBeLessThanOrEqual(result.claimedBySurvivor.minMs);
     // A member holds the survivor's state only after its lobby was served again.
     expect(result.memberResumed.p50Ms).toBeGreaterThanOrEqual(result.servedAgain.p50Ms);
     expect(result.memberResumed.maxMs).toBeGreaterThanOrEqual(result.servedAgain.maxMs);
