@@ -49,12 +49,13 @@ export interface FleetRouterOptions {
   /**
    * Watch the whole `claims` bucket, as nodes of the previous release do: every claim write then reaches
    * this node, and the cache is a full view (unbounded). Off by default: the cache is corrected by
-   * `MOVED`, by owners going silent, and by reads while a caller waits for a claim to change.
+   * `MOVED`, by owners declared dead, and by reads while a caller waits for a claim to change.
    */
   readonly watchAll?: boolean;
   /**
    * How a caller waiting for a claim to change (`changed`) is served without the watch: the claim is read
-   * again after `firstMs`, then at doubling delays up to `maxMs`. Default 50 ms, then up to 400 ms.
+   * again after `firstMs`, then at doubling delays up to `maxMs` (a turn in which the key is quiet, see
+   * `quiet`, reads nothing and keeps its delay). Default 50 ms, then up to 400 ms.
    */
   readonly rereadMs?: { readonly firstMs: number; readonly maxMs: number };
 }
@@ -66,8 +67,8 @@ const refusalMemoryMs = 5_000;
  * The fleet's Router: a key's owner is the node its claim names. This node's own claims are known
  * whole (OwnClaims); other nodes' are read from the `claims` bucket on a miss and kept in a bounded
  * cache, least recently used first out. Nothing pushes changes to it: a `MOVED` answer drops an entry,
- * an owner gone silent makes the next look read the claim again, and a caller waiting for a claim to
- * change has it read again with backoff while it waits. A node may still watch the whole bucket
+ * an owner declared dead makes the next look read the claim again, and a caller waiting for a claim to
+ * change has it read again with backoff while it waits, unless the key is quiet (`quiet`). A node may still watch the whole bucket
  * (`watchAll`, the previous release's way) for a full view. Asks go over the bus to the owner's
  * NodeEndpoint.
  */
@@ -185,9 +186,13 @@ export class FleetRouter implements Router {
   }
 
   /**
-   * True while nobody can have moved the claim of `key` since this node last saw it: this node is taking
-   * it over, or its cached owner is only suspected (a survivor takes its keys once it is declared dead,
-   * and that declaration wakes every waiter). A read then finds the same claim: it is not made.
+   * True while a waiter's read of `key`'s claim would most likely find what this node knows: this node is
+   * taking the key over (its own takeover, or the read after a lost one, tells the waiters), or the
+   * cached owner is only suspected (survivors take its keys once it is declared dead, and the
+   * declaration, heard here, wakes every waiter). Not a safety rule: a claim that moved meanwhile anyway
+   * (a suspected owner that was alive and drained the key, a death declared elsewhere and heard here
+   * late) is answered `UNAVAILABLE` a little longer, until a `MOVED`, the declaration or the next turn
+   * that is not quiet corrects it.
    */
   private quiet(key: string): boolean {
     if (this.takingOver?.(key) === true) return true;

@@ -156,6 +156,78 @@ describe("FleetRouter without the whole-bucket watch", () => {
     expect(woken).toBe(true);
   });
 
+  it("a waiter parked while the owner is suspected reads again by itself once the owner is heard live, and finds the key moved", async () => {
+    const raw = await new MemoryKvServer().connect().bucket("claims");
+    const { bucket, reads } = counted(raw);
+    const revision = await raw.create("lobby/AAA", encodeClaim(peer));
+    let state: "live" | "suspected" = "live";
+    const scheduler = new ManualScheduler();
+    const router = new FleetRouter({
+      claims: bucket,
+      bus: new MemoryBusServer().connect(),
+      identity: me,
+      scheduler,
+      ownerState: (owner) => (owner.node === "n1" ? state : "live"),
+    }).start();
+    await router.locate("lobby/AAA");
+    state = "suspected";
+    let woken = false;
+    void router.changed("lobby/AAA", 60_000).then(() => (woken = true));
+    // Suspected, yet alive: it drains the key to n3 meanwhile. Nothing is read while it is suspected.
+    await raw.update("lobby/AAA", encodeClaim(other), revision);
+    await scheduler.advance(3_000);
+    expect(reads()).toBe(1);
+    expect(woken).toBe(false);
+    // Heard again: the next turn reads the claim, finds it moved, and wakes the waiter long before its limit.
+    state = "live";
+    await scheduler.advance(400);
+    await settle();
+    expect(woken).toBe(true);
+    expect(reads()).toBe(2);
+    expect(await router.locate("lobby/AAA")).toEqual({ kind: "remote", node: "n3" });
+  });
+
+  it("keeps one chain of reads for a key woken while its read is in flight and waited for again", async () => {
+    const raw = await new MemoryKvServer().connect().bucket("claims");
+    let release: () => void = () => undefined;
+    let held = 0;
+    const slow: KvBucket = {
+      ...counted(raw).bucket,
+      get: async (key) => {
+        held++;
+        await new Promise<void>((resolve) => (release = resolve));
+        return raw.get(key);
+      },
+    };
+    await raw.create("lobby/AAA", encodeClaim(peer));
+    const scheduler = new ManualScheduler();
+    const router = new FleetRouter({
+      claims: slow,
+      bus: new MemoryBusServer().connect(),
+      identity: me,
+      scheduler,
+    });
+    void router.changed("lobby/AAA", 60_000);
+    await scheduler.advance(50);
+    expect(held).toBe(1);
+    // A wake (a MOVED, say) while the read is in flight, then a new waiter: its own chain starts.
+    router.invalidate("lobby/AAA");
+    void router.changed("lobby/AAA", 60_000);
+    release();
+    await settle();
+    await scheduler.advance(50);
+    expect(held).toBe(2);
+    release();
+    await settle();
+    // From here one read a turn (100, 200, 400 ms), not two.
+    await scheduler.advance(100);
+    expect(held).toBe(3);
+    release();
+    await settle();
+    await scheduler.advance(200);
+    expect(held).toBe(4);
+  });
+
   it("reads nothing for a waiter while this node is taking the key over", async () => {
     const raw = await new MemoryKvServer().connect().bucket("claims");
     const { bucket, reads } = counted(raw);
@@ -175,9 +247,9 @@ describe("FleetRouter without the whole-bucket watch", () => {
     void router.changed("lobby/AAA", 60_000).then(() => (woken = true));
     await scheduler.advance(2_000);
     expect(reads()).toBe(1);
-    // The takeover ends here: learning the claim wakes the waiter, with no read.
-    router.learn("lobby/AAA", me, 7);
+    // The takeover ends here (no longer in flight, then learnt): the waiter is woken, with no read.
     taking = false;
+    router.learn("lobby/AAA", me, 7);
     await settle();
     expect(woken).toBe(true);
     expect(reads()).toBe(1);
