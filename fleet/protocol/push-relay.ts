@@ -4,6 +4,7 @@ import type { Outbox, StampedFrame } from "../../actors/runtime/index.ts";
 import type { Bus, BusSubscription } from "../bus.ts";
 import { decodeValue } from "./decode-value.ts";
 import { PushRoutes, nodeHeardSubject, nodePushSubject } from "./push-routes.ts";
+import { RelayedFrames } from "./relayed-frames.ts";
 
 /** The subject every node listens on for frames its own sockets should carry. */
 export const pushRelaySubject = "foyer.push";
@@ -71,6 +72,8 @@ export class PushRelay implements Outbox {
   private readonly movedHere = new Map<string, number>();
   private readonly now: () => number;
   private readonly routes = new PushRoutes();
+  /** What was handed to this node's players, so a frame sent twice (direct and broadcast) is handed once. */
+  private readonly handed = new RelayedFrames();
 
   constructor(private readonly options: PushRelayOptions) {
     this.now = options.now ?? (() => performance.now());
@@ -130,10 +133,14 @@ export class PushRelay implements Outbox {
     }
   }
 
-  /** Hands a relayed frame to its players connected here; returns them. */
+  /**
+   * Hands a relayed frame to its players connected here, but to none twice; returns every player held
+   * here, a repeat's too (the sender must not take them for gone and broadcast to them again).
+   */
   private deliver(relayed: Relayed): string[] {
     const players = relayed.players.filter((p) => this.options.here(p));
-    if (players.length > 0) this.options.local.push(players, relayed.frame);
+    const news = players.filter((p) => this.handed.admit(p, relayed.frame));
+    if (news.length > 0) this.options.local.push(news, relayed.frame);
     return players;
   }
 

@@ -1,6 +1,14 @@
+import { pack, unpack } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import type { StampedFrame } from "../../actors/runtime/index.ts";
-import { type Bus, MemoryBusServer, PushRelay, PushRoutes, pushRelaySubject } from "../../fleet/index.ts";
+import {
+  type Bus,
+  MemoryBusServer,
+  PushRelay,
+  PushRoutes,
+  nodePushSubject,
+  pushRelaySubject,
+} from "../../fleet/index.ts";
 
 // The push relay sends a frame to the gateways that hold its players, not to every node: the first frame
 // for a player this node does not know is broadcast, the gateway that delivered it says so, and later
@@ -101,6 +109,29 @@ describe("the push relay's routes to gateways", () => {
     relay("a").push(["ann"], frame(3));
     await expect.poll(() => heard.c).toEqual([2, 3]);
     expect(broadcasts.c?.broadcasts).toBe(2);
+  });
+
+  it("hands a frame that comes twice (sent direct, its answer late, then broadcast) to its player once", async () => {
+    const { connected, heard, relay, buses } = await fleetOf(["a", "b"]);
+    connected.b = ["ann"];
+    const sender = buses.a ?? expect.unreachable("no bus a");
+    const relayed = (f: StampedFrame) => pack({ from: "a", players: ["ann"], frame: f });
+    // The direct send is delivered, but its answer came too late for the sender: it broadcasts as well.
+    const answer = unpack(
+      await sender.request(nodePushSubject("b"), relayed(frame(7)), { timeoutMs: 1_000 }),
+    );
+    expect(answer).toEqual({ missed: [] });
+    sender.publish(pushRelaySubject, relayed(frame(7)));
+    sender.publish(pushRelaySubject, relayed(frame(6)));
+    sender.publish(pushRelaySubject, relayed(frame(8)));
+    await expect.poll(() => heard.b).toEqual([7, 8]);
+    // A repeat still counts as held: the sender is not told ann is gone.
+    const again = unpack(await sender.request(nodePushSubject("b"), relayed(frame(8)), { timeoutMs: 1_000 }));
+    expect(again).toEqual({ missed: [] });
+    // A newer owner (a higher epoch) starts its sequence again.
+    sender.publish(pushRelaySubject, relayed({ ...frame(1), epoch: 2 }));
+    await expect.poll(() => heard.b).toEqual([7, 8, 1]);
+    expect(relay("b").knownGateways).toBe(0);
   });
 
   it("remembers a bounded number of players, forgetting the oldest first", () => {
