@@ -68,9 +68,9 @@ const refusalMemoryMs = 5_000;
  * whole (OwnClaims); other nodes' are read from the `claims` bucket on a miss and kept in a bounded
  * cache, least recently used first out. Nothing pushes changes to it: a `MOVED` answer drops an entry,
  * an owner declared dead makes the next look read the claim again, and a caller waiting for a claim to
- * change has it read again with backoff while it waits, unless the key is quiet (`quiet`). A node may still watch the whole bucket
- * (`watchAll`, the previous release's way) for a full view. Asks go over the bus to the owner's
- * NodeEndpoint.
+ * change has it read again with backoff while it waits, unless the key is quiet (`quiet`). A node may
+ * still watch the whole bucket (`watchAll`, the previous release's way) for a full view. Asks go over
+ * the bus to the owner's NodeEndpoint.
  */
 export class FleetRouter implements Router {
   readonly node: string;
