@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualScheduler, settle } from "../../actors/runtime/index.ts";
 import {
   FleetRouter,
+  type FleetRouterOptions,
   type KvBucket,
   MemoryBusServer,
   MemoryKvServer,
@@ -38,7 +39,9 @@ function counted(bucket: KvBucket): { bucket: KvBucket; reads: () => number } {
   };
 }
 
-async function setup(options: { cacheSize?: number } = {}) {
+async function setup(
+  options: Partial<Pick<FleetRouterOptions, "cacheSize" | "ownerState" | "takingOver">> = {},
+) {
   const raw = await new MemoryKvServer().connect().bucket("claims");
   const { bucket, reads } = counted(raw);
   const scheduler = new ManualScheduler();
@@ -122,18 +125,16 @@ describe("FleetRouter without the whole-bucket watch", () => {
   });
 
   it("reads no claim while its owner is only suspected, and reads it again once the owner is dead", async () => {
-    const raw = await new MemoryKvServer().connect().bucket("claims");
-    const { bucket, reads } = counted(raw);
-    const revision = await raw.create("lobby/AAA", encodeClaim(peer));
     let state: "live" | "suspected" | "dead" = "live";
-    const scheduler = new ManualScheduler();
-    const router = new FleetRouter({
-      claims: bucket,
-      bus: new MemoryBusServer().connect(),
-      identity: me,
+    const {
+      claims: raw,
+      reads,
       scheduler,
+      router,
+    } = await setup({
       ownerState: (owner) => (owner.node === "n1" ? state : "live"),
-    }).start();
+    });
+    const revision = await raw.create("lobby/AAA", encodeClaim(peer));
     expect(await router.locate("lobby/AAA")).toEqual({ kind: "remote", node: "n1" });
     expect(reads()).toBe(1);
     state = "suspected";
@@ -157,18 +158,16 @@ describe("FleetRouter without the whole-bucket watch", () => {
   });
 
   it("a waiter parked while the owner is suspected reads again by itself once the owner is heard live, and finds the key moved", async () => {
-    const raw = await new MemoryKvServer().connect().bucket("claims");
-    const { bucket, reads } = counted(raw);
-    const revision = await raw.create("lobby/AAA", encodeClaim(peer));
     let state: "live" | "suspected" = "live";
-    const scheduler = new ManualScheduler();
-    const router = new FleetRouter({
-      claims: bucket,
-      bus: new MemoryBusServer().connect(),
-      identity: me,
+    const {
+      claims: raw,
+      reads,
       scheduler,
+      router,
+    } = await setup({
       ownerState: (owner) => (owner.node === "n1" ? state : "live"),
-    }).start();
+    });
+    const revision = await raw.create("lobby/AAA", encodeClaim(peer));
     await router.locate("lobby/AAA");
     state = "suspected";
     let woken = false;
@@ -229,18 +228,16 @@ describe("FleetRouter without the whole-bucket watch", () => {
   });
 
   it("reads nothing for a waiter while this node is taking the key over", async () => {
-    const raw = await new MemoryKvServer().connect().bucket("claims");
-    const { bucket, reads } = counted(raw);
-    await raw.create("lobby/AAA", encodeClaim(peer));
     let taking = false;
-    const scheduler = new ManualScheduler();
-    const router = new FleetRouter({
-      claims: bucket,
-      bus: new MemoryBusServer().connect(),
-      identity: me,
+    const {
+      claims: raw,
+      reads,
       scheduler,
+      router,
+    } = await setup({
       takingOver: (key) => taking && key === "lobby/AAA",
-    }).start();
+    });
+    await raw.create("lobby/AAA", encodeClaim(peer));
     await router.locate("lobby/AAA");
     taking = true;
     let woken = false;
